@@ -1,0 +1,51 @@
+// One jest config for the whole repo (npm workspaces share it).
+// Pact reads this from the real process environment, not from a setup file.
+process.env.PACT_DO_NOT_TRACK = 'true';
+
+// ESM-only packages that jest must transform to CommonJS: Pact's proxy agents
+// (also when nested under @pact-foundation/pact) and @readme/openapi-parser.
+const esmPackages = [
+  'https-proxy-agent',
+  'agent-base',
+  'proxy-agent-negotiate',
+  '@readme',
+  '@apidevtools',
+].join('|');
+
+const transform = {
+  '^.+\\.(t|j|mj)sx?$': [
+    '@swc/jest',
+    {
+      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+      module: { type: 'commonjs' },
+    },
+  ],
+};
+
+const base = {
+  transform,
+  transformIgnorePatterns: [`/node_modules/(?!(.*/)?(${esmPackages})/)`],
+  moduleNameMapper: { '^@loyalty/sdk$': '<rootDir>/sdk/src/index.ts' },
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  projects: [
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{server,sdk,test}/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.pact\\.test\\.ts$', '\\.provider\\.test\\.ts$'],
+    },
+    {
+      ...base,
+      displayName: 'pact-consumer',
+      testMatch: ['<rootDir>/contracts/**/*.pact.test.ts'],
+    },
+    {
+      ...base,
+      displayName: 'pact-provider',
+      testMatch: ['<rootDir>/contracts/**/*.provider.test.ts'],
+    },
+  ],
+};

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Checks the contract: the spec is valid OpenAPI (@readme/openapi-parser),
+// passes Redocly's lint with no warning, and the committed generated types are
+// exactly what openapi-typescript makes of it today. Exits 1 on any finding.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { validate } from '@readme/openapi-parser';
+import { lint, loadConfig, formatProblems } from '@redocly/openapi-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const specPath = path.join(root, 'openapi/openapi.yaml');
+const generatedPath = path.join(root, 'sdk/src/generated/schema.ts');
+let failed = false;
+
+const parsed = await validate(specPath, { validate: { errors: { colorize: false } } });
+if (parsed.valid) {
+  console.log('spec:check  openapi-parser: valid');
+} else {
+  failed = true;
+  console.error('spec:check  openapi-parser found errors:');
+  for (const error of parsed.errors) console.error(`  - ${error.message}`);
+}
+
+const config = await loadConfig({ configPath: path.join(root, 'openapi/redocly.lint.yaml') });
+const problems = await lint({ ref: specPath, config });
+if (problems.length === 0) {
+  console.log('spec:check  redocly lint: no problems');
+} else {
+  failed = true;
+  console.error(`spec:check  redocly lint: ${problems.length} problem(s)`);
+  formatProblems(problems, { format: 'codeframe', totals: { errors: 0, warnings: 0, ignored: 0 }, version: '' });
+}
+
+// Regenerate into a scratch file and compare bytes (what `--check` does), so the
+// failure message can name the fix.
+const scratch = path.join(mkdtempSync(path.join(tmpdir(), 'spec-check-')), 'schema.ts');
+try {
+  execFileSync(
+    process.execPath,
+    [path.join(root, 'node_modules/openapi-typescript/bin/cli.js'), specPath, '-o', scratch],
+    { cwd: root, stdio: 'pipe' },
+  );
+} catch (error) {
+  console.error(`spec:check  openapi-typescript failed:\n${error.stderr}`);
+  process.exit(1);
+}
+if (readFileSync(scratch, 'utf8') === readFileSync(generatedPath, 'utf8')) {
+  console.log('spec:check  generated types: up to date');
+} else {
+  failed = true;
+  console.error(
+    'spec:check  sdk/src/generated/schema.ts is stale: the spec changed without `npm run generate`.',
+  );
+}
+
+process.exit(failed ? 1 : 0);
