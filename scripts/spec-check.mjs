@@ -5,14 +5,15 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { validate } from '@readme/openapi-parser';
 import { lint, loadConfig, formatProblems } from '@redocly/openapi-core';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specPath = path.join(root, 'openapi/openapi.yaml');
-const generatedPath = path.join(root, 'sdk/src/generated/schema.ts');
+// Both packages carry the types generated from the spec; both must be current.
+const generatedPaths = ['sdk/src/generated/schema.ts', 'server/src/generated/api-types.ts'];
 let failed = false;
 
 const parsed = await validate(specPath, { validate: { errors: { colorize: false } } });
@@ -47,13 +48,15 @@ try {
   console.error(`spec:check  openapi-typescript failed:\n${error.stderr}`);
   process.exit(1);
 }
-if (readFileSync(scratch, 'utf8') === readFileSync(generatedPath, 'utf8')) {
-  console.log('spec:check  generated types: up to date');
-} else {
-  failed = true;
-  console.error(
-    'spec:check  sdk/src/generated/schema.ts is stale: the spec changed without `npm run generate`.',
-  );
+const fresh = readFileSync(scratch, 'utf8');
+for (const generated of generatedPaths) {
+  const committed = existsSync(path.join(root, generated)) ? readFileSync(path.join(root, generated), 'utf8') : '';
+  if (committed === fresh) {
+    console.log(`spec:check  ${generated}: up to date`);
+  } else {
+    failed = true;
+    console.error(`spec:check  ${generated} is stale: the spec changed without \`npm run generate\`.`);
+  }
 }
 
 process.exit(failed ? 1 : 0);

@@ -1,0 +1,60 @@
+import type { components } from '../generated/api-types';
+
+type Schemas = components['schemas'];
+export type ReservationErrorMessage = Schemas['ReservationUpdateErrorMessage'];
+export type VoucherErrorCode = Schemas['VoucherDefinitionsErrorCode'];
+
+/** Stable error codes of the API, each with its HTTP status. */
+export const errorStatus = {
+  INVALID_REQUEST: 400,
+  INVALID_BUSINESS_UNIT: 400,
+  BUSINESS_UNIT_REQUIRED: 400,
+  FEATURE_NOT_ENABLED: 400,
+  UNAUTHORIZED: 401,
+  MEMBER_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+export type ErrorCode = keyof typeof errorStatus;
+
+/** Extra fields of an error body beyond statusCode, errorCode and errorMessage. */
+export interface ErrorExtras {
+  invalidCatalogueItems?: unknown[];
+  details?: { path: string; message: string }[];
+}
+
+/**
+ * The one error type of the service: a stable code, its HTTP status and a
+ * message safe to show to clients. The error middleware renders it as the
+ * spec's error body; anything else thrown becomes a 500 INTERNAL_ERROR.
+ */
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extras: ErrorExtras = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = errorStatus[code];
+  }
+
+  toBody(): { statusCode: number; errorCode: ErrorCode; errorMessage: string } & ErrorExtras {
+    return { statusCode: this.status, errorCode: this.code, errorMessage: this.message, ...this.extras };
+  }
+}
+
+/** A 400 of Operation B: its message is one of the spec's enum. */
+export function reservationError(message: ReservationErrorMessage, extras?: ErrorExtras): AppError {
+  return new AppError('INVALID_REQUEST', message, extras);
+}
+
+export const unauthorized = (message = 'Invalid or expired session'): AppError =>
+  new AppError('UNAUTHORIZED', message);

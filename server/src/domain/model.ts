@@ -1,0 +1,141 @@
+/**
+ * Records of the loyalty domain, as the store keeps them. Plain data: no
+ * Express, no MongoDB types. Dates are `Date`; points are whole numbers.
+ */
+
+export const identifierTypes = ['CARD_NUMBER', 'EMAIL', 'PHONE_NUMBER', 'MEMBER_ID'] as const;
+export type IdentifierType = (typeof identifierTypes)[number];
+
+/** A client application and its configuration. */
+export interface ClientRecord {
+  clientId: string;
+  /** SHA-256 of the API key, hex. The key itself is never stored. */
+  apiKeyHash: string;
+  enabledBusinessUnits: string[];
+  defaultBusinessUnit: string | null;
+  vouchersEnabled: boolean;
+  sessionTtlSeconds: number;
+  reservationDurationSeconds: number;
+  extendedDurationSeconds: number;
+  /** Allowed reservation amounts; null means any amount. */
+  redemptionTiers: number[] | null;
+  /** Points a member may reserve per UTC day through this client; null means no cap. */
+  dailyRedemptionCap: number | null;
+}
+
+/** Static facts of a member; its balance lives in its wallet. */
+export interface MemberRecord {
+  correlationId: string;
+  /** The wallet holding this member's balance: its household's, or its own. */
+  walletId: string;
+  householdId: string | null;
+  eligibleForRedemption: boolean;
+  privileges: string[];
+}
+
+export interface SessionRecord {
+  /** SHA-256 of the session token, hex. */
+  tokenHash: string;
+  sessionId: string;
+  clientId: string;
+  correlationId: string;
+  identifierType: IdentifierType;
+  expiresAt: Date;
+}
+
+export interface CatalogueItemMessages {
+  promptText?: string;
+  receiptTextLong?: string;
+  receiptTextShort?: string;
+}
+
+export interface CatalogueItemRecord {
+  productCode: string;
+  catalogueItemId: string;
+  catalogueItemName: string;
+  redemptionType: string;
+  pointsAmount: number;
+  messages: Record<string, CatalogueItemMessages>;
+}
+
+export interface RedemptionRecord {
+  redemptionId: string;
+  redeemerId: string;
+  redemptionName: string;
+}
+
+export interface VoucherDefinitionRecord {
+  voucherDefinitionId: string;
+  adminId: string;
+  businessUnit: string;
+  status: string;
+  usageChannels?: string[];
+  definitionName: string;
+  rewardType: string;
+  rewardMetadata: { amount: number; scopeType: string; unit?: string; [key: string]: unknown };
+  expiryRule: { type: string; rollingDays?: number };
+  creative: Record<string, { shortDescription1?: string; smallImageURI?: string }>;
+  pointValue: number | null;
+  redeemableValue: number | null;
+  systemOfRecord?: string;
+  version?: number;
+  basedOn?: string | null;
+  features?: string[];
+}
+
+export interface Contribution {
+  correlationId: string;
+  points: number;
+}
+
+export interface ReservationRecord {
+  reservationToken: string;
+  clientId: string;
+  /** The member the reservation was made for (the path member). */
+  correlationId: string;
+  identifierType: string;
+  reservationAmount: number;
+  /** Who funds it; points sum to reservationAmount. */
+  contributions: Contribution[];
+  expiresAt: Date;
+  createdAt: Date;
+  /** Made with isExcludedFromCap: true; does not count towards the daily cap. */
+  excludedFromCap: boolean;
+}
+
+export interface MemberBalance {
+  correlationId: string;
+  pointBalance: number;
+}
+
+/**
+ * The unit of consistency: the balances of one household (or one member
+ * without a household) and every reservation they fund. Each change is one
+ * compare-and-set on `version`, so points are conserved without
+ * multi-document transactions.
+ */
+export interface Wallet {
+  walletId: string;
+  version: number;
+  balances: MemberBalance[];
+  reservations: ReservationRecord[];
+}
+
+/** One reservation change, as the audit trail records it. */
+export interface AuditEntry {
+  at: Date;
+  action: 'CREATE' | 'UPDATE';
+  clientId: string;
+  sessionId: string;
+  correlationId: string;
+  reservationToken: string;
+  before: { reservationAmount: number; contributions: Contribution[]; expiresAt: Date } | null;
+  after: { reservationAmount: number; contributions: Contribution[]; expiresAt: Date };
+  /** Points returned (negative: taken) per member by this change. */
+  shares: Contribution[];
+}
+
+/** Wallet id of a member: its household's, or its own. */
+export function walletIdOf(correlationId: string, householdId: string | null): string {
+  return householdId ? `household:${householdId}` : `member:${correlationId}`;
+}

@@ -1,0 +1,73 @@
+import type {
+  AuditEntry,
+  CatalogueItemRecord,
+  ClientRecord,
+  MemberRecord,
+  RedemptionRecord,
+  SessionRecord,
+  VoucherDefinitionRecord,
+  Wallet,
+} from '../domain/model';
+
+/**
+ * The store port. Domain services depend on this interface only; the
+ * `memory/` and `mongo/` adapters implement it and pass the same shared suite
+ * (`store.contract.ts`). Adapters return copies: mutating a returned record
+ * never changes the store.
+ *
+ * An adapter that cannot reach its backing store throws `StoreUnavailableError`.
+ */
+export interface Store {
+  findClientByApiKeyHash(apiKeyHash: string): Promise<ClientRecord | null>;
+  findMember(correlationId: string): Promise<MemberRecord | null>;
+  /** Members of a household, sorted by correlationId. */
+  findHouseholdMembers(householdId: string): Promise<MemberRecord[]>;
+
+  insertSession(session: SessionRecord): Promise<void>;
+  /** The session with this token hash, or null. Expired sessions may be returned; the caller checks. */
+  findSession(tokenHash: string): Promise<SessionRecord | null>;
+
+  /**
+   * Definitions with status PUBLISHED, of this business unit, whose
+   * usageChannels include `channel` or are absent or empty; ascending by
+   * voucherDefinitionId. Its cost must not grow with definitions of other
+   * business units or statuses (an index answers it).
+   */
+  listPublishedVoucherDefinitions(businessUnit: string, channel: string): Promise<VoucherDefinitionRecord[]>;
+
+  /** Catalogue items of these product codes (unknown codes are left out), in any order. */
+  findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]>;
+  findRedemption(redemptionId: string): Promise<RedemptionRecord | null>;
+
+  loadWallet(walletId: string): Promise<Wallet | null>;
+  /**
+   * Compare-and-set: stores `wallet` with version `expectedVersion + 1` only if
+   * the stored version is still `expectedVersion` (`0`: only if no wallet with
+   * this id exists yet). Returns false on conflict (someone else saved first),
+   * and then changes nothing.
+   */
+  saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean>;
+
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** Audit entries of one reservation token, oldest first (for tests and operators). */
+  listAudit(reservationToken: string): Promise<AuditEntry[]>;
+
+  /** Seeding (`loadFixture` in ./fixture.ts): each record replaces the stored one with the same key. */
+  upsertClients(clients: ClientRecord[]): Promise<void>;
+  upsertMembers(members: MemberRecord[]): Promise<void>;
+  upsertCatalogueItems(items: CatalogueItemRecord[]): Promise<void>;
+  upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void>;
+  upsertVoucherDefinitions(definitions: VoucherDefinitionRecord[]): Promise<void>;
+
+  /** Resolves while the store answers; throws StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The backing store did not answer (network, timeout, server down). */
+export class StoreUnavailableError extends Error {
+  constructor(message = 'store unavailable', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
