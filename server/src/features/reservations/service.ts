@@ -1,0 +1,271 @@
+import type { Clock } from '../../domain/clock';
+import { AppError, reservationError } from '../../domain/errors';
+import type { AuditEntry, Contribution, MemberRecord, ReservationRecord, Wallet } from '../../domain/model';
+import type {
+  ReservationContext,
+  ReservationService,
+  ReservationUpdateRequest,
+  ReservationUpdateResponse,
+} from '../../domain/services';
+import type { Store } from '../../store/port';
+import { resolveItems, type ResolvedItems } from './catalogue';
+import { fundReservation, splitReturn, subtractShares } from './shares';
+import {
+  availableOf,
+  findActiveReservation,
+  isActive,
+  pointBalanceOf,
+  reservedToday,
+  sameKey,
+} from './wallet-view';
+
+export interface ReservationServiceDeps {
+  store: Store;
+  clock: Clock;
+  /** Compare-and-set attempts before giving up with 503 (each conflict means another request progressed). */
+  maxAttempts?: number;
+  /** Waits between attempts; injectable so tests need not sleep. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const redeemPrivilege = 'REDEEM';
+
+/** What one attempt decided: the reservation after the change, and each member's share. */
+interface Change {
+  before: ReservationRecord | null;
+  after: ReservationRecord;
+  shares: Contribution[];
+}
+
+export function createReservationService(deps: ReservationServiceDeps): ReservationService {
+  const { store, clock } = deps;
+  const maxAttempts = deps.maxAttempts ?? 100;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+
+  return {
+    async updateReservation(context, request) {
+      const member = await eligibleMember(store, context);
+      let items: ResolvedItems | undefined;
+
+      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        const wallet = await store.loadWallet(member.walletId);
+        if (!wallet) throw new Error(`wallet ${member.walletId} of member ${member.correlationId} is missing`);
+        const now = clock();
+        const current = findActiveReservation(wallet, keyOf(context), now) ?? null;
+        checkToken(current, context, request);
+        // Redemption and catalogue data do not change between attempts: resolve once.
+        items ??= await resolveItems(store, request);
+
+        const change = current
+          ? planUpdate(context, request, current, items, now)
+          : planCreation(context, request, member, wallet, items, now);
+
+        if (isNoOp(change)) return respond(context, member, wallet, change.after, items, now);
+
+        const next = withReservation(wallet, change.after, now);
+        if (await store.saveWallet(next, wallet.version)) {
+          await store.appendAudit(auditEntry(context, change, now));
+          return respond(context, member, next, change.after, items, now);
+        }
+        await sleep(Math.floor(Math.random() * Math.min(50, attempt * 2)));
+      }
+      throw new AppError('SERVICE_UNAVAILABLE', 'Service unavailable');
+    },
+  };
+}
+
+async function eligibleMember(store: Store, context: ReservationContext): Promise<MemberRecord> {
+  const member = await store.findMember(context.correlationId);
+  if (!member || !member.eligibleForRedemption || context.session.identifierType === 'PHONE_NUMBER') {
+    throw reservationError('Account is not eligible for redemption');
+  }
+  return member;
+}
+
+function keyOf(context: ReservationContext) {
+  return {
+    clientId: context.client.clientId,
+    correlationId: context.correlationId,
+    reservationToken: context.reservationToken,
+  };
+}
+
+function checkToken(
+  current: ReservationRecord | null,
+  context: ReservationContext,
+  request: ReservationUpdateRequest,
+): void {
+  if (!current) {
+    if (request.offline !== true) throw reservationError('Reservation Token is invalid');
+    return;
+  }
+  if (current.identifierType !== context.session.identifierType) {
+    throw reservationError('Reservation belongs to a different session');
+  }
+}
+
+function checkTier(context: ReservationContext, amount: number): void {
+  const tiers = context.client.redemptionTiers;
+  if (tiers && amount !== 0 && !tiers.includes(amount)) throw reservationError('Invalid tier amount');
+}
+
+function checkItemsTotal(items: ResolvedItems, amount: number): void {
+  if (items.totalPoints > amount) {
+    throw reservationError(
+      'Total points for catalogue items should be less than or equal to the reservation amount',
+    );
+  }
+}
+
+/** Lowers (or keeps) an existing reservation; the difference goes back to its contributors. */
+function planUpdate(
+  context: ReservationContext,
+  request: ReservationUpdateRequest,
+  current: ReservationRecord,
+  items: ResolvedItems,
+  now: Date,
+): Change {
+  const amount = request.reservationAmount ?? current.reservationAmount;
+  if (request.reservationAmount !== undefined) checkTier(context, amount);
+  if (amount > current.reservationAmount) {
+    throw reservationError('New reservation amount cannot be greater than existing reservation amount');
+  }
+  checkItemsTotal(items, amount);
+
+  const shares = splitReturn(current.contributions, current.reservationAmount - amount);
+  const after: ReservationRecord = {
+    ...current,
+    reservationAmount: amount,
+    contributions: subtractShares(current.contributions, shares),
+    expiresAt: request.extendedExpiry ? extendedExpiry(context, current.expiresAt, now) : current.expiresAt,
+  };
+  return { before: current, after, shares: shares.filter((s) => s.points > 0) };
+}
+
+/** Creates a reservation under an unknown token (offline), funded by the member and, if allowed, its household. */
+function planCreation(
+  context: ReservationContext,
+  request: ReservationUpdateRequest,
+  member: MemberRecord,
+  wallet: Wallet,
+  items: ResolvedItems,
+  now: Date,
+): Change {
+  const amount = request.reservationAmount ?? items.totalPoints;
+  checkTier(context, amount);
+  checkItemsTotal(items, amount);
+  checkCap(context, request, wallet, amount, now);
+
+  const contributions = fundReservation(
+    amount,
+    { correlationId: member.correlationId, available: availableOf(wallet, member.correlationId, now) },
+    canDrawOnHousehold(member) ? otherFunders(wallet, member, now) : [],
+  );
+  if (!contributions) throw reservationError('Insufficient points balance');
+
+  const expiresAt = new Date(now.getTime() + context.client.reservationDurationSeconds * 1000);
+  const after: ReservationRecord = {
+    reservationToken: context.reservationToken,
+    clientId: context.client.clientId,
+    correlationId: context.correlationId,
+    identifierType: context.session.identifierType,
+    reservationAmount: amount,
+    contributions,
+    expiresAt: request.extendedExpiry ? extendedExpiry(context, expiresAt, now) : expiresAt,
+    createdAt: now,
+    excludedFromCap: request.isExcludedFromCap === true,
+  };
+  return { before: null, after, shares: contributions.map((c) => ({ ...c, points: -c.points })) };
+}
+
+function checkCap(
+  context: ReservationContext,
+  request: ReservationUpdateRequest,
+  wallet: Wallet,
+  amount: number,
+  now: Date,
+): void {
+  const cap = context.client.dailyRedemptionCap;
+  if (cap === null || request.isExcludedFromCap === true) return;
+  if (reservedToday(wallet, context.client, context.correlationId, now) + amount > cap) {
+    throw reservationError('Redemption cap exceeded');
+  }
+}
+
+function canDrawOnHousehold(member: MemberRecord): boolean {
+  return member.householdId !== null && member.privileges.includes(redeemPrivilege);
+}
+
+function otherFunders(wallet: Wallet, member: MemberRecord, now: Date) {
+  return wallet.balances
+    .filter((b) => b.correlationId !== member.correlationId)
+    .map((b) => ({ correlationId: b.correlationId, available: availableOf(wallet, b.correlationId, now) }));
+}
+
+/** `now + extendedDurationSeconds`, unless the current expiry is already later. */
+function extendedExpiry(context: ReservationContext, current: Date, now: Date): Date {
+  const extended = now.getTime() + context.client.extendedDurationSeconds * 1000;
+  return new Date(Math.max(current.getTime(), extended));
+}
+
+function isNoOp(change: Change): boolean {
+  const { before, after } = change;
+  return (
+    before !== null &&
+    before.reservationAmount === after.reservationAmount &&
+    before.expiresAt.getTime() === after.expiresAt.getTime()
+  );
+}
+
+/** The wallet with `reservation` in place and expired reservations dropped (they count as not existing). */
+function withReservation(wallet: Wallet, reservation: ReservationRecord, now: Date): Wallet {
+  const others = wallet.reservations.filter((r) => !sameKey(r, reservation) && isActive(r, now));
+  return { ...wallet, reservations: [...others, reservation] };
+}
+
+function respond(
+  context: ReservationContext,
+  member: MemberRecord,
+  wallet: Wallet,
+  reservation: ReservationRecord,
+  items: ResolvedItems,
+  now: Date,
+): ReservationUpdateResponse {
+  const response: ReservationUpdateResponse = {
+    reservationToken: reservation.reservationToken,
+    reservationDuration: Math.max(0, Math.floor((reservation.expiresAt.getTime() - now.getTime()) / 1000)),
+    availablePointBalance: availableOf(wallet, member.correlationId, now),
+    pointBalance: pointBalanceOf(wallet, member.correlationId),
+    sessionId: context.session.sessionId,
+  };
+  if (items.itemLevel) {
+    response.redemptionName = items.redemptionName;
+    response.catalogueItemsData = items.data;
+  }
+  if (canDrawOnHousehold(member)) {
+    response.household = {
+      pointsBalance: wallet.balances.reduce((sum, b) => sum + b.pointBalance, 0),
+      availablePointsBalance: wallet.balances.reduce((sum, b) => sum + availableOf(wallet, b.correlationId, now), 0),
+    };
+  }
+  return response;
+}
+
+function auditEntry(context: ReservationContext, change: Change, now: Date): AuditEntry {
+  const snapshot = (r: ReservationRecord) => ({
+    reservationAmount: r.reservationAmount,
+    contributions: r.contributions,
+    expiresAt: r.expiresAt,
+  });
+  return {
+    at: now,
+    action: change.before ? 'UPDATE' : 'CREATE',
+    clientId: context.client.clientId,
+    sessionId: context.session.sessionId,
+    correlationId: context.correlationId,
+    reservationToken: context.reservationToken,
+    before: change.before ? snapshot(change.before) : null,
+    after: snapshot(change.after),
+    shares: change.shares,
+  };
+}

@@ -1,0 +1,44 @@
+import type { Clock } from '../../domain/clock';
+import type { ClientRecord, SessionRecord } from '../../domain/model';
+import { hashSecret, sameDigest } from '../../domain/secrets';
+import type { AuthService } from '../../domain/services';
+import type { Store } from '../../store/port';
+
+/** Longer credentials are rejected before hashing: no key or token of ours is this long. */
+const maxCredentialLength = 256;
+const bearerPattern = /^Bearer +([^\s]+)\s*$/i;
+
+export function createAuthService(deps: { store: Store; clock: Clock }): AuthService {
+  const { store, clock } = deps;
+
+  return {
+    async authenticateClient(apiKey) {
+      if (!apiKey || apiKey.length > maxCredentialLength) return null;
+      const apiKeyHash = hashSecret(apiKey);
+      const client = await store.findClientByApiKeyHash(apiKeyHash);
+      // The lookup is by digest; the constant-time comparison keeps the final
+      // decision free of timing differences whatever the store does.
+      return client && sameDigest(client.apiKeyHash, apiKeyHash) ? client : null;
+    },
+
+    async authenticateSession(client, authorization, correlationId) {
+      const token = bearerToken(authorization);
+      if (!token) return null;
+      const session = await store.findSession(hashSecret(token));
+      return session && isValidFor(session, client, correlationId, clock()) ? session : null;
+    },
+  };
+}
+
+function bearerToken(authorization: string | undefined): string | null {
+  if (!authorization || authorization.length > maxCredentialLength + 16) return null;
+  return bearerPattern.exec(authorization)?.[1] ?? null;
+}
+
+function isValidFor(session: SessionRecord, client: ClientRecord, correlationId: string, now: Date): boolean {
+  return (
+    session.clientId === client.clientId &&
+    session.correlationId === correlationId &&
+    session.expiresAt.getTime() > now.getTime()
+  );
+}
