@@ -1,0 +1,136 @@
+import { apiClient, startTestServer, type TestServer } from '../support/harness';
+import { baseFixture, keys, t0 } from './fixture';
+
+let server: TestServer;
+let api: ReturnType<typeof apiClient>;
+
+beforeAll(async () => {
+  server = await startTestServer({ fixture: baseFixture, startAt: t0 });
+  api = apiClient(server.baseUrl);
+});
+afterAll(() => server.close());
+
+const items = (entries: unknown[]) => ({ redemptionId: 'rd-100', redeemerId: 'm-alice', catalogueItems: entries });
+
+interface Case {
+  name: string;
+  message: string;
+  body: unknown;
+  member?: string;
+  token?: string;
+  apiKey?: string;
+  identifierType?: string;
+  invalidCatalogueItems?: unknown[];
+}
+
+/** One row per documented message, and per way of reaching it. */
+const cases: Case[] = [
+  { name: 'a member that cannot redeem', message: 'Account is not eligible for redemption', member: 'm-blocked', body: { reservationAmount: 1 } },
+  { name: 'a PHONE_NUMBER session', message: 'Account is not eligible for redemption', identifierType: 'PHONE_NUMBER', body: { reservationAmount: 1 } },
+  { name: 'a PHONE_NUMBER session creating offline', message: 'Account is not eligible for redemption', identifierType: 'PHONE_NUMBER', token: 'rt-phone', body: { reservationAmount: 1, offline: true } },
+  { name: 'an amount off the tiers', message: 'Invalid tier amount', apiKey: keys.tiered, member: 'm-tier', token: 'rt-tier', body: { reservationAmount: 3000 } },
+  { name: 'an empty body', message: 'Either reservationAmount or catalogueItems is required', body: {} },
+  { name: 'only flags', message: 'Either reservationAmount or catalogueItems is required', body: { extendedExpiry: true, offline: true } },
+  { name: 'redemptionId alone', message: 'redemptionId and redeemerId, both are required', body: { reservationAmount: 1, redemptionId: 'rd-100' } },
+  { name: 'redeemerId alone', message: 'redemptionId and redeemerId, both are required', body: { reservationAmount: 1, redeemerId: 'm-alice' } },
+  { name: 'items without redemption ids', message: 'redemptionId and redeemerId, both are required', body: { catalogueItems: [{ productCode: '0000000001' }] } },
+  {
+    name: 'an unknown product code',
+    message: 'Invalid catalogue item(s)',
+    body: { reservationAmount: 10000, ...items([{ productCode: '9999999999', quantity: 1 }, { productCode: '0000000001' }, { productCode: '123' }]) },
+    invalidCatalogueItems: [{ productCode: '9999999999', quantity: 1 }, { productCode: '123' }],
+  },
+  {
+    name: 'quantities that are not positive numbers',
+    message: 'Invalid catalogue item(s)',
+    body: { reservationAmount: 10000, ...items([{ productCode: '0000000001', quantity: 0 }, { productCode: '0000000001', quantity: 1 }, { productCode: '0000000001', quantity: -2 }, { productCode: '0000000001', quantity: '2' }, { productCode: '0000000001', quantity: null }]) },
+    invalidCatalogueItems: [
+      { productCode: '0000000001', quantity: 0 },
+      { productCode: '0000000001', quantity: -2 },
+      { productCode: '0000000001', quantity: '2' },
+      { productCode: '0000000001', quantity: null },
+    ],
+  },
+  {
+    name: 'a product code that is not a string',
+    message: 'Invalid catalogue item(s)',
+    body: { reservationAmount: 10000, ...items([{ productCode: 1, quantity: 1 }]) },
+    invalidCatalogueItems: [{ productCode: 1, quantity: 1 }],
+  },
+  { name: 'an unknown token', message: 'Reservation Token is invalid', token: 'rt-nope', body: { reservationAmount: 1 } },
+  { name: "another member's token", message: 'Reservation Token is invalid', token: 'rt-hh-1', body: { reservationAmount: 1 } },
+  { name: "another client's token", message: 'Reservation Token is invalid', member: 'm-tier', token: 'rt-tier', body: { reservationAmount: 1 } },
+  { name: 'an expired token', message: 'Reservation Token is invalid', token: 'rt-alice-expired', body: { reservationAmount: 1 } },
+  { name: 'offline false', message: 'Reservation Token is invalid', token: 'rt-nope', body: { reservationAmount: 1, offline: false } },
+  {
+    name: 'items worth more than the amount',
+    message: 'Total points for catalogue items should be less than or equal to the reservation amount',
+    body: { reservationAmount: 5000, ...items([{ productCode: '0000000001', quantity: 3 }]) },
+  },
+  { name: 'a raised amount', message: 'New reservation amount cannot be greater than existing reservation amount', body: { reservationAmount: 10001 } },
+  { name: 'an unknown redemption id', message: 'Invalid redemption identifier', body: { reservationAmount: 1, redemptionId: 'rd-999', redeemerId: 'm-alice' } },
+  { name: 'a redeemer that does not own the redemption', message: 'Invalid Redeemer', body: { reservationAmount: 1, redemptionId: 'rd-100', redeemerId: 'm-hh-1' } },
+  { name: 'a session of another identifier type', message: 'Reservation belongs to a different session', identifierType: 'EMAIL', body: { reservationAmount: 1 } },
+  { name: 'a numeric channel', message: 'Channel should be a string value', body: { reservationAmount: 1, channel: 5 } },
+  { name: 'an object channel', message: 'Channel should be a string value', body: { reservationAmount: 1, channel: { $gt: '' } } },
+  { name: 'a null channel', message: 'Channel should be a string value', body: { reservationAmount: 1, channel: null } },
+  { name: 'a string amount', message: 'Request does not match the API specification', body: { reservationAmount: '7500' } },
+  { name: 'a negative amount', message: 'Request does not match the API specification', body: { reservationAmount: -1 } },
+  { name: 'a fractional amount', message: 'Request does not match the API specification', body: { reservationAmount: 1.5 } },
+  { name: 'an unknown field', message: 'Request does not match the API specification', body: { reservationAmount: 1, foo: 1 } },
+  { name: 'a string flag', message: 'Request does not match the API specification', body: { reservationAmount: 1, offline: 'true' } },
+  { name: 'an array body', message: 'Request does not match the API specification', body: [{ reservationAmount: 1 }] },
+  { name: 'an operator object as amount', message: 'Request does not match the API specification', body: { reservationAmount: { $gt: 0 } } },
+];
+
+describe('Operation B errors: 400 INVALID_REQUEST with the documented message, and nothing changes', () => {
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const member = c.member ?? 'm-alice';
+    const apiKey = c.apiKey ?? keys.partner;
+    const walletId = member.startsWith('m-hh') ? 'household:hh-1' : `member:${member}`;
+    const before = await server.store.loadWallet(walletId);
+    const token = await api.startSession(apiKey, member, c.identifierType ?? 'CARD_NUMBER');
+
+    const response = await api.updateReservation(apiKey, token, member, c.token ?? 'rt-alice-1', c.body);
+
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: c.message });
+    if (c.invalidCatalogueItems) expect(response.body.invalidCatalogueItems).toEqual(c.invalidCatalogueItems);
+    expect(JSON.stringify(response.body)).not.toMatch(/at .*\.(js|ts):\d+|Mongo|stack/);
+    expect(await server.store.loadWallet(walletId)).toEqual(before);
+  });
+
+  it('answers malformed JSON with its own message', async () => {
+    const token = await api.startSession(keys.partner, 'm-alice');
+    const response = await api.call('PUT', '/client/users/m-alice/reservations/rt-alice-1', {
+      apiKey: keys.partner,
+      token,
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{"reservationAmount": ',
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: 'Malformed JSON in request body' });
+  });
+
+  it('answers 415 for a body that is not JSON', async () => {
+    const token = await api.startSession(keys.partner, 'm-alice');
+    const response = await api.call('PUT', '/client/users/m-alice/reservations/rt-alice-1', {
+      apiKey: keys.partner,
+      token,
+      headers: { 'content-type': 'text/plain' },
+      rawBody: 'reservationAmount=1',
+    });
+    expect(response.status).toBe(415);
+    expect(response.body).toMatchObject({ statusCode: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
+
+  it('answers 413 for a body over the limit', async () => {
+    const token = await api.startSession(keys.partner, 'm-alice');
+    const response = await api.updateReservation(keys.partner, token, 'm-alice', 'rt-alice-1', {
+      reservationAmount: 1,
+      channel: 'x'.repeat(20000),
+    });
+    expect(response.status).toBe(413);
+    expect(response.body).toMatchObject({ statusCode: 413, errorCode: 'PAYLOAD_TOO_LARGE' });
+  });
+});

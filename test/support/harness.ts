@@ -1,0 +1,104 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import pino from 'pino';
+import { createApp } from '../../server/src/app';
+import type { Clock } from '../../server/src/domain/clock';
+import { createServices } from '../../server/src/features';
+import { loadFixture, parseFixture } from '../../server/src/store/fixture';
+import { MemoryStore } from '../../server/src/store/memory/memory-store';
+import type { Store } from '../../server/src/store/port';
+
+export interface TestServer {
+  baseUrl: string;
+  store: Store;
+  /** Moves the server's clock. */
+  advance(seconds: number): void;
+  now(): Date;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  fixture: unknown;
+  /** Epoch milliseconds the server's clock starts at. */
+  startAt: number;
+  store?: Store;
+  rateLimitPerMinute?: number;
+  bodyLimitBytes?: number;
+}
+
+/** The real app on the given store (in-process by default), listening on port 0, responses validated. */
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  let nowMs = options.startAt;
+  const clock: Clock = () => new Date(nowMs);
+  const store = options.store ?? new MemoryStore();
+  await loadFixture(store, parseFixture(options.fixture), clock());
+
+  const app = await createApp({
+    services: createServices({ store, clock }),
+    store,
+    logger: pino({ level: 'silent' }),
+    config: {
+      rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
+      bodyLimitBytes: options.bodyLimitBytes ?? 16384,
+      trustProxy: false,
+    },
+    validateResponses: true,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    store,
+    advance: (seconds) => {
+      nowMs += seconds * 1000;
+    },
+    now: clock,
+    close: async () => {
+      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      await store.close();
+    },
+  };
+}
+
+/** A small HTTP client for the API under test: JSON in, status and JSON out. */
+export function apiClient(baseUrl: string) {
+  async function call(method: string, path: string, init: { apiKey?: string; token?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string } = {}) {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.apiKey) headers['x-api-key'] = init.apiKey;
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    let body: string | undefined = init.rawBody;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    const json = text ? (JSON.parse(text) as Record<string, unknown> & Record<number, unknown>) : undefined;
+    return { status: response.status, headers: response.headers, body: json as any };
+  }
+
+  return {
+    call,
+    async startSession(apiKey: string, correlationId: string, identifierType = 'CARD_NUMBER'): Promise<string> {
+      return (await this.session(apiKey, correlationId, identifierType)).sessionToken;
+    },
+    async session(apiKey: string, correlationId: string, identifierType = 'CARD_NUMBER') {
+      const response = await call('POST', `/client/users/${correlationId}/sessions`, {
+        apiKey,
+        headers: { 'x-identifier-type': identifierType },
+      });
+      if (response.status !== 201) throw new Error(`session start failed: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body as { sessionToken: string; sessionId: string };
+    },
+    listVouchers(apiKey: string, token: string, correlationId: string, businessUnit?: string) {
+      const query = businessUnit === undefined ? '' : `?businessUnit=${encodeURIComponent(businessUnit)}`;
+      return call('GET', `/client/users/${correlationId}/voucher-definitions${query}`, { apiKey, token });
+    },
+    updateReservation(apiKey: string, token: string, correlationId: string, reservationToken: string, body: unknown) {
+      return call('PUT', `/client/users/${correlationId}/reservations/${reservationToken}`, { apiKey, token, body });
+    },
+  };
+}
