@@ -1,0 +1,59 @@
+/**
+ * @loyalty/sdk: typed client of the loyalty member API.
+ *
+ * Calls resolve to openapi-fetch's `{ data, error, response }` plus the
+ * `requestId` they sent; they never throw on an HTTP status. They reject only
+ * when no answer came from the API: a {@link LoyaltyRequestError} says why.
+ */
+export { createLoyaltyClient } from './client';
+export type {
+  CallOptions,
+  ListVoucherDefinitionsArgs,
+  LoyaltyClient,
+  StartSessionArgs,
+  UpdateReservationArgs,
+} from './client';
+export type { LoyaltyClientOptions, RetryOptions } from './options';
+export { isLoyaltyRequestError, LoyaltyRequestError } from './errors';
+export type { RequestFailureReason } from './errors';
+export { requestIdOf } from './request-id';
+export { sessionAuth } from './middleware/credentials';
+export { SDK_VERSION } from './version';
+
+export type { components, operations, paths } from './generated/schema';
+export type {
+  CatalogueItem,
+  CatalogueItemData,
+  CatalogueItemMessages,
+  Creative,
+  ErrorBody,
+  ErrorDetail,
+  ExpiryRule,
+  Household,
+  IdentifierType,
+  InternalError,
+  InvalidCatalogueItem,
+  InvalidRequestError,
+  ListVoucherDefinitionsError,
+  LoyaltyResponse,
+  MemberNotFoundError,
+  OperationId,
+  PayloadTooLargeError,
+  ReservationUpdateError,
+  ReservationUpdateErrorMessage,
+  ReservationUpdateRequest,
+  ReservationUpdateResponse,
+  RewardMetadata,
+  ServiceUnavailableError,
+  Session,
+  StartSessionError,
+  SuccessBody,
+  TooManyRequestsError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  UnsupportedMediaTypeError,
+  UpdateReservationError,
+  VoucherDefinitionsError,
+  VoucherDefinitionsErrorCode,
+  VoucherDefinitionSummary,
+} from './types';

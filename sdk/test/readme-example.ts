@@ -1,0 +1,82 @@
+import { createLoyaltyClient, isLoyaltyRequestError } from '@loyalty/sdk';
+
+const apiKey = process.env.LOYALTY_API_KEY;
+if (!apiKey) throw new Error('Set LOYALTY_API_KEY to your client application key');
+
+// One client per application: it holds the API key, not a member session.
+const loyalty = createLoyaltyClient({
+  baseUrl: process.env.LOYALTY_BASE_URL ?? 'http://localhost:3000',
+  apiKey,
+  userAgent: 'coffee-kiosk/1.0.0',
+});
+
+async function main(): Promise<void> {
+  const correlationId = 'm-alice';
+
+  // 1. Start a member session. Sessions are per member: keep the token with the member.
+  const session = await loyalty.startSession({ correlationId, identifierType: 'CARD_NUMBER' });
+  if (session.error) {
+    console.error(`No session: ${session.error.errorCode} ${session.error.errorMessage} (request ${session.requestId})`);
+    return;
+  }
+  const { sessionToken } = session.data;
+
+  // 2. List the voucher definitions of the member channel.
+  const vouchers = await loyalty.listVoucherDefinitions({ correlationId, sessionToken });
+  if (vouchers.error) {
+    switch (vouchers.error.errorCode) {
+      case 'UNAUTHORIZED':
+        console.error('The session expired: start a new one');
+        break;
+      case 'BUSINESS_UNIT_REQUIRED':
+      case 'INVALID_BUSINESS_UNIT':
+        console.error('Pass a businessUnit enabled for this application');
+        break;
+      default:
+        console.error(`Vouchers failed: ${vouchers.error.errorCode} (request ${vouchers.requestId})`);
+    }
+    return;
+  }
+  for (const voucher of vouchers.data) {
+    const text = voucher.creative['en-CA']?.shortDescription1 ?? voucher.definitionName;
+    console.log(`${voucher.voucherDefinitionId}: ${text} (${voucher.pointValue ?? 'no'} points)`);
+  }
+
+  // 3. Lower a reservation to 7,500 points; the difference goes back to the member.
+  const updated = await loyalty.updateReservation({
+    correlationId,
+    sessionToken,
+    reservationToken: 'rt-alice-1',
+    body: { reservationAmount: 7500 },
+  });
+  if (updated.error) {
+    if (updated.error.errorCode === 'INVALID_REQUEST') {
+      // Narrowed on errorCode, errorMessage is the union of the documented messages.
+      switch (updated.error.errorMessage) {
+        case 'New reservation amount cannot be greater than existing reservation amount':
+          console.error('A reservation can only go down');
+          break;
+        case 'Reservation Token is invalid':
+          console.error('No such reservation (or it expired)');
+          break;
+        default:
+          console.error(`Rejected: ${updated.error.errorMessage}`);
+      }
+    } else {
+      console.error(`Update failed: HTTP ${updated.response.status} ${updated.error.errorCode} (request ${updated.requestId})`);
+    }
+    return;
+  }
+  const { reservationToken, reservationDuration, availablePointBalance } = updated.data;
+  console.log(`Reservation ${reservationToken} holds for ${reservationDuration} s; ${availablePointBalance} points available`);
+}
+
+main().catch((error: unknown) => {
+  // Calls reject only when no answer came from the API: timeout, network, abort.
+  if (isLoyaltyRequestError(error)) {
+    console.error(`No answer from the loyalty API: ${error.reason} after ${error.attempts} attempt(s), request ${error.requestId}`);
+  } else {
+    console.error(error);
+  }
+  process.exitCode = 1;
+});

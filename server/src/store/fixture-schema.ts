@@ -1,0 +1,246 @@
+import type { CatalogueItemRecord, Contribution, RedemptionRecord, VoucherDefinitionRecord } from '../domain/model';
+
+/**
+ * JSON schema of a fixture, the project's own copy of the shared fixture
+ * format (the shared file is never read at run time). One point is stricter:
+ * a voucher definition's `rewardMetadata` must carry `amount` (number) and
+ * `scopeType` (string), because the member-facing summary derives
+ * `rewardValue` and `scope` from them and cannot serve a definition without.
+ *
+ * Keep it in step with the `Fixture` types below.
+ */
+export const fixtureSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'loyalty-server/fixture.schema.json',
+  title: 'Loyalty service fixture',
+  description:
+    'Data loaded into the store at start-up (SEED_FILE) or by tests. Every collection is optional. Records replace stored records with the same key.',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    clients: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['clientId', 'apiKey', 'enabledBusinessUnits'],
+        properties: {
+          clientId: { type: 'string', minLength: 1 },
+          apiKey: { type: 'string', minLength: 8, description: 'Stored hashed, never in clear.' },
+          enabledBusinessUnits: { type: 'array', items: { type: 'string' } },
+          defaultBusinessUnit: { type: ['string', 'null'], description: 'Must be one of enabledBusinessUnits when set.' },
+          vouchersEnabled: { type: 'boolean', default: true },
+          sessionTtlSeconds: { type: 'integer', minimum: 1, default: 3600 },
+          reservationDurationSeconds: { type: 'integer', minimum: 1, default: 900 },
+          extendedDurationSeconds: { type: 'integer', minimum: 1, default: 3600 },
+          redemptionTiers: { type: ['array', 'null'], items: { type: 'integer', minimum: 1 }, default: null },
+          dailyRedemptionCap: { type: ['integer', 'null'], minimum: 0, default: null },
+        },
+      },
+    },
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['correlationId', 'pointBalance'],
+        properties: {
+          correlationId: { type: 'string', minLength: 1 },
+          pointBalance: { type: 'integer', minimum: 0 },
+          eligibleForRedemption: { type: 'boolean', default: true },
+          householdId: { type: ['string', 'null'], default: null },
+          privileges: { type: 'array', items: { type: 'string' }, default: [] },
+        },
+      },
+    },
+    catalogueItems: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['productCode', 'catalogueItemId', 'catalogueItemName', 'redemptionType', 'pointsAmount', 'messages'],
+        properties: {
+          productCode: { type: 'string' },
+          catalogueItemId: { type: 'string' },
+          catalogueItemName: { type: 'string' },
+          redemptionType: { type: 'string' },
+          pointsAmount: { type: 'integer', minimum: 0 },
+          messages: {
+            type: 'object',
+            additionalProperties: {
+              type: 'object',
+              properties: {
+                promptText: { type: 'string' },
+                receiptTextLong: { type: 'string' },
+                receiptTextShort: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+    redemptions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['redemptionId', 'redeemerId', 'redemptionName'],
+        properties: {
+          redemptionId: { type: 'string' },
+          redeemerId: { type: 'string', description: 'Owner of the redemption identifier.' },
+          redemptionName: { type: 'string' },
+        },
+      },
+    },
+    reservations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['reservationToken', 'clientId', 'correlationId', 'identifierType', 'reservationAmount', 'contributions'],
+        properties: {
+          reservationToken: { type: 'string' },
+          clientId: { type: 'string' },
+          correlationId: { type: 'string', description: 'The member the reservation was made for.' },
+          identifierType: { type: 'string', description: 'Identifier type of the session that made it.' },
+          reservationAmount: { type: 'integer', minimum: 0 },
+          contributions: {
+            type: 'array',
+            description: 'Who funds the reservation; the points sum to reservationAmount.',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['correlationId', 'points'],
+              properties: {
+                correlationId: { type: 'string' },
+                points: { type: 'integer', minimum: 0 },
+              },
+            },
+          },
+          expiresAt: {
+            type: 'string',
+            format: 'date-time',
+            description: "Default: now + the client's reservationDurationSeconds.",
+          },
+          createdAt: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+    voucherDefinitions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'voucherDefinitionId',
+          'adminId',
+          'businessUnit',
+          'status',
+          'definitionName',
+          'rewardType',
+          'rewardMetadata',
+          'expiryRule',
+          'creative',
+        ],
+        properties: {
+          voucherDefinitionId: { type: 'string' },
+          adminId: { type: 'string', description: 'Identifier used in the administrative console; never served to members.' },
+          businessUnit: { type: 'string' },
+          status: { type: 'string', description: 'Only PUBLISHED is listed by Operation A.' },
+          usageChannels: { type: 'array', items: { type: 'string' }, description: 'Absent or empty: usable everywhere.' },
+          definitionName: { type: 'string' },
+          rewardType: { type: 'string' },
+          rewardMetadata: {
+            type: 'object',
+            description:
+              'For DOLLAR_OFF: amount, unit, scopeType (e.g. CART). Stricter than the shared format: amount and scopeType are required, the member-facing summary needs them.',
+            required: ['amount', 'scopeType'],
+            properties: {
+              amount: { type: 'number' },
+              unit: { type: 'string' },
+              scopeType: { type: 'string' },
+            },
+          },
+          expiryRule: {
+            type: 'object',
+            required: ['type'],
+            properties: {
+              type: { type: 'string' },
+              rollingDays: { type: 'integer', minimum: 0 },
+            },
+          },
+          creative: {
+            type: 'object',
+            additionalProperties: {
+              type: 'object',
+              properties: {
+                shortDescription1: { type: 'string' },
+                smallImageURI: { type: 'string' },
+              },
+            },
+          },
+          pointValue: { type: ['number', 'null'] },
+          redeemableValue: { type: ['number', 'null'] },
+          systemOfRecord: { type: 'string' },
+          version: { type: 'integer' },
+          basedOn: { type: ['string', 'null'] },
+          features: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+} as const;
+
+/** A client as a fixture gives it: the API key in clear, most settings optional. */
+export interface FixtureClient {
+  clientId: string;
+  apiKey: string;
+  enabledBusinessUnits: string[];
+  defaultBusinessUnit?: string | null;
+  vouchersEnabled?: boolean;
+  sessionTtlSeconds?: number;
+  reservationDurationSeconds?: number;
+  extendedDurationSeconds?: number;
+  redemptionTiers?: number[] | null;
+  dailyRedemptionCap?: number | null;
+}
+
+/** A member and its balance (the balance goes to the member's wallet). */
+export interface FixtureMember {
+  correlationId: string;
+  pointBalance: number;
+  eligibleForRedemption?: boolean;
+  householdId?: string | null;
+  privileges?: string[];
+}
+
+export type FixtureCatalogueItem = CatalogueItemRecord;
+export type FixtureRedemption = RedemptionRecord;
+
+export interface FixtureReservation {
+  reservationToken: string;
+  clientId: string;
+  correlationId: string;
+  identifierType: string;
+  reservationAmount: number;
+  contributions: Contribution[];
+  /** ISO-8601 date-time. */
+  expiresAt?: string;
+  /** ISO-8601 date-time. */
+  createdAt?: string;
+}
+
+export type FixtureVoucherDefinition = Omit<VoucherDefinitionRecord, 'pointValue' | 'redeemableValue'> & {
+  pointValue?: number | null;
+  redeemableValue?: number | null;
+};
+
+/** A fixture as `fixtureSchema` describes it; every collection is optional. */
+export interface Fixture {
+  clients?: FixtureClient[];
+  members?: FixtureMember[];
+  catalogueItems?: FixtureCatalogueItem[];
+  redemptions?: FixtureRedemption[];
+  reservations?: FixtureReservation[];
+  voucherDefinitions?: FixtureVoucherDefinition[];
+}

@@ -1,0 +1,238 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { deepCopy } from './copy';
+import { demoFixturePath, FixtureError, parseFixture, readFixtureFile, type Fixture } from './fixture';
+
+/** A verbatim copy of the shared example fixture (the repository must not read the shared folder). */
+const examplePath = path.resolve(__dirname, '..', '..', 'fixtures', 'example.json');
+
+type Json = Record<string, unknown>;
+
+/** A small valid fixture; each bad case below breaks one thing in a copy of it. */
+const valid = (): Json => ({
+  clients: [{ clientId: 'partner-app', apiKey: 'pk_test_partner_0001', enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL' }],
+  members: [
+    { correlationId: 'm-alice', pointBalance: 500 },
+    { correlationId: 'm-hh-1', pointBalance: 300, householdId: 'hh-1' },
+    { correlationId: 'm-hh-2', pointBalance: 200, householdId: 'hh-1' },
+  ],
+  reservations: [
+    {
+      reservationToken: 'rt-1',
+      clientId: 'partner-app',
+      correlationId: 'm-hh-1',
+      identifierType: 'CARD_NUMBER',
+      reservationAmount: 100,
+      contributions: [
+        { correlationId: 'm-hh-1', points: 60 },
+        { correlationId: 'm-hh-2', points: 40 },
+      ],
+    },
+  ],
+  voucherDefinitions: [
+    {
+      voucherDefinitionId: 'vd-1',
+      adminId: 'ADM-1',
+      businessUnit: 'LCL',
+      status: 'PUBLISHED',
+      definitionName: '$5 off',
+      rewardType: 'DOLLAR_OFF',
+      rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART' },
+      expiryRule: { type: 'ROLLING', rollingDays: 30 },
+      creative: {},
+    },
+  ],
+});
+
+/** Walks a JSON pointer-ish list of keys to the object to change. */
+function at(json: Json, ...keys: Array<string | number>): Json {
+  let node: unknown = json;
+  for (const key of keys) node = (node as Record<string | number, unknown>)[key];
+  return node as Json;
+}
+
+const broken = (change: (json: Json) => void): Json => {
+  const json = valid();
+  change(json);
+  return json;
+};
+
+describe('parseFixture', () => {
+  it('accepts the valid base fixture and returns a copy without adding defaults', () => {
+    const json = valid();
+    const parsed = parseFixture(json);
+    expect(parsed).toEqual(json);
+    expect(parsed.clients?.[0]?.vouchersEnabled).toBeUndefined();
+    at(json, 'members', 0).pointBalance = 1;
+    expect(parsed.members?.[0]?.pointBalance).toBe(500);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a non-integer balance', broken((j) => (at(j, 'members', 2).pointBalance = 1.5)), '/members/2/pointBalance: must be integer'],
+    ['a negative balance', broken((j) => (at(j, 'members', 0).pointBalance = -1)), '/members/0/pointBalance: must be >= 0'],
+    ['a missing correlationId', broken((j) => delete at(j, 'members', 1).correlationId), '/members/1/correlationId: is required'],
+    ['an unknown client field', broken((j) => (at(j, 'clients', 0).secret = 'x')), '/clients/0/secret: is not an allowed property'],
+    ['an unknown collection', broken((j) => (j.widgets = [])), '/widgets: is not an allowed property'],
+    ['an escaped property name', broken((j) => (j['a/b~c'] = 1)), '/a~1b~0c: is not an allowed property'],
+    ['a short API key', broken((j) => (at(j, 'clients', 0).apiKey = 'short')), '/clients/0/apiKey: must NOT have fewer than 8 characters'],
+    ['a tier below 1', broken((j) => (at(j, 'clients', 0).redemptionTiers = [1000, 0])), '/clients/0/redemptionTiers/1: must be >= 1'],
+    ['a wrong nullable type', broken((j) => (at(j, 'clients', 0).dailyRedemptionCap = '10')), '/clients/0/dailyRedemptionCap: must be integer,null'],
+    ['a collection that is not an array', broken((j) => (j.members = {})), '/members: must be array'],
+    ['a fixture that is not an object', [], '/: must be object'],
+    ['an expiry that is not a date-time', broken((j) => (at(j, 'reservations', 0).expiresAt = 'tomorrow')), '/reservations/0/expiresAt: must match format "date-time"'],
+    ['rewardMetadata without scopeType', broken((j) => delete at(j, 'voucherDefinitions', 0, 'rewardMetadata').scopeType), '/voucherDefinitions/0/rewardMetadata/scopeType: is required'],
+    ['rewardMetadata without amount', broken((j) => delete at(j, 'voucherDefinitions', 0, 'rewardMetadata').amount), '/voucherDefinitions/0/rewardMetadata/amount: is required'],
+    ['a string amount', broken((j) => (at(j, 'voucherDefinitions', 0, 'rewardMetadata').amount = '5')), '/voucherDefinitions/0/rewardMetadata/amount: must be number'],
+    ['a default unit not enabled', broken((j) => (at(j, 'clients', 0).defaultBusinessUnit = 'GAS')), '/clients/0/defaultBusinessUnit: must be one of enabledBusinessUnits'],
+    ['contributions not summing to the amount', broken((j) => (at(j, 'reservations', 0).reservationAmount = 101)), '/reservations/0/contributions: points sum to 100, must equal reservationAmount (101)'],
+    ['an empty household id', broken((j) => (at(j, 'members', 0).householdId = '')), '/members/0/householdId: must not be empty'],
+    [
+      'a duplicate member',
+      broken((j) => (j.members as Json[]).push({ correlationId: 'm-alice', pointBalance: 1 })),
+      '/members/3/correlationId: duplicate key "m-alice", first at /members/0',
+    ],
+    [
+      'a duplicate client',
+      broken((j) => (j.clients as Json[]).push({ clientId: 'partner-app', apiKey: 'pk_other_0002', enabledBusinessUnits: [] })),
+      '/clients/1/clientId: duplicate key "partner-app", first at /clients/0',
+    ],
+    [
+      'a duplicate reservation key',
+      broken((j) => (j.reservations as Json[]).push(deepCopy(at(j, 'reservations', 0)))),
+      '/reservations/1/reservationToken: duplicate key',
+    ],
+    [
+      'a duplicate contributor',
+      broken((j) => (at(j, 'reservations', 0).contributions = [{ correlationId: 'm-hh-1', points: 60 }, { correlationId: 'm-hh-1', points: 40 }])),
+      '/reservations/0/contributions/1/correlationId: duplicate key "m-hh-1", first at /reservations/0/contributions/0',
+    ],
+    [
+      'a duplicate definition',
+      broken((j) => (j.voucherDefinitions as Json[]).push(deepCopy(at(j, 'voucherDefinitions', 0)))),
+      '/voucherDefinitions/1/voucherDefinitionId: duplicate key "vd-1"',
+    ],
+    [
+      'a reservation of an unknown client without expiry',
+      broken((j) => (at(j, 'reservations', 0).clientId = 'ghost-app')),
+      '/reservations/0/clientId: client "ghost-app" is not in this fixture',
+    ],
+  ])('rejects %s, naming its path', (_problem, json, expected) => {
+    expect(() => parseFixture(json)).toThrow(FixtureError);
+    expect(() => parseFixture(json)).toThrow(expected);
+  });
+
+  it('accepts a reservation of an unknown client when it gives its expiry', () => {
+    const json = broken((j) => Object.assign(at(j, 'reservations', 0), { clientId: 'ghost-app', expiresAt: '2030-01-01T00:00:00Z' }));
+    expect(() => parseFixture(json)).not.toThrow();
+  });
+
+  it('lists every problem at once, each with its path', () => {
+    const json = broken((j) => {
+      at(j, 'members', 2).pointBalance = 1.5;
+      at(j, 'clients', 0).vouchersEnabled = 'yes';
+    });
+    const error = captureFixtureError(() => parseFixture(json, 'seed.json'));
+    expect(error.message).toMatch(/^Invalid seed\.json:\n/);
+    expect(error.issues).toEqual(
+      expect.arrayContaining([
+        { path: '/members/2/pointBalance', message: 'must be integer' },
+        { path: '/clients/0/vouchersEnabled', message: 'must be boolean' },
+      ]),
+    );
+  });
+
+  it('never repeats an API key in its message', () => {
+    const json = broken((j) => (j.clients as Json[]).push({ clientId: 'copycat', apiKey: 'pk_test_partner_0001', enabledBusinessUnits: [] }));
+    const error = captureFixtureError(() => parseFixture(json));
+    expect(error.message).toContain('/clients/1/apiKey: duplicate value, first at /clients/0');
+    expect(error.message).not.toContain('pk_test_partner_0001');
+  });
+
+  it('keeps a long list readable', () => {
+    const json = { members: Array.from({ length: 80 }, (_, i) => ({ correlationId: `m-${i}`, pointBalance: -1 })) };
+    const error = captureFixtureError(() => parseFixture(json));
+    expect(error.issues).toHaveLength(80);
+    expect(error.message).toContain('... and 30 more');
+  });
+});
+
+describe('readFixtureFile', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'fixture-test-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('names the file when its JSON is malformed', async () => {
+    const file = path.join(dir, 'broken.json');
+    await writeFile(file, '{ "members": [ }');
+    await expect(readFixtureFile(file)).rejects.toThrow(`Invalid fixture file ${file}:\n  /: invalid JSON`);
+  });
+
+  it('names the file when it cannot be read', async () => {
+    const file = path.join(dir, 'missing.json');
+    await expect(readFixtureFile(file)).rejects.toThrow(`Invalid fixture file ${file}:\n  /: cannot read the file (ENOENT)`);
+  });
+
+  it('names the file and the path of a schema error', async () => {
+    const file = path.join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify(broken((j) => (at(j, 'members', 2).pointBalance = 'lots'))));
+    await expect(readFixtureFile(file)).rejects.toThrow(`Invalid fixture file ${file}:\n  /members/2/pointBalance: must be integer`);
+  });
+});
+
+describe('shipped fixtures', () => {
+  it('parses the shared example', async () => {
+    await expect(readFixtureFile(examplePath)).resolves.toBeDefined();
+  });
+
+  it('parses the demo fixture', async () => {
+    const demo = await readFixtureFile(demoFixturePath);
+    expect(demo.voucherDefinitions?.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('keeps every record of the example unchanged in the demo fixture', async () => {
+    const example = JSON.parse(await readFile(examplePath, 'utf8')) as Fixture;
+    const demo = JSON.parse(await readFile(demoFixturePath, 'utf8')) as Fixture;
+    const collections = Object.keys(example) as Array<keyof Fixture>;
+    expect(collections.length).toBeGreaterThan(0);
+    for (const name of collections) {
+      const records = example[name] ?? [];
+      expect(demo[name]?.slice(0, records.length)).toEqual(records);
+    }
+  });
+
+  it('covers the cases the demo promises', async () => {
+    const demo = await readFixtureFile(demoFixturePath);
+    const definitions = demo.voucherDefinitions ?? [];
+    expect(definitions.some((d) => d.usageChannels === undefined && d.status === 'PUBLISHED')).toBe(true);
+    expect(definitions.some((d) => d.usageChannels?.length === 0 && d.status === 'PUBLISHED')).toBe(true);
+    expect(definitions.some((d) => d.usageChannels?.join() === 'POS')).toBe(true);
+    expect(definitions.some((d) => d.status === 'ARCHIVED')).toBe(true);
+    expect(definitions.some((d) => d.businessUnit === 'SDM')).toBe(true);
+    expect(demo.catalogueItems?.length).toBeGreaterThanOrEqual(2);
+    expect(demo.members?.some((m) => m.correlationId === 'm-phone')).toBe(true);
+    const households = new Map<string, number>();
+    for (const m of demo.members ?? []) if (m.householdId) households.set(m.householdId, (households.get(m.householdId) ?? 0) + 1);
+    expect([...households.values()]).toContain(3);
+    const clients = demo.clients ?? [];
+    expect(clients.some((c) => c.redemptionTiers?.length && c.dailyRedemptionCap != null)).toBe(true);
+    expect(clients.some((c) => c.vouchersEnabled === false)).toBe(true);
+    expect(clients.some((c) => c.defaultBusinessUnit == null)).toBe(true);
+  });
+});
+
+function captureFixtureError(run: () => unknown): FixtureError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof FixtureError) return error;
+    throw error;
+  }
+  throw new Error('expected a FixtureError');
+}

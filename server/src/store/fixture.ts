@@ -1,0 +1,494 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ClientRecord, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
+import { walletIdOf } from '../domain/model';
+import { hashSecret } from '../domain/secrets';
+import {
+  fixtureSchema,
+  type Fixture,
+  type FixtureClient,
+  type FixtureMember,
+  type FixtureReservation,
+  type FixtureVoucherDefinition,
+} from './fixture-schema';
+import { deepCopy } from './copy';
+import { compareKeys } from './key-order';
+import type { Store } from './port';
+import { updateWallet } from './wallet-update';
+
+export { fixtureSchema } from './fixture-schema';
+export type {
+  Fixture,
+  FixtureCatalogueItem,
+  FixtureClient,
+  FixtureMember,
+  FixtureRedemption,
+  FixtureReservation,
+  FixtureVoucherDefinition,
+} from './fixture-schema';
+
+/**
+ * The demo data `npm start` serves. Resolved from this file's folder so it
+ * works from `server/src/store` (tests) and `server/dist/store` (built).
+ */
+export const demoFixturePath = path.resolve(__dirname, '..', '..', 'fixtures', 'demo.json');
+
+/** Schema defaults of a client's optional settings. */
+export const clientDefaults = {
+  defaultBusinessUnit: null,
+  vouchersEnabled: true,
+  sessionTtlSeconds: 3600,
+  reservationDurationSeconds: 900,
+  extendedDurationSeconds: 3600,
+  redemptionTiers: null,
+  dailyRedemptionCap: null,
+} as const;
+
+// ---------------------------------------------------------------------------
+// Errors
+
+/** One problem of a fixture: a JSON pointer into it and what is wrong there. */
+export interface FixtureIssue {
+  path: string;
+  message: string;
+}
+
+/** A listing longer than this helps nobody; the count of the rest is given. */
+const maxListedIssues = 50;
+
+/** A fixture that cannot be loaded; the message lists every offending path. */
+export class FixtureError extends Error {
+  constructor(
+    readonly issues: FixtureIssue[],
+    source = 'fixture',
+  ) {
+    super(formatIssues(issues, source));
+    this.name = 'FixtureError';
+  }
+}
+
+function formatIssues(issues: FixtureIssue[], source: string): string {
+  const lines = issues.slice(0, maxListedIssues).map((issue) => `  ${issue.path}: ${issue.message}`);
+  if (issues.length > maxListedIssues) lines.push(`  ... and ${issues.length - maxListedIssues} more`);
+  return [`Invalid ${source}:`, ...lines].join('\n');
+}
+
+/** JSON pointer of a child, escaped as RFC 6901 asks. */
+function pointer(parent: string, key: string | number): string {
+  return `${parent}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
+// ---------------------------------------------------------------------------
+// Parsing
+
+let compiled: ValidateFunction<Fixture> | undefined;
+
+/** Compiled once, on first use: start-up without a fixture never pays for it. */
+function validator(): ValidateFunction<Fixture> {
+  if (!compiled) {
+    // allowUnionTypes: the format uses `type: [x, "null"]`, which strict mode would only warn about.
+    const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true });
+    addFormats(ajv);
+    compiled = ajv.compile<Fixture>(fixtureSchema);
+  }
+  return compiled;
+}
+
+/** Points at the offending property itself, not its parent, where ajv knows it. */
+function issueOfAjvError(error: ErrorObject): FixtureIssue {
+  const at = error.instancePath;
+  const params = error.params as { missingProperty?: unknown; additionalProperty?: unknown };
+  if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
+    return { path: pointer(at, params.missingProperty), message: 'is required' };
+  }
+  if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+    return { path: pointer(at, params.additionalProperty), message: 'is not an allowed property' };
+  }
+  return { path: at || '/', message: error.message ?? `fails ${error.keyword}` };
+}
+
+function uniqueIssues(issues: FixtureIssue[]): FixtureIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Validates a parsed JSON value against the fixture schema, then checks what
+ * a schema cannot say (references inside the fixture, sums, duplicate keys).
+ * Returns a copy; throws `FixtureError` listing every offending path.
+ */
+export function parseFixture(json: unknown, source = 'fixture'): Fixture {
+  const validate = validator();
+  if (!validate(json)) {
+    throw new FixtureError(uniqueIssues((validate.errors ?? []).map(issueOfAjvError)), source);
+  }
+  const issues = semanticIssues(json);
+  if (issues.length > 0) throw new FixtureError(issues, source);
+  return deepCopy(json);
+}
+
+/** Reads and parses a fixture file; every failure names the file. */
+export async function readFixtureFile(filePath: string): Promise<Fixture> {
+  const source = `fixture file ${filePath}`;
+  let text: string;
+  try {
+    text = await readFile(filePath, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'read error';
+    throw new FixtureError([{ path: '/', message: `cannot read the file (${code})` }], source);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new FixtureError([{ path: '/', message: `invalid JSON: ${(error as Error).message}` }], source);
+  }
+  return parseFixture(json, source);
+}
+
+// ---------------------------------------------------------------------------
+// Checks a schema cannot express (fixture only, no store needed)
+
+function semanticIssues(fixture: Fixture): FixtureIssue[] {
+  const clients = fixture.clients ?? [];
+  const reservations = fixture.reservations ?? [];
+  return [
+    ...duplicateIssues(clients, '/clients', 'clientId', (c) => c.clientId),
+    // The key is a secret: the message names the other record, never the value.
+    ...duplicateIssues(clients, '/clients', 'apiKey', (c) => c.apiKey, true),
+    ...duplicateIssues(fixture.members ?? [], '/members', 'correlationId', (m) => m.correlationId),
+    ...duplicateIssues(fixture.catalogueItems ?? [], '/catalogueItems', 'productCode', (i) => i.productCode),
+    ...duplicateIssues(fixture.redemptions ?? [], '/redemptions', 'redemptionId', (r) => r.redemptionId),
+    ...duplicateIssues(fixture.voucherDefinitions ?? [], '/voucherDefinitions', 'voucherDefinitionId', (d) => d.voucherDefinitionId),
+    ...duplicateIssues(reservations, '/reservations', 'reservationToken', reservationKey),
+    ...clients.flatMap(clientIssues),
+    ...(fixture.members ?? []).flatMap(memberIssues),
+    ...reservations.flatMap((r, i) => reservationIssues(r, `/reservations/${i}`, clients)),
+  ];
+}
+
+/** Same key twice in one collection: the later record would silently win. */
+function duplicateIssues<T>(
+  records: T[],
+  at: string,
+  field: string,
+  keyOf: (record: T) => string,
+  secret = false,
+): FixtureIssue[] {
+  const firstIndex = new Map<string, number>();
+  const issues: FixtureIssue[] = [];
+  records.forEach((record, index) => {
+    const key = keyOf(record);
+    const first = firstIndex.get(key);
+    if (first === undefined) {
+      firstIndex.set(key, index);
+      return;
+    }
+    const what = secret ? 'duplicate value' : `duplicate key ${JSON.stringify(key)}`;
+    issues.push({ path: `${at}/${index}/${field}`, message: `${what}, first at ${at}/${first}` });
+  });
+  return issues;
+}
+
+/** A reservation is identified by client, member and token together. */
+function reservationKey(r: { clientId: string; correlationId: string; reservationToken: string }): string {
+  return JSON.stringify([r.clientId, r.correlationId, r.reservationToken]);
+}
+
+function clientIssues(client: FixtureClient, index: number): FixtureIssue[] {
+  const unit = client.defaultBusinessUnit;
+  if (unit == null || client.enabledBusinessUnits.includes(unit)) return [];
+  return [{ path: `/clients/${index}/defaultBusinessUnit`, message: 'must be one of enabledBusinessUnits' }];
+}
+
+function memberIssues(member: FixtureMember, index: number): FixtureIssue[] {
+  // walletIdOf treats "" as "no household"; a stored "" would make a household nobody can find.
+  if (member.householdId !== '') return [];
+  return [{ path: `/members/${index}/householdId`, message: 'must not be empty (use null for no household)' }];
+}
+
+function reservationIssues(r: FixtureReservation, at: string, clients: FixtureClient[]): FixtureIssue[] {
+  const issues = duplicateIssues(r.contributions, `${at}/contributions`, 'correlationId', (c) => c.correlationId);
+  const sum = r.contributions.reduce((total, c) => total + c.points, 0);
+  if (sum !== r.reservationAmount) {
+    issues.push({
+      path: `${at}/contributions`,
+      message: `points sum to ${sum}, must equal reservationAmount (${r.reservationAmount})`,
+    });
+  }
+  for (const field of ['expiresAt', 'createdAt'] as const) {
+    const value = r[field];
+    if (value !== undefined && Number.isNaN(Date.parse(value))) {
+      issues.push({ path: `${at}/${field}`, message: 'must be a date-time' });
+    }
+  }
+  // The store port cannot look a client up by id, so the default expiry needs the client here.
+  if (r.expiresAt === undefined && !clients.some((c) => c.clientId === r.clientId)) {
+    issues.push({
+      path: `${at}/clientId`,
+      message: `client ${JSON.stringify(r.clientId)} is not in this fixture: include it or give expiresAt`,
+    });
+  }
+  return issues;
+}
+
+// ---------------------------------------------------------------------------
+// Records with defaults
+
+export function toClientRecord(client: FixtureClient): ClientRecord {
+  return {
+    clientId: client.clientId,
+    apiKeyHash: hashSecret(client.apiKey),
+    enabledBusinessUnits: [...client.enabledBusinessUnits],
+    defaultBusinessUnit: client.defaultBusinessUnit ?? clientDefaults.defaultBusinessUnit,
+    vouchersEnabled: client.vouchersEnabled ?? clientDefaults.vouchersEnabled,
+    sessionTtlSeconds: client.sessionTtlSeconds ?? clientDefaults.sessionTtlSeconds,
+    reservationDurationSeconds: client.reservationDurationSeconds ?? clientDefaults.reservationDurationSeconds,
+    extendedDurationSeconds: client.extendedDurationSeconds ?? clientDefaults.extendedDurationSeconds,
+    redemptionTiers: client.redemptionTiers ? [...client.redemptionTiers] : clientDefaults.redemptionTiers,
+    dailyRedemptionCap: client.dailyRedemptionCap ?? clientDefaults.dailyRedemptionCap,
+  };
+}
+
+export function toMemberRecord(member: FixtureMember): MemberRecord {
+  const householdId = member.householdId ?? null;
+  return {
+    correlationId: member.correlationId,
+    walletId: walletIdOf(member.correlationId, householdId),
+    householdId,
+    eligibleForRedemption: member.eligibleForRedemption ?? true,
+    privileges: [...(member.privileges ?? [])],
+  };
+}
+
+export function toVoucherDefinitionRecord(definition: FixtureVoucherDefinition): VoucherDefinitionRecord {
+  const copy = deepCopy(definition);
+  return { ...copy, pointValue: copy.pointValue ?? null, redeemableValue: copy.redeemableValue ?? null };
+}
+
+/** `durationSeconds` is the client's; the semantic checks ensure it is known when `expiresAt` is absent. */
+function toReservationRecord(r: FixtureReservation, durationSeconds: number | undefined, now: Date): ReservationRecord {
+  return {
+    reservationToken: r.reservationToken,
+    clientId: r.clientId,
+    correlationId: r.correlationId,
+    identifierType: r.identifierType,
+    reservationAmount: r.reservationAmount,
+    contributions: r.contributions.map((c) => ({ correlationId: c.correlationId, points: c.points })),
+    expiresAt: r.expiresAt === undefined ? defaultExpiry(r, durationSeconds, now) : new Date(r.expiresAt),
+    createdAt: r.createdAt === undefined ? new Date(now.getTime()) : new Date(r.createdAt),
+    excludedFromCap: false,
+  };
+}
+
+function defaultExpiry(r: FixtureReservation, durationSeconds: number | undefined, now: Date): Date {
+  if (durationSeconds === undefined) throw new Error(`reservation ${r.reservationToken}: no expiresAt and no client to default it`);
+  return new Date(now.getTime() + durationSeconds * 1000);
+}
+
+// ---------------------------------------------------------------------------
+// Loading
+
+/** What one wallet receives from the fixture. */
+interface WalletChange {
+  balances: Map<string, number>;
+  reservations: ReservationRecord[];
+}
+
+/** A member leaving its wallet: its balance is removed there. */
+interface Move {
+  correlationId: string;
+  fromWalletId: string;
+}
+
+interface LoadPlan {
+  clients: ClientRecord[];
+  members: MemberRecord[];
+  voucherDefinitions: VoucherDefinitionRecord[];
+  walletChanges: Map<string, WalletChange>;
+  moves: Move[];
+}
+
+/**
+ * Loads a fixture through the store port only. Records replace stored records
+ * with the same key; balances and reservations go into their wallets through
+ * the compare-and-set loop, so loading is safe next to a running server.
+ *
+ * Everything is read and checked before the first write: a fixture that
+ * refers to unknown members fails without having changed the store.
+ */
+export async function loadFixture(store: Store, fixture: Fixture, now: Date): Promise<void> {
+  const issues = semanticIssues(fixture);
+  if (issues.length > 0) throw new FixtureError(issues);
+  const plan = await planLoad(store, fixture, now);
+
+  await store.upsertClients(plan.clients);
+  await store.upsertCatalogueItems(deepCopy(fixture.catalogueItems ?? []));
+  await store.upsertRedemptions(deepCopy(fixture.redemptions ?? []));
+  await store.upsertVoucherDefinitions(plan.voucherDefinitions);
+  // Balances land in the new wallets before members point there, and leave
+  // the old wallets last: a reader never finds a member without its balance.
+  for (const [walletId, change] of plan.walletChanges) {
+    await updateWallet(store, walletId, (wallet) => applyWalletChange(wallet, change));
+  }
+  await store.upsertMembers(plan.members);
+  for (const move of plan.moves) {
+    await updateWallet(store, move.fromWalletId, (wallet) => removeBalance(wallet, move.correlationId));
+  }
+}
+
+async function planLoad(store: Store, fixture: Fixture, now: Date): Promise<LoadPlan> {
+  const clients = (fixture.clients ?? []).map(toClientRecord);
+  const members = (fixture.members ?? []).map(toMemberRecord);
+  const stored = await storedMembers(store, fixture);
+  // Where each member named by the fixture will be: the fixture wins over the store.
+  const walletOf = new Map<string, string>();
+  for (const [id, record] of stored) if (record) walletOf.set(id, record.walletId);
+  for (const member of members) walletOf.set(member.correlationId, member.walletId);
+
+  const issues: FixtureIssue[] = [];
+  const walletChanges = planWalletChanges(fixture, clients, walletOf, now, issues);
+  const moves = await planMoves(store, members, stored, now, issues);
+  if (issues.length > 0) throw new FixtureError(issues);
+
+  const voucherDefinitions = (fixture.voucherDefinitions ?? []).map(toVoucherDefinitionRecord);
+  return { clients, members, voucherDefinitions, walletChanges, moves };
+}
+
+/** Balances and reservations grouped by the wallet they go to. */
+function planWalletChanges(
+  fixture: Fixture,
+  clients: ClientRecord[],
+  walletOf: Map<string, string>,
+  now: Date,
+  issues: FixtureIssue[],
+): Map<string, WalletChange> {
+  const changes = new Map<string, WalletChange>();
+  const changeOf = (walletId: string): WalletChange => {
+    let change = changes.get(walletId);
+    if (!change) changes.set(walletId, (change = { balances: new Map(), reservations: [] }));
+    return change;
+  };
+  for (const m of fixture.members ?? []) {
+    changeOf(walletIdOf(m.correlationId, m.householdId ?? null)).balances.set(m.correlationId, m.pointBalance);
+  }
+  (fixture.reservations ?? []).forEach((r, i) => {
+    const walletId = reservationWallet(r, `/reservations/${i}`, walletOf, issues);
+    if (walletId === undefined) return;
+    const client = clients.find((c) => c.clientId === r.clientId);
+    changeOf(walletId).reservations.push(toReservationRecord(r, client?.reservationDurationSeconds, now));
+  });
+  return changes;
+}
+
+/** Stored records of the fixture's members and of every member its reservations name. */
+async function storedMembers(store: Store, fixture: Fixture): Promise<Map<string, MemberRecord | null>> {
+  const ids = new Set<string>((fixture.members ?? []).map((m) => m.correlationId));
+  for (const r of fixture.reservations ?? []) {
+    ids.add(r.correlationId);
+    for (const c of r.contributions) ids.add(c.correlationId);
+  }
+  const stored = new Map<string, MemberRecord | null>();
+  // One at a time: a large fixture must not flood the store's connection pool.
+  for (const id of ids) stored.set(id, await store.findMember(id));
+  return stored;
+}
+
+/**
+ * The wallet a reservation goes to: its member's. Every contributor must be
+ * in that same wallet, or points would be reserved from a balance the wallet
+ * does not hold and conservation would break.
+ */
+function reservationWallet(
+  r: FixtureReservation,
+  at: string,
+  walletOf: Map<string, string>,
+  issues: FixtureIssue[],
+): string | undefined {
+  const walletId = walletOf.get(r.correlationId);
+  if (walletId === undefined) {
+    issues.push({ path: `${at}/correlationId`, message: unknownMember(r.correlationId) });
+  }
+  r.contributions.forEach((c, j) => {
+    const path = `${at}/contributions/${j}/correlationId`;
+    const contributorWallet = walletOf.get(c.correlationId);
+    if (contributorWallet === undefined) {
+      issues.push({ path, message: unknownMember(c.correlationId) });
+    } else if (walletId !== undefined && contributorWallet !== walletId) {
+      issues.push({ path, message: `member ${JSON.stringify(c.correlationId)} is not in the wallet of the reservation's member (${walletId})` });
+    }
+  });
+  return walletId;
+}
+
+function unknownMember(id: string): string {
+  return `unknown member ${JSON.stringify(id)}: neither in this fixture nor in the store`;
+}
+
+/**
+ * Members whose household changed leave their old wallet. One that still
+ * funds (or owns) an active reservation there cannot leave: those points are
+ * held by the old wallet, and moving the balance alone would create or
+ * destroy points.
+ */
+async function planMoves(
+  store: Store,
+  members: MemberRecord[],
+  stored: Map<string, MemberRecord | null>,
+  now: Date,
+  issues: FixtureIssue[],
+): Promise<Move[]> {
+  const moves: Move[] = [];
+  for (const [index, member] of members.entries()) {
+    const before = stored.get(member.correlationId);
+    if (!before || before.walletId === member.walletId) continue;
+    const oldWallet = await store.loadWallet(before.walletId);
+    const holding = oldWallet ? activeReservationsOf(oldWallet, member.correlationId, now) : [];
+    if (holding.length > 0) {
+      issues.push({
+        path: `/members/${index}/householdId`,
+        message: `member leaves wallet ${before.walletId}, which holds its active reservations (${holding.join(', ')}); release them first`,
+      });
+    }
+    moves.push({ correlationId: member.correlationId, fromWalletId: before.walletId });
+  }
+  return moves;
+}
+
+function activeReservationsOf(wallet: Wallet, correlationId: string, now: Date): string[] {
+  return wallet.reservations
+    .filter((r) => r.expiresAt.getTime() > now.getTime())
+    .filter((r) => r.correlationId === correlationId || r.contributions.some((c) => c.correlationId === correlationId && c.points > 0))
+    .map((r) => r.reservationToken);
+}
+
+function applyWalletChange(wallet: Wallet, change: WalletChange): boolean {
+  for (const [correlationId, pointBalance] of change.balances) {
+    const balance = wallet.balances.find((b) => b.correlationId === correlationId);
+    if (balance) balance.pointBalance = pointBalance;
+    else wallet.balances.push({ correlationId, pointBalance });
+  }
+  for (const reservation of change.reservations) {
+    // A fresh copy per attempt: the CAS loop may run this more than once.
+    const record = deepCopy(reservation);
+    const index = wallet.reservations.findIndex((r) => reservationKey(r) === reservationKey(record));
+    if (index >= 0) wallet.reservations[index] = record;
+    else wallet.reservations.push(record);
+  }
+  wallet.balances.sort((a, b) => compareKeys(a.correlationId, b.correlationId));
+  return true;
+}
+
+function removeBalance(wallet: Wallet, correlationId: string): boolean {
+  const index = wallet.balances.findIndex((b) => b.correlationId === correlationId);
+  if (index < 0) return false;
+  wallet.balances.splice(index, 1);
+  return true;
+}

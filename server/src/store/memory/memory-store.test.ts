@@ -1,0 +1,69 @@
+import type { SessionRecord } from '../../domain/model';
+import { describeStoreContract } from '../store.contract';
+import { MemoryStore } from './memory-store';
+
+describeStoreContract('MemoryStore', async () => {
+  const store = new MemoryStore();
+  return { store, cleanup: () => store.close() };
+});
+
+describe('MemoryStore specifics', () => {
+  const session = (tokenHash: string, expiresAt: string): SessionRecord => ({
+    tokenHash,
+    sessionId: `sid-${tokenHash}`,
+    clientId: 'partner-app',
+    correlationId: 'm-alice',
+    identifierType: 'CARD_NUMBER',
+    expiresAt: new Date(expiresAt),
+  });
+
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('judges expiry by the clock it is given, dropping expired sessions on lookup', async () => {
+    let now = Date.parse('2026-01-01T12:00:00.000Z');
+    const store = new MemoryStore({ clock: () => new Date(now), sessionSweepIntervalMs: 0 });
+    await store.insertSession(session('h1', '2026-01-01T13:00:00.000Z'));
+    expect(await store.findSession('h1')).not.toBeNull();
+    now = Date.parse('2026-01-01T13:00:00.001Z');
+    expect(await store.findSession('h1')).toBeNull();
+    // Gone for good, even if the clock went back.
+    now = Date.parse('2026-01-01T12:00:00.000Z');
+    expect(await store.findSession('h1')).toBeNull();
+    await store.close();
+  });
+
+  it('sweeps expired sessions periodically without keeping the process alive', async () => {
+    jest.useFakeTimers({ now: Date.parse('2026-01-01T12:00:00.000Z') });
+    const store = new MemoryStore({ sessionSweepIntervalMs: 60_000 });
+    const sweep = jest.spyOn(store, 'sweepExpiredSessions');
+    await store.insertSession(session('old', '2026-01-01T12:00:30.000Z'));
+    await store.insertSession(session('new', '2026-01-01T14:00:00.000Z'));
+    jest.advanceTimersByTime(60_000);
+    expect(sweep).toHaveBeenCalledTimes(1);
+    expect(sweep.mock.results[0]?.value).toBe(1);
+    expect(store.sweepExpiredSessions()).toBe(0);
+    await store.close();
+    jest.advanceTimersByTime(120_000);
+    expect(sweep).toHaveBeenCalledTimes(2); // only the direct call above: close stopped the timer
+  });
+
+  it('does not keep the event loop alive', () => {
+    const setInterval = jest.spyOn(global, 'setInterval');
+    const store = new MemoryStore();
+    const timer = setInterval.mock.results[0]?.value as NodeJS.Timeout;
+    expect(timer.hasRef()).toBe(false);
+    setInterval.mockRestore();
+    return store.close();
+  });
+
+  it('forgets everything on close', async () => {
+    const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
+    await store.insertSession(session('h1', '2999-01-01T00:00:00.000Z'));
+    await store.saveWallet({ walletId: 'member:m', version: 0, balances: [], reservations: [] }, 0);
+    await store.close();
+    expect(await store.findSession('h1')).toBeNull();
+    expect(await store.loadWallet('member:m')).toBeNull();
+  });
+});

@@ -1,0 +1,275 @@
+import { systemClock, type Clock } from '../../domain/clock';
+import type {
+  AuditEntry,
+  CatalogueItemRecord,
+  ClientRecord,
+  MemberRecord,
+  RedemptionRecord,
+  SessionRecord,
+  VoucherDefinitionRecord,
+  Wallet,
+} from '../../domain/model';
+import { deepCopy as copy } from '../copy';
+import { compareKeys } from '../key-order';
+import type { Store } from '../port';
+import { assertExpectedVersion } from '../wallet-update';
+
+export interface MemoryStoreOptions {
+  /**
+   * Decides which sessions are expired and may be dropped. Pass the clock the
+   * services use when it is not the system clock (tests with a fixed time),
+   * or the store would drop sessions the services still consider valid.
+   */
+  clock?: Clock;
+  /** How often expired sessions are swept; 0 turns the sweep off. Default one minute. */
+  sessionSweepIntervalMs?: number;
+}
+
+const published = 'PUBLISHED';
+
+/**
+ * The in-process store: plain maps, copies in and out (callers never hold a
+ * reference into the store), one process, no persistence. Every
+ * method works synchronously inside its promise, so a compare-and-set is
+ * atomic with respect to other callers.
+ */
+export class MemoryStore implements Store {
+  private readonly clock: Clock;
+  private readonly clients = new Map<string, ClientRecord>();
+  private readonly clientIdByKeyHash = new Map<string, string>();
+  private readonly members = new Map<string, MemberRecord>();
+  private readonly membersByHousehold = new Map<string, Set<string>>();
+  private readonly sessions = new Map<string, SessionRecord>();
+  private readonly catalogue = new Map<string, CatalogueItemRecord>();
+  private readonly redemptions = new Map<string, RedemptionRecord>();
+  private readonly definitions = new Map<string, VoucherDefinitionRecord>();
+  /** businessUnit -> status -> definitions sorted by id: listing touches only its own bucket. */
+  private readonly definitionIndex = new Map<string, Map<string, VoucherDefinitionRecord[]>>();
+  private readonly wallets = new Map<string, Wallet>();
+  private readonly audit = new Map<string, AuditEntry[]>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    const interval = options.sessionSweepIntervalMs ?? 60_000;
+    if (interval > 0) {
+      this.sweepTimer = setInterval(() => this.sweepExpiredSessions(), interval);
+      // The sweep is housekeeping: it must never keep the process alive.
+      this.sweepTimer.unref();
+    }
+  }
+
+  // --- clients -------------------------------------------------------------
+
+  async findClientByApiKeyHash(apiKeyHash: string): Promise<ClientRecord | null> {
+    const clientId = this.clientIdByKeyHash.get(apiKeyHash);
+    const client = clientId === undefined ? undefined : this.clients.get(clientId);
+    return client ? copy(client) : null;
+  }
+
+  /** Like the MongoDB adapter's unique index: a key hash belongs to one client. */
+  async upsertClients(clients: ClientRecord[]): Promise<void> {
+    for (const client of clients) {
+      const owner = this.clientIdByKeyHash.get(client.apiKeyHash);
+      if (owner !== undefined && owner !== client.clientId) {
+        throw new Error(`client ${client.clientId}: apiKeyHash already belongs to another client`);
+      }
+      const previous = this.clients.get(client.clientId);
+      if (previous) this.clientIdByKeyHash.delete(previous.apiKeyHash);
+      this.clients.set(client.clientId, copy(client));
+      this.clientIdByKeyHash.set(client.apiKeyHash, client.clientId);
+    }
+  }
+
+  // --- members -------------------------------------------------------------
+
+  async findMember(correlationId: string): Promise<MemberRecord | null> {
+    const member = this.members.get(correlationId);
+    return member ? copy(member) : null;
+  }
+
+  async findHouseholdMembers(householdId: string): Promise<MemberRecord[]> {
+    const ids = [...(this.membersByHousehold.get(householdId) ?? [])].sort(compareKeys);
+    return ids.flatMap((id) => {
+      const member = this.members.get(id);
+      return member ? [copy(member)] : [];
+    });
+  }
+
+  async upsertMembers(members: MemberRecord[]): Promise<void> {
+    for (const member of members) {
+      const previous = this.members.get(member.correlationId);
+      if (previous?.householdId != null) this.membersByHousehold.get(previous.householdId)?.delete(member.correlationId);
+      this.members.set(member.correlationId, copy(member));
+      if (member.householdId != null) {
+        let ids = this.membersByHousehold.get(member.householdId);
+        if (!ids) this.membersByHousehold.set(member.householdId, (ids = new Set()));
+        ids.add(member.correlationId);
+      }
+    }
+  }
+
+  // --- sessions ------------------------------------------------------------
+
+  /** Token hashes come from 128+ random bits: a duplicate is a bug, not a case to merge. */
+  async insertSession(session: SessionRecord): Promise<void> {
+    if (this.sessions.has(session.tokenHash)) throw new Error('session token hash already exists');
+    this.sessions.set(session.tokenHash, copy(session));
+  }
+
+  async findSession(tokenHash: string): Promise<SessionRecord | null> {
+    const session = this.sessions.get(tokenHash);
+    if (!session) return null;
+    if (this.isExpired(session)) {
+      this.sessions.delete(tokenHash);
+      return null;
+    }
+    return copy(session);
+  }
+
+  /** Drops every expired session; returns how many. Runs on the sweep timer. */
+  sweepExpiredSessions(): number {
+    let removed = 0;
+    for (const [tokenHash, session] of this.sessions) {
+      if (this.isExpired(session)) {
+        this.sessions.delete(tokenHash);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  private isExpired(session: SessionRecord): boolean {
+    return session.expiresAt.getTime() < this.clock().getTime();
+  }
+
+  // --- voucher definitions ------------------------------------------------
+
+  async listPublishedVoucherDefinitions(businessUnit: string, channel: string): Promise<VoucherDefinitionRecord[]> {
+    const bucket = this.definitionIndex.get(businessUnit)?.get(published) ?? [];
+    return bucket.filter((d) => usableOn(d, channel)).map(copy);
+  }
+
+  async upsertVoucherDefinitions(definitions: VoucherDefinitionRecord[]): Promise<void> {
+    for (const definition of definitions) {
+      const previous = this.definitions.get(definition.voucherDefinitionId);
+      if (previous) this.removeFromIndex(previous);
+      const stored = copy(definition);
+      this.definitions.set(stored.voucherDefinitionId, stored);
+      this.addToIndex(stored);
+    }
+  }
+
+  private bucketOf(definition: VoucherDefinitionRecord): VoucherDefinitionRecord[] {
+    let byStatus = this.definitionIndex.get(definition.businessUnit);
+    if (!byStatus) this.definitionIndex.set(definition.businessUnit, (byStatus = new Map()));
+    let bucket = byStatus.get(definition.status);
+    if (!bucket) byStatus.set(definition.status, (bucket = []));
+    return bucket;
+  }
+
+  private addToIndex(definition: VoucherDefinitionRecord): void {
+    const bucket = this.bucketOf(definition);
+    bucket.splice(insertionIndex(bucket, definition.voucherDefinitionId), 0, definition);
+  }
+
+  private removeFromIndex(definition: VoucherDefinitionRecord): void {
+    const bucket = this.bucketOf(definition);
+    const index = insertionIndex(bucket, definition.voucherDefinitionId);
+    if (bucket[index]?.voucherDefinitionId === definition.voucherDefinitionId) bucket.splice(index, 1);
+  }
+
+  // --- catalogue and redemptions ------------------------------------------
+
+  async findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]> {
+    return [...new Set(productCodes)].flatMap((code) => {
+      const item = this.catalogue.get(code);
+      return item ? [copy(item)] : [];
+    });
+  }
+
+  async upsertCatalogueItems(items: CatalogueItemRecord[]): Promise<void> {
+    for (const item of items) this.catalogue.set(item.productCode, copy(item));
+  }
+
+  async findRedemption(redemptionId: string): Promise<RedemptionRecord | null> {
+    const redemption = this.redemptions.get(redemptionId);
+    return redemption ? copy(redemption) : null;
+  }
+
+  async upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void> {
+    for (const redemption of redemptions) this.redemptions.set(redemption.redemptionId, copy(redemption));
+  }
+
+  // --- wallets -------------------------------------------------------------
+
+  async loadWallet(walletId: string): Promise<Wallet | null> {
+    const wallet = this.wallets.get(walletId);
+    return wallet ? copy(wallet) : null;
+  }
+
+  async saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
+    assertExpectedVersion(expectedVersion);
+    const storedVersion = this.wallets.get(wallet.walletId)?.version ?? 0;
+    if (storedVersion !== expectedVersion) return false;
+    this.wallets.set(wallet.walletId, { ...copy(wallet), version: expectedVersion + 1 });
+    return true;
+  }
+
+  // --- audit ---------------------------------------------------------------
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    let entries = this.audit.get(entry.reservationToken);
+    if (!entries) this.audit.set(entry.reservationToken, (entries = []));
+    entries.push(copy(entry));
+  }
+
+  /** Oldest first; entries with the same time stay in the order they were appended (stable sort). */
+  async listAudit(reservationToken: string): Promise<AuditEntry[]> {
+    const entries = this.audit.get(reservationToken) ?? [];
+    return entries.map(copy).sort((a, b) => a.at.getTime() - b.at.getTime());
+  }
+
+  // --- lifecycle -----------------------------------------------------------
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+    for (const map of [
+      this.clients,
+      this.clientIdByKeyHash,
+      this.members,
+      this.membersByHousehold,
+      this.sessions,
+      this.catalogue,
+      this.redemptions,
+      this.definitions,
+      this.definitionIndex,
+      this.wallets,
+      this.audit,
+    ]) {
+      map.clear();
+    }
+  }
+}
+
+/** usageChannels absent or empty means "usable everywhere". */
+function usableOn(definition: VoucherDefinitionRecord, channel: string): boolean {
+  const channels = definition.usageChannels;
+  return !channels || channels.length === 0 || channels.includes(channel);
+}
+
+/** First index whose id is not below `id` (binary search over a sorted bucket). */
+function insertionIndex(bucket: VoucherDefinitionRecord[], id: string): number {
+  let low = 0;
+  let high = bucket.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const candidate = bucket[middle];
+    if (candidate && compareKeys(candidate.voucherDefinitionId, id) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -1,0 +1,77 @@
+import {
+  MongoClientClosedError,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from 'mongodb';
+import { StoreUnavailableError } from '../port';
+
+/**
+ * Server error codes that mean "no usable primary right now" rather than
+ * "your request is wrong": the node is down, shutting down, stepping down or
+ * not (any more) the primary. Same list the driver uses to reset its view of
+ * the topology (mongodb/lib/error.js, SDAM spec), plus the network codes.
+ */
+const unavailableCodes = new Set<number>([
+  6, // HostUnreachable
+  7, // HostNotFound
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  9001, // SocketException
+  10058, // LegacyNotPrimary
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/**
+ * Pool errors the driver does not export; matched by name. The pool-cleared
+ * ones extend MongoNetworkError today, the name check keeps them covered if
+ * that changes. A wait-queue timeout means every connection is stuck.
+ */
+const unavailableNames = new Set<string>([
+  'MongoPoolClearedError',
+  'PoolClearedOnNetworkError',
+  'MongoPoolClosedError',
+  'MongoWaitQueueTimeoutError',
+]);
+
+const unavailableClasses = [
+  MongoNetworkError, // includes MongoNetworkTimeoutError and pool-cleared errors
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoClientClosedError,
+  MongoServerClosedError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+];
+
+/** True when the error says the database cannot be reached, not that the operation is wrong. */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof MongoError)) return false;
+  if (unavailableClasses.some((type) => error instanceof type)) return true;
+  if (unavailableNames.has(error.name)) return true;
+  return typeof error.code === 'number' && unavailableCodes.has(error.code);
+}
+
+/**
+ * Maps "database unreachable" to `StoreUnavailableError` with a generic
+ * message (the driver's message names hosts and must not reach a client; it
+ * stays available to logs as `cause`). Everything else is returned as is.
+ */
+export function toStoreError(error: unknown): unknown {
+  return isUnavailable(error) ? new StoreUnavailableError('store unavailable', { cause: error }) : error;
+}
+
+/** E11000: a unique index (or `_id`) already holds this key. */
+export function isDuplicateKey(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === 11000;
+}

@@ -1,0 +1,144 @@
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { StoreUnavailableError } from '../port';
+import { describeStoreContract } from '../store.contract';
+import { collectionNames, MongoStore } from './mongo-store';
+import { startTestMongo, testMongoSource, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
+
+/*
+ * Runs the shared Store contract against a real MongoDB when one is reachable
+ * (MONGODB_URI, or a mongod binary for mongodb-memory-server). Without one,
+ * the suite is skipped with the reason in its title: there is no faithful
+ * fake of MongoDB, and a green run must not pretend the adapter was tested.
+ */
+
+const source = testMongoSource();
+const dbName = uniqueDbName(path.basename(__filename, '.test.ts'));
+
+describe('MongoStore without a server', () => {
+  it('fails to connect with StoreUnavailableError and a message that names no host', async () => {
+    const connecting = MongoStore.connect({
+      uri: 'mongodb://127.0.0.1:1/?directConnection=true',
+      dbName,
+      serverSelectionTimeoutMS: 300,
+    });
+    await expect(connecting).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(connecting).rejects.toThrow(/^store unavailable$/);
+  });
+});
+
+if (source.kind === 'none') {
+  it.skip(`MongoStore contract: skipped, ${source.reason}`, () => undefined);
+} else {
+  let mongo: TestMongo | null = null;
+  let admin: MongoClient;
+
+  beforeAll(async () => {
+    mongo = await startTestMongo();
+    if (!mongo) throw new Error('MongoDB was configured but could not be started');
+    admin = await new MongoClient(mongo.uri, { serverSelectionTimeoutMS: 10_000 }).connect();
+  }, 120_000);
+
+  afterAll(async () => {
+    await admin?.db(dbName).dropDatabase();
+    await admin?.close();
+    await mongo?.stop();
+  }, 60_000);
+
+  /** Each test starts from an empty database; the store recreates its indexes on connect. */
+  async function freshStore(): Promise<MongoStore> {
+    if (!mongo) throw new Error('no MongoDB');
+    await admin.db(dbName).dropDatabase();
+    return MongoStore.connect({ uri: mongo.uri, dbName, serverSelectionTimeoutMS: 10_000 });
+  }
+
+  describeStoreContract('MongoStore', async () => {
+    const store = await freshStore();
+    return { store, cleanup: () => store.close() };
+  });
+
+  describe('MongoStore specifics', () => {
+    let store: MongoStore;
+
+    beforeEach(async () => {
+      store = await freshStore();
+    });
+
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('creates its indexes idempotently', async () => {
+      await store.ensureIndexes();
+      await store.ensureIndexes();
+      const db = admin.db(dbName);
+      const keysOf = async (name: string) => (await db.collection(name).indexes()).map((i) => ({ key: i.key, unique: i.unique, ttl: i.expireAfterSeconds }));
+      expect(await keysOf(collectionNames.clients)).toContainEqual({ key: { apiKeyHash: 1 }, unique: true, ttl: undefined });
+      expect(await keysOf(collectionNames.members)).toContainEqual({ key: { householdId: 1 }, unique: undefined, ttl: undefined });
+      expect(await keysOf(collectionNames.sessions)).toContainEqual({ key: { expiresAt: 1 }, unique: undefined, ttl: 0 });
+      expect(await keysOf(collectionNames.voucherDefinitions)).toContainEqual({
+        key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 },
+        unique: undefined,
+        ttl: undefined,
+      });
+      expect(await keysOf(collectionNames.audit)).toContainEqual({ key: { reservationToken: 1, at: 1 }, unique: undefined, ttl: undefined });
+    });
+
+    it('answers the voucher listing from its index, without reading other units or statuses or sorting', async () => {
+      const definition = (id: string, businessUnit: string, status: string) => ({
+        voucherDefinitionId: id,
+        adminId: `ADM-${id}`,
+        businessUnit,
+        status,
+        definitionName: id,
+        rewardType: 'DOLLAR_OFF',
+        rewardMetadata: { amount: 1, scopeType: 'CART' },
+        expiryRule: { type: 'ROLLING' },
+        creative: {},
+        pointValue: null,
+        redeemableValue: null,
+      });
+      const others = Array.from({ length: 60 }, (_, i) => definition(`x-${String(i).padStart(3, '0')}`, i % 2 ? 'SDM' : 'LCL', i % 2 ? 'PUBLISHED' : 'DRAFT'));
+      await store.upsertVoucherDefinitions([...others, definition('vd-2', 'LCL', 'PUBLISHED'), definition('vd-1', 'LCL', 'PUBLISHED')]);
+      expect((await store.listPublishedVoucherDefinitions('LCL', 'CUX')).map((d) => d.voucherDefinitionId)).toEqual(['vd-1', 'vd-2']);
+
+      // The same filter and sort the adapter sends.
+      const explain = await admin
+        .db(dbName)
+        .collection(collectionNames.voucherDefinitions)
+        .find({
+          businessUnit: 'LCL',
+          status: 'PUBLISHED',
+          $or: [{ usageChannels: 'CUX' }, { usageChannels: { $exists: false } }, { usageChannels: { $size: 0 } }],
+        })
+        .sort({ voucherDefinitionId: 1 })
+        .explain('executionStats');
+      const stages = stageNames(explain.queryPlanner?.winningPlan);
+      expect(stages).toContain('IXSCAN');
+      expect(stages).not.toContain('SORT');
+      expect(stages).not.toContain('COLLSCAN');
+      expect(explain.executionStats?.totalDocsExamined).toBeLessThanOrEqual(2);
+    });
+
+    it('stores dates as BSON dates and keeps internal fields inside the adapter', async () => {
+      await store.insertSession({
+        tokenHash: 'h1',
+        sessionId: 's1',
+        clientId: 'c1',
+        correlationId: 'm1',
+        identifierType: 'EMAIL',
+        expiresAt: new Date('2999-01-01T00:00:00.000Z'),
+      });
+      const raw = await admin.db(dbName).collection<{ _id: string; expiresAt: unknown }>(collectionNames.sessions).findOne({ _id: 'h1' });
+      expect(raw?.expiresAt).toBeInstanceOf(Date);
+      expect(Object.keys((await store.findSession('h1')) ?? {})).not.toContain('_id');
+    });
+  });
+}
+
+/** Every `stage` in an explain plan, whichever engine (classic or SBE) produced it. */
+function stageNames(plan: unknown): string[] {
+  if (plan === null || typeof plan !== 'object') return [];
+  const own = 'stage' in plan && typeof plan.stage === 'string' ? [plan.stage] : [];
+  return [...own, ...Object.values(plan).flatMap(stageNames)];
+}

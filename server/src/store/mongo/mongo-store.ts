@@ -1,0 +1,342 @@
+import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type MongoClientOptions } from 'mongodb';
+import type {
+  AuditEntry,
+  CatalogueItemRecord,
+  ClientRecord,
+  MemberRecord,
+  RedemptionRecord,
+  SessionRecord,
+  VoucherDefinitionRecord,
+  Wallet,
+} from '../../domain/model';
+import type { Store } from '../port';
+import { assertExpectedVersion } from '../wallet-update';
+import {
+  auditDoc,
+  auditFromDoc,
+  catalogueItemBody,
+  catalogueItemFromDoc,
+  clientBody,
+  clientFromDoc,
+  memberBody,
+  memberFromDoc,
+  redemptionBody,
+  redemptionFromDoc,
+  sessionDoc,
+  sessionFromDoc,
+  voucherDefinitionBody,
+  voucherDefinitionFromDoc,
+  walletBody,
+  walletFromDoc,
+  type AuditDoc,
+  type Body,
+  type CatalogueItemDoc,
+  type ClientDoc,
+  type MemberDoc,
+  type RedemptionDoc,
+  type SessionDoc,
+  type VoucherDefinitionDoc,
+  type WalletDoc,
+} from './documents';
+import { isDuplicateKey, toStoreError } from './errors';
+
+export interface MongoStoreOptions {
+  uri: string;
+  dbName: string;
+  /** How long an operation waits for a usable server before failing as unavailable. */
+  serverSelectionTimeoutMS?: number;
+  socketTimeoutMS?: number;
+  maxPoolSize?: number;
+}
+
+/** Collection names, in one place for operators and tests. */
+export const collectionNames = {
+  clients: 'clients',
+  members: 'members',
+  sessions: 'sessions',
+  catalogueItems: 'catalogueItems',
+  redemptions: 'redemptions',
+  voucherDefinitions: 'voucherDefinitions',
+  wallets: 'wallets',
+  audit: 'audit',
+} as const;
+
+const published = 'PUBLISHED';
+
+interface Collections {
+  clients: Collection<ClientDoc>;
+  members: Collection<MemberDoc>;
+  sessions: Collection<SessionDoc>;
+  catalogueItems: Collection<CatalogueItemDoc>;
+  redemptions: Collection<RedemptionDoc>;
+  voucherDefinitions: Collection<VoucherDefinitionDoc>;
+  wallets: Collection<WalletDoc>;
+  audit: Collection<AuditDoc>;
+}
+
+/**
+ * Every value that goes into a filter passes through here. The port is typed,
+ * but callers hand on values from requests: an object such as `{ $ne: "" }`
+ * in a filter would turn an equality into an operator. Non-strings match
+ * nothing.
+ */
+const isKey = (value: unknown): value is string => typeof value === 'string';
+
+function requireKey(value: unknown, what: string): string {
+  if (!isKey(value)) throw new TypeError(`${what} must be a string`);
+  return value;
+}
+
+/**
+ * The store on MongoDB, official driver, mainstream commands only (no
+ * transactions, $text, collations or update pipelines), so it runs on any
+ * supported deployment. Consistency of points rests on one document per
+ * wallet replaced with a version check.
+ */
+export class MongoStore implements Store {
+  private readonly c: Collections;
+
+  private constructor(
+    private readonly client: MongoClient,
+    db: Db,
+  ) {
+    this.c = {
+      clients: db.collection<ClientDoc>(collectionNames.clients),
+      members: db.collection<MemberDoc>(collectionNames.members),
+      sessions: db.collection<SessionDoc>(collectionNames.sessions),
+      catalogueItems: db.collection<CatalogueItemDoc>(collectionNames.catalogueItems),
+      redemptions: db.collection<RedemptionDoc>(collectionNames.redemptions),
+      voucherDefinitions: db.collection<VoucherDefinitionDoc>(collectionNames.voucherDefinitions),
+      wallets: db.collection<WalletDoc>(collectionNames.wallets),
+      audit: db.collection<AuditDoc>(collectionNames.audit),
+    };
+  }
+
+  /**
+   * Connects, checks the server answers and creates the indexes. An
+   * unreachable server gives `StoreUnavailableError`; a malformed URI gives
+   * the driver's parse error (a configuration mistake, not an outage).
+   */
+  static async connect(options: MongoStoreOptions): Promise<MongoStore> {
+    const client = new MongoClient(options.uri, clientOptions(options));
+    try {
+      await client.connect();
+      const store = new MongoStore(client, client.db(options.dbName));
+      await store.ensureIndexes();
+      return store;
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw toStoreError(error);
+    }
+  }
+
+  /**
+   * Idempotent: createIndexes with the same keys and options is a no-op.
+   * Default index names, so an index an operator created by hand with the
+   * same keys is recognised rather than conflicting.
+   */
+  async ensureIndexes(): Promise<void> {
+    await this.run(() =>
+      Promise.all([
+        this.c.clients.createIndexes([{ key: { apiKeyHash: 1 }, unique: true }]),
+        this.c.members.createIndexes([{ key: { householdId: 1 } }]),
+        // TTL: the server deletes a session once expiresAt has passed (checked about once a minute).
+        this.c.sessions.createIndexes([{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }]),
+        // Equality on unit and status, then ordered by id: the listing reads only its own entries, already sorted.
+        this.c.voucherDefinitions.createIndexes([{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }]),
+        this.c.audit.createIndexes([{ key: { reservationToken: 1, at: 1 } }]),
+      ]),
+    );
+  }
+
+  // --- clients -------------------------------------------------------------
+
+  async findClientByApiKeyHash(apiKeyHash: string): Promise<ClientRecord | null> {
+    if (!isKey(apiKeyHash)) return null;
+    const doc = await this.run(() => this.c.clients.findOne({ apiKeyHash }));
+    return doc ? clientFromDoc(doc) : null;
+  }
+
+  async upsertClients(clients: ClientRecord[]): Promise<void> {
+    await this.replaceAll(this.c.clients, clients.map((c) => [requireKey(c.clientId, 'clientId'), clientBody(c)]));
+  }
+
+  // --- members -------------------------------------------------------------
+
+  async findMember(correlationId: string): Promise<MemberRecord | null> {
+    if (!isKey(correlationId)) return null;
+    const doc = await this.run(() => this.c.members.findOne({ _id: correlationId }));
+    return doc ? memberFromDoc(doc) : null;
+  }
+
+  async findHouseholdMembers(householdId: string): Promise<MemberRecord[]> {
+    if (!isKey(householdId)) return [];
+    const docs = await this.run(() => this.c.members.find({ householdId }).sort({ _id: 1 }).toArray());
+    return docs.map(memberFromDoc);
+  }
+
+  async upsertMembers(members: MemberRecord[]): Promise<void> {
+    await this.replaceAll(this.c.members, members.map((m) => [requireKey(m.correlationId, 'correlationId'), memberBody(m)]));
+  }
+
+  // --- sessions ------------------------------------------------------------
+
+  async insertSession(session: SessionRecord): Promise<void> {
+    requireKey(session.tokenHash, 'tokenHash');
+    await this.run(() => this.c.sessions.insertOne(sessionDoc(session)));
+  }
+
+  async findSession(tokenHash: string): Promise<SessionRecord | null> {
+    if (!isKey(tokenHash)) return null;
+    const doc = await this.run(() => this.c.sessions.findOne({ _id: tokenHash }));
+    return doc ? sessionFromDoc(doc) : null;
+  }
+
+  // --- voucher definitions ------------------------------------------------
+
+  async listPublishedVoucherDefinitions(businessUnit: string, channel: string): Promise<VoucherDefinitionRecord[]> {
+    if (!isKey(businessUnit) || !isKey(channel)) return [];
+    const filter = {
+      businessUnit,
+      status: published,
+      // A scalar against an array field matches when the array contains it.
+      $or: [{ usageChannels: channel }, { usageChannels: { $exists: false } }, { usageChannels: { $size: 0 } }],
+    };
+    const docs = await this.run(() =>
+      this.c.voucherDefinitions.find(filter).sort({ voucherDefinitionId: 1 }).toArray(),
+    );
+    return docs.map(voucherDefinitionFromDoc);
+  }
+
+  async upsertVoucherDefinitions(definitions: VoucherDefinitionRecord[]): Promise<void> {
+    await this.replaceAll(
+      this.c.voucherDefinitions,
+      definitions.map((d) => [requireKey(d.voucherDefinitionId, 'voucherDefinitionId'), voucherDefinitionBody(d)]),
+    );
+  }
+
+  // --- catalogue and redemptions ------------------------------------------
+
+  async findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]> {
+    const codes = [...new Set(productCodes.filter(isKey))];
+    if (codes.length === 0) return [];
+    const docs = await this.run(() => this.c.catalogueItems.find({ _id: { $in: codes } }).toArray());
+    return docs.map(catalogueItemFromDoc);
+  }
+
+  async upsertCatalogueItems(items: CatalogueItemRecord[]): Promise<void> {
+    await this.replaceAll(this.c.catalogueItems, items.map((i) => [requireKey(i.productCode, 'productCode'), catalogueItemBody(i)]));
+  }
+
+  async findRedemption(redemptionId: string): Promise<RedemptionRecord | null> {
+    if (!isKey(redemptionId)) return null;
+    const doc = await this.run(() => this.c.redemptions.findOne({ _id: redemptionId }));
+    return doc ? redemptionFromDoc(doc) : null;
+  }
+
+  async upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void> {
+    await this.replaceAll(
+      this.c.redemptions,
+      redemptions.map((r) => [requireKey(r.redemptionId, 'redemptionId'), redemptionBody(r)]),
+    );
+  }
+
+  // --- wallets -------------------------------------------------------------
+
+  async loadWallet(walletId: string): Promise<Wallet | null> {
+    if (!isKey(walletId)) return null;
+    const doc = await this.run(() => this.c.wallets.findOne({ _id: walletId }));
+    return doc ? walletFromDoc(doc) : null;
+  }
+
+  /**
+   * Version 0 inserts (a duplicate `_id` means someone created it first);
+   * otherwise the replacement matches only the version that was read. Both
+   * are single-document writes the server applies atomically; with retryable
+   * writes a retried attempt is recognised by the server, not applied twice.
+   */
+  async saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
+    assertExpectedVersion(expectedVersion);
+    const walletId = requireKey(wallet.walletId, 'walletId');
+    const body = walletBody(wallet, expectedVersion + 1);
+    if (expectedVersion === 0) return this.insertWallet({ _id: walletId, ...body });
+    const result = await this.run(() => this.c.wallets.replaceOne({ _id: walletId, version: expectedVersion }, body));
+    return result.matchedCount === 1;
+  }
+
+  private async insertWallet(doc: WalletDoc): Promise<boolean> {
+    try {
+      await this.run(() => this.c.wallets.insertOne(doc));
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+
+  // --- audit ---------------------------------------------------------------
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    requireKey(entry.reservationToken, 'reservationToken');
+    await this.run(() => this.c.audit.insertOne(auditDoc(entry)));
+  }
+
+  /** Oldest first; `_id` (an ObjectId, increasing per process) orders entries with the same time. */
+  async listAudit(reservationToken: string): Promise<AuditEntry[]> {
+    if (!isKey(reservationToken)) return [];
+    const docs = await this.run(() => this.c.audit.find({ reservationToken }).sort({ at: 1, _id: 1 }).toArray());
+    return docs.map(auditFromDoc);
+  }
+
+  // --- lifecycle -----------------------------------------------------------
+
+  async ping(): Promise<void> {
+    await this.run(() => this.client.db('admin').command({ ping: 1 }));
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  // --- helpers -------------------------------------------------------------
+
+  /** Runs one driver call, turning "database unreachable" into StoreUnavailableError. */
+  private async run<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  /**
+   * Replace-or-insert by `_id`, in order: a key given twice ends with its last
+   * record, as in the memory store. An empty list sends nothing (the driver
+   * rejects an empty bulk write).
+   */
+  private async replaceAll<T extends { _id: string }>(
+    collection: Collection<T>,
+    entries: Array<[id: string, body: Body<T>]>,
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    // The cast: the driver's Filter<T> cannot be resolved for a generic T,
+    // though every T here is a document keyed by a string `_id`.
+    const operations = entries.map(
+      ([id, body]) =>
+        ({ replaceOne: { filter: { _id: id }, replacement: body, upsert: true } }) as AnyBulkWriteOperation<T>,
+    );
+    await this.run(() => collection.bulkWrite(operations, { ordered: true }));
+  }
+}
+
+/** Only options that were given: the driver's defaults stand for the rest. */
+function clientOptions(options: MongoStoreOptions): MongoClientOptions {
+  return {
+    appName: 'loyalty-server',
+    // Optional record fields that are undefined are left out, not stored as null.
+    ignoreUndefined: true,
+    ...(options.serverSelectionTimeoutMS !== undefined && { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS }),
+    ...(options.socketTimeoutMS !== undefined && { socketTimeoutMS: options.socketTimeoutMS }),
+    ...(options.maxPoolSize !== undefined && { maxPoolSize: options.maxPoolSize }),
+  };
+}

@@ -1,0 +1,90 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Where tests find a MongoDB, in this order:
+ * 1. `MONGODB_URI`: a server someone runs (CI service, local docker);
+ * 2. a `mongod` binary (`MONGOMS_SYSTEM_BINARY`, or `mongod` on PATH),
+ *    started by mongodb-memory-server for the test file.
+ * Nothing is ever downloaded: without either, MongoDB tests are skipped.
+ */
+export type TestMongoSource =
+  | { kind: 'uri'; uri: string }
+  | { kind: 'binary'; binary: string }
+  | { kind: 'none'; reason: string };
+
+export interface TestMongo {
+  uri: string;
+  stop: () => Promise<void>;
+}
+
+export const noMongoReason =
+  'no MongoDB reachable: set MONGODB_URI, or MONGOMS_SYSTEM_BINARY / put mongod on PATH';
+
+/** Decided synchronously, so a test file can choose between its suite and a skip while jest collects tests. */
+export function testMongoSource(env: NodeJS.ProcessEnv = process.env): TestMongoSource {
+  const uri = env.MONGODB_URI?.trim();
+  if (uri) return { kind: 'uri', uri };
+  const binary = env.MONGOMS_SYSTEM_BINARY?.trim() || findOnPath('mongod', env.PATH ?? '');
+  if (binary) return { kind: 'binary', binary };
+  return { kind: 'none', reason: noMongoReason };
+}
+
+/** A MongoDB for tests, or null when there is none (see testMongoSource). */
+export async function startTestMongo(): Promise<TestMongo | null> {
+  const source = testMongoSource();
+  if (source.kind === 'none') return null;
+  // Someone else's server: nothing to stop; each test file uses (and drops) its own database.
+  if (source.kind === 'uri') return { uri: source.uri, stop: async () => undefined };
+
+  // Loaded only here, so files that never start a server do not load it.
+  const { MongoMemoryServer } = await import('mongodb-memory-server-core');
+  const version = mongodVersion(source.binary);
+  const server = await MongoMemoryServer.create({
+    // The version is passed only to silence the library's "version conflict" warning.
+    binary: { systemBinary: source.binary, ...(version && { version }) },
+  });
+  return {
+    uri: server.getUri(),
+    stop: async () => {
+      await server.stop({ doCleanup: true });
+    },
+  };
+}
+
+/**
+ * A database name no other test file (or concurrent run) uses. MongoDB
+ * allows 63 characters without `/\. "$`.
+ */
+export function uniqueDbName(label: string): string {
+  const safe = label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 30);
+  return `test_${safe}_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+function findOnPath(command: string, searchPath: string): string | undefined {
+  const names = process.platform === 'win32' ? [`${command}.exe`] : [command];
+  for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
+    for (const name of names) {
+      const candidate = path.join(dir, name);
+      if (isExecutableFile(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** "db version v7.0.14" -> "7.0.14"; undefined when the binary does not say. */
+function mongodVersion(binary: string): string | undefined {
+  const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  return /db version v?(\d+\.\d+\.\d+)/.exec(result.stdout ?? '')?.[1];
+}

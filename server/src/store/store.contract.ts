@@ -1,0 +1,736 @@
+/**
+ * The behaviour every `Store` adapter promises, as one jest suite. Each
+ * adapter's test file calls `describeStoreContract` with a factory that gives
+ * a fresh, empty store per test.
+ *
+ * Imports jest from `@jest/globals` (not the ambient globals) because this
+ * file lives among the sources and is type-checked with them.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type {
+  AuditEntry,
+  CatalogueItemRecord,
+  ClientRecord,
+  MemberRecord,
+  ReservationRecord,
+  SessionRecord,
+  VoucherDefinitionRecord,
+  Wallet,
+} from '../domain/model';
+import { hashSecret } from '../domain/secrets';
+import { deepCopy } from './copy';
+import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture } from './fixture';
+import type { Store } from './port';
+
+export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
+
+// ---------------------------------------------------------------------------
+// Record builders
+
+const inOneHour = (): Date => new Date(Date.now() + 3_600_000);
+
+function clientRecord(clientId: string, overrides: Partial<ClientRecord> = {}): ClientRecord {
+  return {
+    clientId,
+    apiKeyHash: hashSecret(`key-of-${clientId}`),
+    enabledBusinessUnits: ['LCL', 'SDM'],
+    defaultBusinessUnit: 'LCL',
+    vouchersEnabled: true,
+    sessionTtlSeconds: 3600,
+    reservationDurationSeconds: 900,
+    extendedDurationSeconds: 3600,
+    redemptionTiers: [1000, 2500],
+    dailyRedemptionCap: 6000,
+    ...overrides,
+  };
+}
+
+function memberRecord(correlationId: string, householdId: string | null = null): MemberRecord {
+  return {
+    correlationId,
+    walletId: householdId ? `household:${householdId}` : `member:${correlationId}`,
+    householdId,
+    eligibleForRedemption: true,
+    privileges: ['REDEEM'],
+  };
+}
+
+function sessionRecord(tokenHash: string, expiresAt = inOneHour()): SessionRecord {
+  return { tokenHash, sessionId: `sid-${tokenHash}`, clientId: 'partner-app', correlationId: 'm-alice', identifierType: 'EMAIL', expiresAt };
+}
+
+function definitionRecord(id: string, businessUnit: string, status: string, usageChannels?: string[]): VoucherDefinitionRecord {
+  return {
+    voucherDefinitionId: id,
+    adminId: `ADM-${id}`,
+    businessUnit,
+    status,
+    ...(usageChannels ? { usageChannels } : {}),
+    definitionName: `Definition ${id}`,
+    rewardType: 'DOLLAR_OFF',
+    rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART' },
+    expiryRule: { type: 'ROLLING', rollingDays: 30 },
+    creative: { 'en-CA': { shortDescription1: '$5 off', smallImageURI: 'https://cdn.example.com/5.png' } },
+    pointValue: 5000,
+    redeemableValue: null,
+    systemOfRecord: 'LOYALTY_CORE',
+    version: 2,
+    basedOn: null,
+    features: ['STACKABLE'],
+  };
+}
+
+function catalogueItem(productCode: string, pointsAmount = 2000): CatalogueItemRecord {
+  return {
+    productCode,
+    catalogueItemId: `ci-${productCode}`,
+    catalogueItemName: `Item ${productCode}`,
+    redemptionType: 'TENDER',
+    pointsAmount,
+    messages: { 'en-CA': { promptText: 'Redeem?', receiptTextLong: 'Redeemed with points', receiptTextShort: 'Redeemed' } },
+  };
+}
+
+function reservation(token: string, contributions: Record<string, number>, overrides: Partial<ReservationRecord> = {}): ReservationRecord {
+  const entries = Object.entries(contributions).map(([correlationId, points]) => ({ correlationId, points }));
+  return {
+    reservationToken: token,
+    clientId: 'partner-app',
+    correlationId: entries[0]?.correlationId ?? 'm-nobody',
+    identifierType: 'CARD_NUMBER',
+    reservationAmount: entries.reduce((sum, c) => sum + c.points, 0),
+    contributions: entries,
+    expiresAt: new Date('2030-01-01T00:15:00.000Z'),
+    createdAt: new Date('2030-01-01T00:00:00.000Z'),
+    excludedFromCap: false,
+    ...overrides,
+  };
+}
+
+function wallet(walletId: string, balances: Record<string, number>, reservations: ReservationRecord[] = []): Wallet {
+  return {
+    walletId,
+    version: 0,
+    balances: Object.entries(balances).map(([correlationId, pointBalance]) => ({ correlationId, pointBalance })),
+    reservations,
+  };
+}
+
+function auditEntry(reservationToken: string, at: string, amount: number): AuditEntry {
+  const expiresAt = new Date('2030-01-01T00:15:00.000Z');
+  return {
+    at: new Date(at),
+    action: 'UPDATE',
+    clientId: 'partner-app',
+    sessionId: 'sid-1',
+    correlationId: 'm-alice',
+    reservationToken,
+    before: { reservationAmount: amount + 1, contributions: [{ correlationId: 'm-alice', points: amount + 1 }], expiresAt },
+    after: { reservationAmount: amount, contributions: [{ correlationId: 'm-alice', points: amount }], expiresAt },
+    shares: [{ correlationId: 'm-alice', points: 1 }],
+  };
+}
+
+/** A value a careless caller might pass on from a request body. */
+const operatorObject = { $ne: '' } as unknown as string;
+
+const fixtureNow = new Date('2030-01-01T00:00:00.000Z');
+
+// ---------------------------------------------------------------------------
+
+export function describeStoreContract(name: string, factory: StoreFactory): void {
+  describe(`${name} honours the Store contract`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+
+    beforeEach(async () => {
+      ({ store, cleanup } = await factory());
+    });
+
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    describe('clients', () => {
+      it('finds a client by its key hash, equal to what was stored', async () => {
+        const client = clientRecord('partner-app');
+        await store.upsertClients([client, clientRecord('other-app')]);
+        expect(await store.findClientByApiKeyHash(client.apiKeyHash)).toStrictEqual(client);
+        expect(await store.findClientByApiKeyHash(hashSecret('unknown'))).toBeNull();
+      });
+
+      it('keeps copies: changing the input or a result does not change the store', async () => {
+        const client = clientRecord('partner-app');
+        const original = deepCopy(client);
+        await store.upsertClients([client]);
+        client.enabledBusinessUnits.push('GAS');
+        const found = await store.findClientByApiKeyHash(original.apiKeyHash);
+        found?.enabledBusinessUnits.push('XYZ');
+        expect(await store.findClientByApiKeyHash(original.apiKeyHash)).toStrictEqual(original);
+      });
+
+      it('replaces a client with the same clientId; its old key hash no longer finds it', async () => {
+        await store.upsertClients([clientRecord('partner-app')]);
+        const rotated = clientRecord('partner-app', { apiKeyHash: hashSecret('rotated'), vouchersEnabled: false });
+        await store.upsertClients([rotated]);
+        expect(await store.findClientByApiKeyHash(hashSecret('key-of-partner-app'))).toBeNull();
+        expect(await store.findClientByApiKeyHash(rotated.apiKeyHash)).toStrictEqual(rotated);
+      });
+
+      it('refuses a key hash that already belongs to another client', async () => {
+        await store.upsertClients([clientRecord('a-app', { apiKeyHash: hashSecret('shared') })]);
+        await expect(store.upsertClients([clientRecord('b-app', { apiKeyHash: hashSecret('shared') })])).rejects.toThrow();
+      });
+    });
+
+    describe('members', () => {
+      it('finds a member, or null', async () => {
+        const member = memberRecord('m-alice');
+        await store.upsertMembers([member]);
+        expect(await store.findMember('m-alice')).toStrictEqual(member);
+        expect(await store.findMember('m-nobody')).toBeNull();
+      });
+
+      it('lists household members sorted by correlationId, and only them', async () => {
+        await store.upsertMembers([
+          memberRecord('m-c', 'hh-1'),
+          memberRecord('m-a', 'hh-1'),
+          memberRecord('m-x', 'hh-2'),
+          memberRecord('m-B', 'hh-1'),
+          memberRecord('m-solo'),
+        ]);
+        const ids = (await store.findHouseholdMembers('hh-1')).map((m) => m.correlationId);
+        // Code point order: upper case sorts before lower case.
+        expect(ids).toEqual(['m-B', 'm-a', 'm-c']);
+        expect(await store.findHouseholdMembers('hh-2')).toStrictEqual([memberRecord('m-x', 'hh-2')]);
+        expect(await store.findHouseholdMembers('hh-none')).toEqual([]);
+      });
+
+      it('moves a member between households when it is replaced', async () => {
+        await store.upsertMembers([memberRecord('m-a', 'hh-1'), memberRecord('m-b', 'hh-1')]);
+        await store.upsertMembers([memberRecord('m-a', 'hh-2')]);
+        expect((await store.findHouseholdMembers('hh-1')).map((m) => m.correlationId)).toEqual(['m-b']);
+        expect(await store.findHouseholdMembers('hh-2')).toStrictEqual([memberRecord('m-a', 'hh-2')]);
+        await store.upsertMembers([memberRecord('m-b')]);
+        expect(await store.findHouseholdMembers('hh-1')).toEqual([]);
+      });
+
+      it('keeps copies', async () => {
+        await store.upsertMembers([memberRecord('m-alice')]);
+        const found = await store.findMember('m-alice');
+        found?.privileges.push('ADMIN');
+        expect(await store.findMember('m-alice')).toStrictEqual(memberRecord('m-alice'));
+      });
+    });
+
+    describe('sessions', () => {
+      it('finds a session by token hash with its expiry as a Date', async () => {
+        const session = sessionRecord('hash-1');
+        await store.insertSession(session);
+        const found = await store.findSession('hash-1');
+        expect(found).toStrictEqual(session);
+        expect(found?.expiresAt).toBeInstanceOf(Date);
+        expect(await store.findSession('hash-2')).toBeNull();
+      });
+
+      it('keeps copies', async () => {
+        const session = sessionRecord('hash-1');
+        const expected = deepCopy(session);
+        await store.insertSession(session);
+        session.correlationId = 'm-mallory';
+        const found = await store.findSession('hash-1');
+        if (found) found.clientId = 'other';
+        expect(await store.findSession('hash-1')).toStrictEqual(expected);
+      });
+
+      it('refuses a second session with the same token hash', async () => {
+        await store.insertSession(sessionRecord('hash-1'));
+        await expect(store.insertSession(sessionRecord('hash-1'))).rejects.toThrow();
+      });
+    });
+
+    describe('voucher definitions', () => {
+      // Stored out of order on purpose; ids compare as strings ("vd-1" < "vd-10").
+      const definitions = [
+        definitionRecord('vd-10', 'LCL', 'PUBLISHED', []),
+        definitionRecord('vd-03', 'LCL', 'PUBLISHED', ['CUX', 'POS']),
+        definitionRecord('vd-07', 'SDM', 'PUBLISHED', ['POS']),
+        definitionRecord('vd-01', 'LCL', 'PUBLISHED'),
+        definitionRecord('vd-04', 'LCL', 'DRAFT', ['CUX']),
+        definitionRecord('vd-02', 'LCL', 'PUBLISHED', ['POS']),
+        definitionRecord('vd-05', 'LCL', 'ARCHIVED'),
+        definitionRecord('vd-06', 'SDM', 'PUBLISHED', ['CUX']),
+        definitionRecord('vd-08', 'LCL', 'PUBLISHED', ['cux']),
+        definitionRecord('vd-1', 'LCL', 'PUBLISHED', ['CUX']),
+      ];
+
+      beforeEach(async () => {
+        await store.upsertVoucherDefinitions(definitions);
+      });
+
+      it.each([
+        { businessUnit: 'LCL', channel: 'CUX', ids: ['vd-01', 'vd-03', 'vd-1', 'vd-10'] },
+        { businessUnit: 'LCL', channel: 'POS', ids: ['vd-01', 'vd-02', 'vd-03', 'vd-10'] },
+        { businessUnit: 'LCL', channel: 'WEB', ids: ['vd-01', 'vd-10'] },
+        { businessUnit: 'LCL', channel: 'cux', ids: ['vd-01', 'vd-08', 'vd-10'] },
+        { businessUnit: 'SDM', channel: 'CUX', ids: ['vd-06'] },
+        { businessUnit: 'lcl', channel: 'CUX', ids: [] },
+        { businessUnit: 'GAS', channel: 'CUX', ids: [] },
+      ])('lists PUBLISHED definitions of $businessUnit usable on $channel, sorted by id', async ({ businessUnit, channel, ids }) => {
+        const listed = await store.listPublishedVoucherDefinitions(businessUnit, channel);
+        expect(listed.map((d) => d.voucherDefinitionId)).toEqual(ids);
+      });
+
+      it('returns each definition exactly as stored: every field, nothing added', async () => {
+        const listed = await store.listPublishedVoucherDefinitions('LCL', 'CUX');
+        const byId = new Map(definitions.map((d) => [d.voucherDefinitionId, d]));
+        for (const definition of listed) expect(definition).toStrictEqual(byId.get(definition.voucherDefinitionId));
+      });
+
+      it('keeps copies: changing a listed definition does not change the store', async () => {
+        const [first] = await store.listPublishedVoucherDefinitions('LCL', 'CUX');
+        if (!first) throw new Error('expected a definition');
+        first.status = 'ARCHIVED';
+        first.rewardMetadata.amount = 1000;
+        delete first.usageChannels;
+        const [again] = await store.listPublishedVoucherDefinitions('LCL', 'CUX');
+        expect(again).toStrictEqual(definitions.find((d) => d.voucherDefinitionId === 'vd-01'));
+      });
+
+      it('replaces a definition with the same id, across statuses and business units', async () => {
+        await store.upsertVoucherDefinitions([
+          definitionRecord('vd-01', 'LCL', 'ARCHIVED'),
+          definitionRecord('vd-03', 'SDM', 'PUBLISHED', ['CUX']),
+          definitionRecord('vd-04', 'LCL', 'PUBLISHED', ['CUX']),
+        ]);
+        const ids = async (unit: string) => (await store.listPublishedVoucherDefinitions(unit, 'CUX')).map((d) => d.voucherDefinitionId);
+        expect(await ids('LCL')).toEqual(['vd-04', 'vd-1', 'vd-10']);
+        expect(await ids('SDM')).toEqual(['vd-03', 'vd-06']);
+      });
+    });
+
+    describe('catalogue items and redemptions', () => {
+      beforeEach(async () => {
+        await store.upsertCatalogueItems([catalogueItem('0001'), catalogueItem('0002', 1500), catalogueItem('0003')]);
+      });
+
+      it.each([
+        { codes: ['0001'], found: ['0001'] },
+        { codes: ['0002', '9999', '0001'], found: ['0001', '0002'] },
+        { codes: ['0001', '0001'], found: ['0001'] },
+        { codes: ['9999'], found: [] },
+        { codes: [], found: [] },
+      ])('finds the items of $codes, leaving unknown codes out', async ({ codes, found }) => {
+        const items = await store.findCatalogueItems(codes);
+        expect(items.map((i) => i.productCode).sort()).toEqual(found);
+        for (const item of items) expect(item).toStrictEqual(catalogueItem(item.productCode, item.productCode === '0002' ? 1500 : 2000));
+      });
+
+      it('replaces an item with the same product code', async () => {
+        await store.upsertCatalogueItems([{ ...catalogueItem('0001'), pointsAmount: 99 }]);
+        expect((await store.findCatalogueItems(['0001']))[0]?.pointsAmount).toBe(99);
+      });
+
+      it('finds a redemption, or null; the same id replaces', async () => {
+        await store.upsertRedemptions([{ redemptionId: 'rd-1', redeemerId: 'm-alice', redemptionName: 'Coffee' }]);
+        await store.upsertRedemptions([{ redemptionId: 'rd-1', redeemerId: 'm-bob', redemptionName: 'Tea' }]);
+        expect(await store.findRedemption('rd-1')).toStrictEqual({ redemptionId: 'rd-1', redeemerId: 'm-bob', redemptionName: 'Tea' });
+        expect(await store.findRedemption('rd-2')).toBeNull();
+      });
+    });
+
+    describe('filter values are keys, never query operators', () => {
+      beforeEach(async () => {
+        await store.upsertClients([clientRecord('partner-app')]);
+        await store.upsertMembers([memberRecord('m-a', 'hh-1')]);
+        await store.insertSession(sessionRecord('hash-1'));
+        await store.upsertVoucherDefinitions([definitionRecord('vd-1', 'LCL', 'PUBLISHED')]);
+        await store.upsertCatalogueItems([catalogueItem('0001')]);
+        await store.upsertRedemptions([{ redemptionId: 'rd-1', redeemerId: 'm-a', redemptionName: 'Coffee' }]);
+        await store.saveWallet(wallet('member:m-a', { 'm-a': 1 }), 0);
+        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5));
+      });
+
+      it.each([
+        ['findClientByApiKeyHash', (s: Store) => s.findClientByApiKeyHash(operatorObject), null],
+        ['findMember', (s: Store) => s.findMember(operatorObject), null],
+        ['findHouseholdMembers', (s: Store) => s.findHouseholdMembers(operatorObject), []],
+        ['findSession', (s: Store) => s.findSession(operatorObject), null],
+        ['listPublishedVoucherDefinitions', (s: Store) => s.listPublishedVoucherDefinitions(operatorObject, 'CUX'), []],
+        ['findCatalogueItems', (s: Store) => s.findCatalogueItems([operatorObject]), []],
+        ['findRedemption', (s: Store) => s.findRedemption(operatorObject), null],
+        ['loadWallet', (s: Store) => s.loadWallet(operatorObject), null],
+        ['listAudit', (s: Store) => s.listAudit(operatorObject), []],
+      ] as const)('%s matches nothing for an object', async (_name, call, expected) => {
+        expect(await call(store)).toEqual(expected);
+      });
+    });
+
+    describe('wallets', () => {
+      const aliceWallet = (): Wallet => wallet('member:m-alice', { 'm-alice': 50000 }, [reservation('rt-1', { 'm-alice': 10000 })]);
+
+      it('loads null for an unknown wallet', async () => {
+        expect(await store.loadWallet('member:m-nobody')).toBeNull();
+      });
+
+      it('inserts at version 0 and stores version 1, leaving the input untouched', async () => {
+        const input = aliceWallet();
+        expect(await store.saveWallet(input, 0)).toBe(true);
+        expect(input.version).toBe(0);
+        expect(await store.loadWallet('member:m-alice')).toStrictEqual({ ...aliceWallet(), version: 1 });
+      });
+
+      it('refuses version 0 when the wallet exists, and changes nothing', async () => {
+        await store.saveWallet(aliceWallet(), 0);
+        const other = wallet('member:m-alice', { 'm-alice': 1 });
+        expect(await store.saveWallet(other, 0)).toBe(false);
+        expect(await store.loadWallet('member:m-alice')).toStrictEqual({ ...aliceWallet(), version: 1 });
+      });
+
+      it('saves at the current version, then refuses the stale one and changes nothing', async () => {
+        await store.saveWallet(aliceWallet(), 0);
+        const first = await store.loadWallet('member:m-alice');
+        const second = await store.loadWallet('member:m-alice');
+        if (!first || !second) throw new Error('wallet expected');
+        first.reservations[0]!.reservationAmount = 9000;
+        first.reservations[0]!.contributions[0]!.points = 9000;
+        expect(await store.saveWallet(first, first.version)).toBe(true);
+        second.balances[0]!.pointBalance = 0;
+        expect(await store.saveWallet(second, second.version)).toBe(false);
+        expect(await store.saveWallet(second, 7)).toBe(false);
+        expect(await store.loadWallet('member:m-alice')).toStrictEqual({ ...first, version: 2 });
+      });
+
+      it.each([-1, 1.5, Number.NaN])('rejects expectedVersion %p', async (version) => {
+        await expect(store.saveWallet(aliceWallet(), version)).rejects.toThrow(RangeError);
+      });
+
+      it('round-trips reservations exactly: dates, flags, contribution order', async () => {
+        const full = wallet('household:hh-1', { 'm-a': 10, 'm-b': 20 }, [
+          reservation('rt-1', { 'm-b': 3, 'm-a': 4 }, { excludedFromCap: true, identifierType: 'EMAIL' }),
+          reservation('rt-2', { 'm-a': 0 }, { expiresAt: new Date('2031-05-06T07:08:09.123Z') }),
+        ]);
+        await store.saveWallet(full, 0);
+        const loaded = await store.loadWallet('household:hh-1');
+        expect(loaded).toStrictEqual({ ...full, version: 1 });
+        expect(loaded?.reservations[1]?.expiresAt).toBeInstanceOf(Date);
+      });
+
+      it('keeps copies', async () => {
+        const input = aliceWallet();
+        await store.saveWallet(input, 0);
+        input.balances[0]!.pointBalance = 1;
+        const loaded = await store.loadWallet('member:m-alice');
+        loaded!.reservations.pop();
+        expect(await store.loadWallet('member:m-alice')).toStrictEqual({ ...aliceWallet(), version: 1 });
+      });
+    });
+
+    describe('audit', () => {
+      it('lists the entries of one token oldest first; equal times keep their order', async () => {
+        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:03.000Z', 3));
+        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1));
+        await store.appendAudit(auditEntry('rt-2', '2030-01-01T00:00:00.000Z', 9));
+        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:02.000Z', 20));
+        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:02.000Z', 21));
+        const listed = await store.listAudit('rt-1');
+        expect(listed.map((e) => e.after.reservationAmount)).toEqual([1, 20, 21, 3]);
+        expect(listed[0]).toStrictEqual(auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1));
+        expect(await store.listAudit('rt-none')).toEqual([]);
+      });
+
+      it('keeps a CREATE entry with no before state, as a copy', async () => {
+        const entry: AuditEntry = { ...auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5), action: 'CREATE', before: null };
+        await store.appendAudit(entry);
+        entry.shares.push({ correlationId: 'm-x', points: 1 });
+        const [listed] = await store.listAudit('rt-1');
+        listed!.after.reservationAmount = 0;
+        expect(await store.listAudit('rt-1')).toStrictEqual([{ ...auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5), action: 'CREATE', before: null }]);
+      });
+    });
+
+    describe('seeding and health', () => {
+      it('accepts empty upserts', async () => {
+        await store.upsertClients([]);
+        await store.upsertMembers([]);
+        await store.upsertCatalogueItems([]);
+        await store.upsertRedemptions([]);
+        await store.upsertVoucherDefinitions([]);
+        expect(await store.findMember('m-a')).toBeNull();
+      });
+
+      it('answers ping', async () => {
+        await expect(store.ping()).resolves.toBeUndefined();
+      });
+    });
+
+    describeLoadFixture(() => store);
+    describeRace(() => store);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// loadFixture through the port
+
+function describeLoadFixture(currentStore: () => Store): void {
+  describe('loadFixture', () => {
+    const baseFixture = (): Fixture => ({
+      clients: [
+        { clientId: 'minimal-app', apiKey: 'pk_minimal_0001', enabledBusinessUnits: ['LCL'] },
+        { clientId: 'slow-app', apiKey: 'pk_slow_0002', enabledBusinessUnits: ['LCL'], reservationDurationSeconds: 60 },
+      ],
+      members: [
+        { correlationId: 'm-solo', pointBalance: 500 },
+        { correlationId: 'm-a', pointBalance: 300, householdId: 'hh-1', privileges: ['REDEEM'], eligibleForRedemption: false },
+        { correlationId: 'm-b', pointBalance: 200, householdId: 'hh-1' },
+      ],
+      reservations: [
+        {
+          reservationToken: 'rt-1',
+          clientId: 'slow-app',
+          correlationId: 'm-a',
+          identifierType: 'CARD_NUMBER',
+          reservationAmount: 100,
+          contributions: [
+            { correlationId: 'm-a', points: 70 },
+            { correlationId: 'm-b', points: 30 },
+          ],
+        },
+        {
+          reservationToken: 'rt-2',
+          clientId: 'elsewhere-app',
+          correlationId: 'm-solo',
+          identifierType: 'EMAIL',
+          reservationAmount: 50,
+          contributions: [{ correlationId: 'm-solo', points: 50 }],
+          expiresAt: '2030-02-01T00:00:00Z',
+          createdAt: '2029-12-31T00:00:00Z',
+        },
+      ],
+    });
+
+    it('applies client defaults and stores only the key hash', async () => {
+      await loadFixture(currentStore(), baseFixture(), fixtureNow);
+      expect(await currentStore().findClientByApiKeyHash(hashSecret('pk_minimal_0001'))).toStrictEqual({
+        clientId: 'minimal-app',
+        apiKeyHash: hashSecret('pk_minimal_0001'),
+        enabledBusinessUnits: ['LCL'],
+        defaultBusinessUnit: null,
+        vouchersEnabled: true,
+        sessionTtlSeconds: 3600,
+        reservationDurationSeconds: 900,
+        extendedDurationSeconds: 3600,
+        redemptionTiers: null,
+        dailyRedemptionCap: null,
+      });
+    });
+
+    it('applies member defaults and derives wallet ids', async () => {
+      await loadFixture(currentStore(), baseFixture(), fixtureNow);
+      expect(await currentStore().findMember('m-solo')).toStrictEqual({
+        correlationId: 'm-solo',
+        walletId: 'member:m-solo',
+        householdId: null,
+        eligibleForRedemption: true,
+        privileges: [],
+      });
+      expect(await currentStore().findMember('m-a')).toStrictEqual({
+        correlationId: 'm-a',
+        walletId: 'household:hh-1',
+        householdId: 'hh-1',
+        eligibleForRedemption: false,
+        privileges: ['REDEEM'],
+      });
+      expect((await currentStore().findHouseholdMembers('hh-1')).map((m) => m.correlationId)).toEqual(['m-a', 'm-b']);
+    });
+
+    it('puts balances and reservations into wallets, defaulting expiry from the client', async () => {
+      await loadFixture(currentStore(), baseFixture(), fixtureNow);
+      expect(await currentStore().loadWallet('household:hh-1')).toStrictEqual({
+        walletId: 'household:hh-1',
+        version: 1,
+        balances: [
+          { correlationId: 'm-a', pointBalance: 300 },
+          { correlationId: 'm-b', pointBalance: 200 },
+        ],
+        reservations: [
+          {
+            reservationToken: 'rt-1',
+            clientId: 'slow-app',
+            correlationId: 'm-a',
+            identifierType: 'CARD_NUMBER',
+            reservationAmount: 100,
+            contributions: [
+              { correlationId: 'm-a', points: 70 },
+              { correlationId: 'm-b', points: 30 },
+            ],
+            expiresAt: new Date(fixtureNow.getTime() + 60_000),
+            createdAt: fixtureNow,
+            excludedFromCap: false,
+          },
+        ],
+      });
+      const solo = await currentStore().loadWallet('member:m-solo');
+      expect(solo?.reservations[0]?.expiresAt).toEqual(new Date('2030-02-01T00:00:00Z'));
+      expect(solo?.reservations[0]?.createdAt).toEqual(new Date('2029-12-31T00:00:00Z'));
+    });
+
+    it('replaces records with the same key instead of adding them', async () => {
+      await loadFixture(currentStore(), baseFixture(), fixtureNow);
+      const again = baseFixture();
+      again.members![0]!.pointBalance = 999;
+      again.reservations![0] = { ...again.reservations![0]!, reservationAmount: 10, contributions: [{ correlationId: 'm-b', points: 10 }] };
+      again.clients![0]!.vouchersEnabled = false;
+      await loadFixture(currentStore(), again, fixtureNow);
+
+      const household = await currentStore().loadWallet('household:hh-1');
+      expect(household?.reservations).toHaveLength(1);
+      expect(household?.reservations[0]?.contributions).toEqual([{ correlationId: 'm-b', points: 10 }]);
+      expect(household?.balances).toHaveLength(2);
+      expect((await currentStore().loadWallet('member:m-solo'))?.balances).toEqual([{ correlationId: 'm-solo', pointBalance: 999 }]);
+      expect((await currentStore().findClientByApiKeyHash(hashSecret('pk_minimal_0001')))?.vouchersEnabled).toBe(false);
+    });
+
+    it('keeps a reservation of another client with the same token apart', async () => {
+      await loadFixture(currentStore(), baseFixture(), fixtureNow);
+      const other = baseFixture().reservations![0]!;
+      await loadFixture(currentStore(), { reservations: [{ ...other, clientId: 'minimal-app' }], clients: baseFixture().clients }, fixtureNow);
+      const tokens = (await currentStore().loadWallet('household:hh-1'))?.reservations.map((r) => `${r.clientId}/${r.reservationToken}`);
+      expect(tokens).toEqual(['slow-app/rt-1', 'minimal-app/rt-1']);
+    });
+
+    it('moves a member that changed household: its balance leaves the old wallet', async () => {
+      const fixture = baseFixture();
+      fixture.reservations = [];
+      await loadFixture(currentStore(), fixture, fixtureNow);
+      await loadFixture(currentStore(), { members: [{ correlationId: 'm-b', pointBalance: 250, householdId: 'hh-2' }] }, fixtureNow);
+
+      expect((await currentStore().loadWallet('household:hh-1'))?.balances).toEqual([{ correlationId: 'm-a', pointBalance: 300 }]);
+      expect((await currentStore().loadWallet('household:hh-2'))?.balances).toEqual([{ correlationId: 'm-b', pointBalance: 250 }]);
+      expect((await currentStore().findMember('m-b'))?.walletId).toBe('household:hh-2');
+      expect((await currentStore().findHouseholdMembers('hh-1')).map((m) => m.correlationId)).toEqual(['m-a']);
+
+      await loadFixture(currentStore(), { members: [{ correlationId: 'm-b', pointBalance: 250 }] }, fixtureNow);
+      expect((await currentStore().loadWallet('household:hh-2'))?.balances).toEqual([]);
+      expect((await currentStore().loadWallet('member:m-b'))?.balances).toEqual([{ correlationId: 'm-b', pointBalance: 250 }]);
+    });
+
+    it('refuses to move a member that funds an active reservation in its old wallet', async () => {
+      await loadFixture(currentStore(), baseFixture(), fixtureNow);
+      const move = loadFixture(currentStore(), { members: [{ correlationId: 'm-b', pointBalance: 200, householdId: 'hh-2' }] }, fixtureNow);
+      await expect(move).rejects.toThrow(FixtureError);
+      await expect(move).rejects.toThrow('/members/0/householdId');
+      expect((await currentStore().findMember('m-b'))?.walletId).toBe('household:hh-1');
+    });
+
+    it('accepts a reservation of members already in the store', async () => {
+      await loadFixture(currentStore(), baseFixture(), fixtureNow);
+      await loadFixture(
+        currentStore(),
+        {
+          reservations: [
+            { reservationToken: 'rt-9', clientId: 'x', correlationId: 'm-b', identifierType: 'EMAIL', reservationAmount: 5, contributions: [{ correlationId: 'm-a', points: 5 }], expiresAt: '2030-01-02T00:00:00Z' },
+          ],
+        },
+        fixtureNow,
+      );
+      expect((await currentStore().loadWallet('household:hh-1'))?.reservations.map((r) => r.reservationToken)).toEqual(['rt-1', 'rt-9']);
+    });
+
+    it.each([
+      {
+        problem: 'an unknown reservation member',
+        reservation: { correlationId: 'm-ghost', contributions: [{ correlationId: 'm-solo', points: 5 }] },
+        path: '/reservations/0/correlationId',
+      },
+      {
+        problem: 'an unknown contributor',
+        reservation: { correlationId: 'm-solo', contributions: [{ correlationId: 'm-ghost', points: 5 }] },
+        path: '/reservations/0/contributions/0/correlationId',
+      },
+      {
+        problem: 'a contributor from another wallet',
+        reservation: { correlationId: 'm-a', contributions: [{ correlationId: 'm-solo', points: 5 }] },
+        path: '/reservations/0/contributions/0/correlationId',
+      },
+    ])('refuses $problem with its path, before writing anything', async ({ reservation: r, path }) => {
+      const fixture: Fixture = {
+        clients: [{ clientId: 'minimal-app', apiKey: 'pk_minimal_0001', enabledBusinessUnits: ['LCL'] }],
+        members: baseFixture().members,
+        reservations: [{ reservationToken: 'rt-x', clientId: 'minimal-app', identifierType: 'EMAIL', reservationAmount: 5, ...r }],
+      };
+      const load = loadFixture(currentStore(), fixture, fixtureNow);
+      await expect(load).rejects.toThrow(FixtureError);
+      await expect(load).rejects.toThrow(path);
+      expect(await currentStore().findClientByApiKeyHash(hashSecret('pk_minimal_0001'))).toBeNull();
+      expect(await currentStore().findMember('m-solo')).toBeNull();
+    });
+
+    it('loads the demo fixture', async () => {
+      await loadFixture(currentStore(), await readFixtureFile(demoFixturePath), fixtureNow);
+      const ids = async (unit: string) => (await currentStore().listPublishedVoucherDefinitions(unit, 'CUX')).map((d) => d.voucherDefinitionId);
+      expect(await ids('LCL')).toEqual(['vd-0001', 'vd-0003', 'vd-0004']);
+      expect(await ids('SDM')).toEqual(['vd-0007']);
+      expect(await currentStore().findClientByApiKeyHash(hashSecret('pk_test_partner_app_0001'))).not.toBeNull();
+      expect((await currentStore().findHouseholdMembers('hh-2')).length).toBe(3);
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Racing writers
+
+function describeRace(currentStore: () => Store): void {
+  describe('racing compare-and-set loops', () => {
+    const walletId = 'household:hh-race';
+    const racers = 50;
+
+    it(
+      `${racers} concurrent loops each lowering one reservation by 1 point end exact, points conserved`,
+      async () => {
+        const store = currentStore();
+        const start = wallet(walletId, { 'm-a': 1000, 'm-b': 500 }, [
+          reservation('rt-race', { 'm-a': 60, 'm-b': 40 }),
+          reservation('rt-other', { 'm-b': 7 }),
+        ]);
+        await store.saveWallet(start, 0);
+        let conflicts = 0;
+
+        /** The loop every writer runs: load, modify, save against the version read, retry on conflict. */
+        const lowerByOne = async (racer: number): Promise<void> => {
+          for (let attempt = 0; attempt < 1000; attempt++) {
+            const current = await store.loadWallet(walletId);
+            const target = current?.reservations.find((r) => r.reservationToken === 'rt-race');
+            if (!current || !target) throw new Error('race wallet vanished');
+            // Alternate contributors so both members' shares move.
+            const from = target.contributions[racer % 2];
+            if (!from) throw new Error('contribution missing');
+            target.reservationAmount -= 1;
+            from.points -= 1;
+            if (await store.saveWallet(current, current.version)) return;
+            conflicts++;
+          }
+          throw new Error(`racer ${racer} never won`);
+        };
+        await Promise.all(Array.from({ length: racers }, (_, racer) => lowerByOne(racer)));
+
+        const end = await store.loadWallet(walletId);
+        const raced = end?.reservations.find((r) => r.reservationToken === 'rt-race');
+        expect(conflicts).toBeGreaterThan(0);
+        expect(end?.version).toBe(1 + racers);
+        expect(raced?.reservationAmount).toBe(100 - racers);
+        expect(raced?.contributions).toEqual([
+          { correlationId: 'm-a', points: 60 - racers / 2 },
+          { correlationId: 'm-b', points: 40 - racers / 2 },
+        ]);
+        // Balances never move when a reservation shrinks: the points come back as available balance.
+        expect(end?.balances).toEqual(start.balances);
+        const reserved = (end?.reservations ?? []).reduce((sum, r) => sum + r.reservationAmount, 0);
+        const contributed = (end?.reservations ?? []).flatMap((r) => r.contributions).reduce((sum, c) => sum + c.points, 0);
+        expect(contributed).toBe(reserved);
+        expect(reserved).toBe(107 - racers);
+      },
+      60_000,
+    );
+  });
+}
