@@ -70,10 +70,10 @@ describe('Start Session', () => {
 
 describe('sessions guard Operations A and B', () => {
   const operations = [
-    ['Operation A', (token?: string, key = keys.partner, member = 'm-alice') => api.listVouchers(key, token as string, member)],
+    ['Operation A', (token?: string, key: string = keys.partner, member = 'm-alice') => api.listVouchers(key, token as string, member)],
     [
       'Operation B',
-      (token?: string, key = keys.partner, member = 'm-alice') =>
+      (token?: string, key: string = keys.partner, member = 'm-alice') =>
         api.updateReservation(key, token as string, member, 'rt-alice-1', { reservationAmount: 10000 }),
     ],
   ] as const;

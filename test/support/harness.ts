@@ -30,7 +30,7 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   let nowMs = options.startAt;
   const clock: Clock = () => new Date(nowMs);
-  const store = options.store ?? new MemoryStore();
+  const store = options.store ?? new MemoryStore({ clock });
   await loadFixture(store, parseFixture(options.fixture), clock());
 
   const app = await createApp({

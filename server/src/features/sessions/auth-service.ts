@@ -6,7 +6,6 @@ import type { Store } from '../../store/port';
 
 /** Longer credentials are rejected before hashing: no key or token of ours is this long. */
 const maxCredentialLength = 256;
-const bearerPattern = /^Bearer +([^\s]+)\s*$/i;
 
 export function createAuthService(deps: { store: Store; clock: Clock }): AuthService {
   const { store, clock } = deps;
@@ -21,18 +20,13 @@ export function createAuthService(deps: { store: Store; clock: Clock }): AuthSer
       return client && sameDigest(client.apiKeyHash, apiKeyHash) ? client : null;
     },
 
-    async authenticateSession(client, authorization, correlationId) {
-      const token = bearerToken(authorization);
-      if (!token) return null;
+    async authenticateSession(client, bearerToken, correlationId) {
+      if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
+      const token = bearerToken;
       const session = await store.findSession(hashSecret(token));
       return session && isValidFor(session, client, correlationId, clock()) ? session : null;
     },
   };
-}
-
-function bearerToken(authorization: string | undefined): string | null {
-  if (!authorization || authorization.length > maxCredentialLength + 16) return null;
-  return bearerPattern.exec(authorization)?.[1] ?? null;
 }
 
 function isValidFor(session: SessionRecord, client: ClientRecord, correlationId: string, now: Date): boolean {

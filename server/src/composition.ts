@@ -1,0 +1,69 @@
+/**
+ * Composition root: builds the store and the services for `main`.
+ */
+import type { Logger } from 'pino';
+import { describeMongoTarget, type AppConfig } from './config';
+import { systemClock } from './domain/clock';
+import type { Services } from './domain/services';
+import { createServices } from './features';
+import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
+import { MemoryStore } from './store/memory/memory-store';
+import { MongoStore } from './store/mongo/mongo-store';
+import type { Store } from './store/port';
+
+export interface RuntimeDeps {
+  services: Services;
+  /** `/readyz` pings it; shutdown closes it after the last request. */
+  store: Pick<Store, 'ping' | 'close'>;
+}
+
+/** What `main` calls; tests pass their own. */
+export type BuildDeps = (config: AppConfig, logger: Logger) => Promise<RuntimeDeps>;
+
+/** The store `config` selects, for the first log line. Never includes credentials. */
+export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
+  return config.mongo ? `MongoDB at ${describeMongoTarget(config.mongo)}` : 'embedded in-process store';
+}
+
+export const buildDeps: BuildDeps = async (config, logger) => {
+  const store = await buildStore(config, logger);
+  try {
+    return { services: buildServices(store, config), store };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+};
+
+/**
+ * The store `config` selects. MongoDB is seeded only when SEED_FILE asks; the
+ * embedded store starts with SEED_FILE or the shipped demo fixture. A failure
+ * after connecting closes the store before rethrowing.
+ */
+async function buildStore(config: AppConfig, logger: Logger): Promise<Store> {
+  const seedFile = config.seedFile ?? (config.mongo ? null : demoFixturePath);
+  // Read and validate the fixture before connecting: a bad fixture stops the start cheaply.
+  const fixture = seedFile ? await readFixtureFile(seedFile) : null;
+  const store: Store = config.mongo
+    ? await MongoStore.connect({
+        uri: config.mongo.uri,
+        dbName: config.mongo.dbName,
+        serverSelectionTimeoutMS: config.mongo.serverSelectionTimeoutMs,
+        socketTimeoutMS: config.mongo.socketTimeoutMs,
+      })
+    : new MemoryStore();
+  try {
+    if (fixture && seedFile) {
+      await loadFixture(store, fixture, systemClock());
+      logger.info({ seedFile }, 'Loaded fixture');
+    }
+    return store;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+function buildServices(store: Store, _config: AppConfig): Services {
+  return createServices({ store, clock: systemClock });
+}

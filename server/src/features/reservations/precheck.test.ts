@@ -1,0 +1,103 @@
+import { findSeedRuleViolation } from './precheck';
+
+const pair = { redemptionId: 'rd-100', redeemerId: 'm-alice' };
+const withItems = (items: unknown[]): Record<string, unknown> => ({ reservationAmount: 4000, ...pair, catalogueItems: items });
+const schemaMismatch = 'Request does not match the API specification';
+
+describe('Operation B seed-rule pre-check', () => {
+  describe('answers the seed message of the first rule broken', () => {
+    it.each<[string, unknown, string]>([
+      ['no body', undefined, schemaMismatch],
+      ['a null body', null, schemaMismatch],
+      ['an array body', [{ reservationAmount: 1 }], schemaMismatch],
+      ['a string body', 'reservationAmount=1', schemaMismatch],
+      ['a numeric channel', { reservationAmount: 1, channel: 5 }, 'Channel should be a string value'],
+      ['a null channel', { reservationAmount: 1, channel: null }, 'Channel should be a string value'],
+      ['an object channel', { reservationAmount: 1, channel: { $gt: '' } }, 'Channel should be a string value'],
+      ['an array channel', { reservationAmount: 1, channel: ['CUX'] }, 'Channel should be a string value'],
+      ['a bad channel before a missing amount', { channel: 1 }, 'Channel should be a string value'],
+      ['an empty body', {}, 'Either reservationAmount or catalogueItems is required'],
+      ['only flags', { offline: true, extendedExpiry: true }, 'Either reservationAmount or catalogueItems is required'],
+      ['only a channel', { channel: 'CUX' }, 'Either reservationAmount or catalogueItems is required'],
+      ['a missing amount before a lone redemptionId', { redemptionId: 'rd-100' }, 'Either reservationAmount or catalogueItems is required'],
+      ['redemptionId alone', { reservationAmount: 1, redemptionId: 'rd-100' }, 'redemptionId and redeemerId, both are required'],
+      ['redeemerId alone', { reservationAmount: 1, redeemerId: 'm-alice' }, 'redemptionId and redeemerId, both are required'],
+      ['items without either id', { catalogueItems: [{ productCode: 'p' }] }, 'redemptionId and redeemerId, both are required'],
+      ['items with redemptionId only', { catalogueItems: [{ productCode: 'p' }], redemptionId: 'rd-100' }, 'redemptionId and redeemerId, both are required'],
+      ['a lone id before bad items', { catalogueItems: [{ productCode: 1 }], redeemerId: 'm' }, 'redemptionId and redeemerId, both are required'],
+      ['an entry that is not an object', withItems([{ productCode: 'p' }, 'p']), schemaMismatch],
+      ['a null entry', withItems([null]), schemaMismatch],
+      ['an array entry', withItems([['p', 1]]), schemaMismatch],
+    ])('%s', (_name, body, message) => {
+      expect(findSeedRuleViolation(body)?.toBody()).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: message });
+    });
+  });
+
+  it('says where a body or an entry is not an object', () => {
+    expect(findSeedRuleViolation([])?.extras.details).toEqual([{ path: '/body', message: 'must be object' }]);
+    expect(findSeedRuleViolation(withItems([{ productCode: 'p' }, 7]))?.extras.details).toEqual([
+      { path: '/body/catalogueItems/1', message: 'must be object' },
+    ]);
+  });
+
+  describe('lists malformed catalogue items exactly as sent, in request order', () => {
+    const longCode = 'p'.repeat(65);
+    it.each<[string, unknown[], unknown[]]>([
+      ['a missing productCode', [{ quantity: 1 }], [{ quantity: 1 }]],
+      ['an empty productCode', [{ productCode: '' }], [{ productCode: '' }]],
+      ['a numeric productCode', [{ productCode: 1, quantity: 1 }], [{ productCode: 1, quantity: 1 }]],
+      ['a null productCode', [{ productCode: null }], [{ productCode: null }]],
+      ['a productCode over 64 characters', [{ productCode: longCode }], [{ productCode: longCode }]],
+      ['a zero quantity', [{ productCode: 'p', quantity: 0 }], [{ productCode: 'p', quantity: 0 }]],
+      ['a negative quantity', [{ productCode: 'p', quantity: -2 }], [{ productCode: 'p', quantity: -2 }]],
+      ['a string quantity', [{ productCode: 'p', quantity: '2' }], [{ productCode: 'p', quantity: '2' }]],
+      ['a null quantity', [{ productCode: 'p', quantity: null }], [{ productCode: 'p', quantity: null }]],
+      ['a quantity over 10000', [{ productCode: 'p', quantity: 10001 }], [{ productCode: 'p', quantity: 10001 }]],
+      [
+        'only the bad ones, in order, with whatever else they carry',
+        [{ productCode: 'a', quantity: 0 }, { productCode: 'b' }, { productCode: 2, extra: true }, { productCode: 'c', quantity: 'x' }],
+        [{ productCode: 'a', quantity: 0 }, { productCode: 2, extra: true }, { productCode: 'c', quantity: 'x' }],
+      ],
+    ])('%s', (_name, items, invalid) => {
+      const error = findSeedRuleViolation(withItems(items));
+      expect(error?.toBody()).toEqual({
+        statusCode: 400,
+        errorCode: 'INVALID_REQUEST',
+        errorMessage: 'Invalid catalogue item(s)',
+        invalidCatalogueItems: invalid,
+      });
+    });
+  });
+
+  describe('leaves everything else to the schema', () => {
+    const emojiCode = '\u{1F600}'.repeat(64); // 64 code points, 128 UTF-16 units
+    it.each<[string, unknown]>([
+      ['a plain amount', { reservationAmount: 7500 }],
+      ['an amount of the wrong type', { reservationAmount: '7500' }],
+      ['an unknown field', { reservationAmount: 1, foo: 1 }],
+      ['a string channel', { reservationAmount: 1, channel: 'CUX' }],
+      ['items that are not an array', { ...pair, catalogueItems: 'p' }],
+      ['an empty item list', { ...pair, catalogueItems: [] }],
+      ['items only, with both ids', { ...pair, catalogueItems: [{ productCode: 'p' }] }],
+      ['a quantity left out', withItems([{ productCode: 'p' }])],
+      ['fractional and boundary quantities', withItems([{ productCode: 'p', quantity: 0.5 }, { productCode: 'q', quantity: 10000 }])],
+      ['a 64-character productCode', withItems([{ productCode: 'p'.repeat(64) }])],
+      ['a productCode of 64 code points', withItems([{ productCode: emojiCode }])],
+      ['an unknown field in an item', withItems([{ productCode: 'p', colour: 'red' }])],
+    ])('%s', (_name, body) => {
+      expect(findSeedRuleViolation(body)).toBeNull();
+    });
+  });
+
+  describe('reads own fields only', () => {
+    it('ignores a channel inside a "__proto__" key', () => {
+      expect(findSeedRuleViolation(JSON.parse('{"reservationAmount": 1, "__proto__": {"channel": 5}}'))).toBeNull();
+    });
+
+    it('does not take a productCode from a "__proto__" key of an item', () => {
+      const body = JSON.parse(`{"reservationAmount": 1, "redemptionId": "r", "redeemerId": "m",
+        "catalogueItems": [{"__proto__": {"productCode": "p"}}]}`);
+      expect(findSeedRuleViolation(body)?.message).toBe('Invalid catalogue item(s)');
+    });
+  });
+});

@@ -1,0 +1,30 @@
+import { Router } from 'express';
+import { AppError } from '../../domain/errors';
+import { identifierTypes, type IdentifierType } from '../../domain/model';
+import type { Services } from '../../domain/services';
+import { routes } from '../../http/routes';
+import { authenticatedClient } from '../../http/locals';
+
+/** Start Session: `POST /client/users/{correlation_id}/sessions`, 201 with the new session. */
+export function sessionsRouter(services: Services): Router {
+  const router = Router();
+  router.post(routes.startSession, async (req, res) => {
+    const identifierType = parseIdentifierType(req.get('x-identifier-type'));
+    const started = await services.sessions.startSession(authenticatedClient(res), req.params.correlation_id, identifierType);
+    // The body holds a bearer secret: no cache may keep it.
+    res.status(201).set('Cache-Control', 'no-store').json({
+      sessionToken: started.sessionToken,
+      sessionId: started.sessionId,
+      identifierType: started.identifierType,
+      expiresAt: started.expiresAt.toISOString(),
+    });
+  });
+  return router;
+}
+
+/** The schema has checked the header already; this narrows its type. */
+function parseIdentifierType(header: string | undefined): IdentifierType {
+  const match = identifierTypes.find((type) => type === header);
+  if (!match) throw new AppError('INVALID_REQUEST', 'Invalid header x-identifier-type');
+  return match;
+}

@@ -1,0 +1,28 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '../domain/errors';
+import { renderError } from './error-rendering';
+import { operationOf } from './routes';
+
+/** Last route: anything no route answered. */
+export const notFound: RequestHandler = () => {
+  throw new AppError('NOT_FOUND', 'Resource not found');
+};
+
+/**
+ * The one error handler: `{ statusCode, errorCode, errorMessage, ...extras }`
+ * for every failure. Unexpected faults are answered with a bare 500; the
+ * access log line of the request carries the error with its stack.
+ */
+export const errorMiddleware: ErrorRequestHandler = (thrown, _req, res, next) => {
+  const rendered = renderError(thrown, operationOf(res));
+  if (rendered.log) {
+    // pino-http logs `res.err` in the request's line (see access-log.ts).
+    res.err = thrown instanceof Error ? thrown : new Error(String(thrown));
+  }
+  if (res.headersSent) {
+    // Too late for a body: Express's final handler closes the connection.
+    next(thrown);
+    return;
+  }
+  res.status(rendered.error.status).set(rendered.headers).json(rendered.error.toBody());
+};

@@ -1,0 +1,138 @@
+import { error as validatorErrors } from 'express-openapi-validator';
+import { AppError, type ErrorCode } from '../domain/errors';
+import { StoreUnavailableError } from '../store/port';
+import type { OperationId } from './routes';
+
+/** What the error middleware sends, and how loudly it logs. */
+export interface RenderedError {
+  error: AppError;
+  headers: Record<string, string>;
+  /** Whether the access log should carry the error: not for the client's own faults. */
+  log: boolean;
+}
+
+type Detail = { path: string; message: string };
+
+const schemaMismatch = 'Request does not match the API specification';
+
+/**
+ * Turns anything thrown into the documented error body. Only `AppError`
+ * messages and fixed texts reach the client: never a stack, a driver's or a
+ * parser's message.
+ */
+export function renderError(thrown: unknown, operation: OperationId | null): RenderedError {
+  if (thrown instanceof AppError) return clientFault(thrown);
+  if (thrown instanceof StoreUnavailableError) {
+    return { error: new AppError('SERVICE_UNAVAILABLE', 'Service unavailable'), headers: { 'Retry-After': '1' }, log: true };
+  }
+  if (isValidatorError(thrown)) return fromValidatorError(thrown, operation);
+  if (isBodyParserError(thrown)) return fromBodyParserError(thrown);
+  if (isUndecodablePath(thrown)) return clientFault(new AppError('INVALID_REQUEST', schemaMismatch));
+  return internalError();
+}
+
+function clientFault(error: AppError, headers: Record<string, string> = {}): RenderedError {
+  return { error, headers, log: error.status >= 500 };
+}
+
+function internalError(): RenderedError {
+  return { error: new AppError('INTERNAL_ERROR', 'Internal error'), headers: {}, log: true };
+}
+
+// --- express-openapi-validator ------------------------------------------------
+
+/** The validator's errors: `status`, `errors[]` of `{ path, message }`, `headers` (405). Untyped at this boundary. */
+interface ValidatorError {
+  status: number;
+  errors?: unknown;
+  headers?: Record<string, unknown>;
+}
+
+const validatorErrorClasses: ReadonlyArray<new (...args: never[]) => object> = Object.values(validatorErrors);
+
+function isValidatorError(thrown: unknown): thrown is ValidatorError {
+  return validatorErrorClasses.some((errorClass) => thrown instanceof errorClass);
+}
+
+function fromValidatorError(thrown: ValidatorError, operation: OperationId | null): RenderedError {
+  switch (thrown.status) {
+    case 400:
+      return clientFault(invalidRequest(detailsOf(thrown.errors), operation));
+    case 404:
+      return clientFault(new AppError('NOT_FOUND', 'Resource not found'));
+    case 405:
+      return clientFault(new AppError('METHOD_NOT_ALLOWED', 'Method not allowed'), allowHeader(thrown.headers));
+    case 413:
+      return clientFault(new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large'));
+    case 415:
+      return clientFault(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
+    default:
+      // 500 (a response that breaks the spec, a spec it cannot load) and codes the spec does not document.
+      return internalError();
+  }
+}
+
+/**
+ * Operation B's messages are an enum, so it gets the enum's generic text;
+ * the other operations say what is wrong in the message itself.
+ */
+function invalidRequest(details: Detail[], operation: OperationId | null): AppError {
+  const first = details[0];
+  const message = operation === 'updateReservation' || !first ? schemaMismatch : `Invalid ${describeLocation(first.path)}: ${first.message}`;
+  return new AppError('INVALID_REQUEST', message, details.length > 0 ? { details } : {});
+}
+
+function detailsOf(errors: unknown): Detail[] {
+  if (!Array.isArray(errors)) return [];
+  return errors.flatMap((item: { path?: unknown; message?: unknown } | null) =>
+    typeof item?.path === 'string' && typeof item.message === 'string' ? [{ path: item.path, message: item.message }] : [],
+  );
+}
+
+/** `/headers/x-identifier-type` gives `header x-identifier-type`. */
+function describeLocation(path: string): string {
+  const [, location, ...rest] = path.split('/');
+  const name = rest.join('/');
+  const kinds: Record<string, string> = { headers: 'header', query: 'query parameter', params: 'path parameter', body: 'body field' };
+  const kind = location === undefined ? undefined : kinds[location];
+  if (kind === undefined) return `request at ${path}`;
+  return name === '' ? (location === 'body' ? 'body' : kind) : `${kind} ${name}`;
+}
+
+function allowHeader(headers: Record<string, unknown> | undefined): Record<string, string> {
+  const allow = headers?.Allow ?? headers?.allow;
+  return typeof allow === 'string' ? { Allow: allow } : {};
+}
+
+// --- body-parser ----------------------------------------------------------------
+
+/** body-parser's errors carry a stable `type`. */
+interface BodyParserError {
+  type: string;
+}
+
+const bodyParserErrors: Record<string, { code: ErrorCode; message: string }> = {
+  'entity.parse.failed': { code: 'INVALID_REQUEST', message: 'Malformed JSON in request body' },
+  'entity.too.large': { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' },
+  'charset.unsupported': { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json (UTF-8)' },
+  'encoding.unsupported': { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Encoding is not supported' },
+  // The client sent less or more than its Content-Length, or went away.
+  'request.size.invalid': { code: 'INVALID_REQUEST', message: schemaMismatch },
+  'request.aborted': { code: 'INVALID_REQUEST', message: schemaMismatch },
+};
+
+function isBodyParserError(thrown: unknown): thrown is BodyParserError {
+  return thrown instanceof Error && typeof (thrown as Partial<BodyParserError>).type === 'string';
+}
+
+function fromBodyParserError(thrown: BodyParserError): RenderedError {
+  const known = bodyParserErrors[thrown.type];
+  return known ? clientFault(new AppError(known.code, known.message)) : internalError();
+}
+
+// --- Express router -------------------------------------------------------------
+
+/** A path parameter with broken percent-encoding: the router throws a 400 URIError. */
+function isUndecodablePath(thrown: unknown): boolean {
+  return thrown instanceof URIError && (thrown as URIError & { status?: unknown }).status === 400;
+}

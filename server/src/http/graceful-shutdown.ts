@@ -1,0 +1,42 @@
+import type { Server, ServerResponse } from 'node:http';
+
+export type DrainOutcome = 'drained' | 'forced';
+
+/**
+ * Prepares `server` for a graceful stop; call right after creating it. The
+ * returned function stops accepting connections, lets requests in flight
+ * finish, closes kept-alive connections as soon as they fall idle (instead of
+ * waiting out their keep-alive timeout), and after `graceMs` cuts whatever is
+ * left. It resolves once every connection is closed.
+ */
+export function prepareGracefulClose(server: Server): (graceMs: number) => Promise<DrainOutcome> {
+  const inFlight = new Set<ServerResponse>();
+  let closing = false;
+
+  server.on('request', (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    if (closing) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      inFlight.delete(res);
+      // The connection may now be idle: close it rather than keep it alive.
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+
+  return (graceMs) =>
+    new Promise((resolve) => {
+      closing = true;
+      // Answers not yet started tell the client this connection ends with them.
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      let outcome: DrainOutcome = 'drained';
+      const deadline = setTimeout(() => {
+        outcome = 'forced';
+        server.closeAllConnections();
+      }, graceMs);
+      server.close(() => {
+        clearTimeout(deadline);
+        resolve(outcome);
+      });
+      server.closeIdleConnections();
+    });
+}

@@ -1,0 +1,26 @@
+import express, { type RequestHandler } from 'express';
+import { AppError } from '../domain/errors';
+
+/**
+ * For the one operation that takes a body: a body that is not
+ * `application/json` is 415; a JSON body larger than `limitBytes` is 413
+ * (raised by the parser), malformed JSON is 400. `strict` accepts only
+ * objects and arrays at the top level. `JSON.parse` keeps `__proto__` as a
+ * plain own key, so nothing is polluted; the schema then rejects it as an
+ * unknown field.
+ */
+export function jsonBody(limitBytes: number): RequestHandler[] {
+  return [requireJsonContentType, express.json({ limit: limitBytes, strict: true, type: 'application/json' })];
+}
+
+/**
+ * Runs before the parser, which would skip (not reject) another content
+ * type. An empty body passes whatever its type: the schema reports it.
+ */
+const requireJsonContentType: RequestHandler = (req, _res, next) => {
+  const declaresBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+  if (declaresBody && !req.is('application/json')) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+  }
+  next();
+};

@@ -1,0 +1,18 @@
+import express from 'express';
+import { loadApiSpec, type ApiSpec } from './spec';
+import { openApiValidator } from './openapi-validator';
+
+describe('openApiValidator', () => {
+  it('resolves once the validator has loaded the spec', async () => {
+    const handlers = await openApiValidator(express(), await loadApiSpec(), { validateResponses: false });
+    expect(handlers.length).toBeGreaterThan(0);
+  });
+
+  it('rejects at build time a spec the validator cannot load (it would otherwise 500 on the first request)', async () => {
+    const spec = structuredClone(await loadApiSpec()) as { components: { schemas: Record<string, unknown> } };
+    delete spec.components.schemas.Session;
+    await expect(openApiValidator(express(), spec as unknown as ApiSpec, { validateResponses: false })).rejects.toThrow(
+      /express-openapi-validator cannot use the spec/,
+    );
+  });
+});

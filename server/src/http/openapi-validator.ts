@@ -1,0 +1,54 @@
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import { middleware as openApiValidatorMiddleware } from 'express-openapi-validator';
+import type { ApiSpec } from './spec';
+
+export interface ValidatorOptions {
+  /** Tests turn it on: a response that breaks the spec becomes a 500. */
+  validateResponses: boolean;
+}
+
+/**
+ * express-openapi-validator for the API routes. It validates parameters,
+ * headers and bodies (the first error only, as production should); API key
+ * and session are checked by our own middlewares before it, so its security
+ * checks are off. Requests for paths or methods the spec does not name are
+ * 404/405 (mount it under the API prefix only: operational routes are not
+ * in the spec).
+ *
+ * Resolves once the validator has loaded the spec: it otherwise loads in the
+ * background and a spec it cannot use would surface as a 500 on the first
+ * request instead of failing the start.
+ */
+export async function openApiValidator(app: Express, spec: ApiSpec, options: ValidatorOptions): Promise<RequestHandler[]> {
+  const handlers = openApiValidatorMiddleware({
+    apiSpec: spec,
+    validateApiSpec: true,
+    validateRequests: { allErrors: false, allowUnknownQueryParameters: false, coerceTypes: false },
+    validateResponses: options.validateResponses ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    ignoreUndocumented: false,
+  }) as unknown as RequestHandler[];
+  await whenSpecLoaded(app, handlers);
+  return handlers;
+}
+
+/**
+ * Every handler the validator returns first awaits its spec promise and
+ * passes a load failure to `next`; the first one also installs the path
+ * parameter hooks on `req.app` (what the first real request would do). Call
+ * it once with a request that carries only the app.
+ */
+function whenSpecLoaded(app: Express, handlers: RequestHandler[]): Promise<void> {
+  const first = handlers[0];
+  if (!first) return Promise.reject(new Error('express-openapi-validator returned no middleware'));
+  return new Promise((resolve, reject) => {
+    const probe = { app } as unknown as Request;
+    const next: NextFunction = (error?: unknown) => (error ? reject(asError(error)) : resolve());
+    void first(probe, {} as unknown as Response, next);
+  });
+}
+
+function asError(error: unknown): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(`express-openapi-validator cannot use the spec: ${reason}`, { cause: error });
+}

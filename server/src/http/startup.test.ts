@@ -1,0 +1,110 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import type { RuntimeDeps } from '../composition';
+import { loadConfig } from '../config';
+import { startServer, type RunningServer } from '../main';
+import { fakeServices } from './test-support/fakes';
+
+/** startServer with fake deps; the store records when it is closed. */
+async function start(env: Record<string, string> = {}) {
+  const logs: Array<{ level: number; msg: string }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+  const services = fakeServices();
+  const events: string[] = [];
+  const store = { ping: async () => undefined, close: jest.fn(async () => void events.push('store closed')) };
+  const deps: RuntimeDeps = { services, store };
+  const config = loadConfig({ PORT: '0', SHUTDOWN_GRACE_MS: '2000', RATE_LIMIT_PER_MINUTE: '0', ...env });
+  const running = await startServer(config, logger, async () => deps);
+  return { running, logs, services, store, events };
+}
+
+const startSession = (running: RunningServer) =>
+  fetch(`${running.url}/client/users/m-alice/sessions`, {
+    method: 'POST',
+    headers: { 'x-api-key': 'pk_test_partner', 'x-identifier-type': 'EMAIL' },
+  });
+
+describe('startServer', () => {
+  it('says first which store it uses, without credentials', async () => {
+    const embedded = await start();
+    const mongo = await start({ MONGODB_URI: 'mongodb://app:s3cret@db-1:27017,db-2:27017/?replicaSet=rs0' });
+    expect(embedded.logs[0]?.msg).toBe('Using embedded in-process store');
+    expect(mongo.logs[0]?.msg).toBe('Using MongoDB at db-1:27017,db-2:27017/loyalty');
+    expect(JSON.stringify(mongo.logs)).not.toContain('s3cret');
+    await Promise.all([embedded.running.stop(), mongo.running.stop()]);
+  });
+
+  it('serves the app on the port it reports', async () => {
+    const { running } = await start();
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+    await running.stop();
+  });
+
+  it('closes the store again when it cannot listen', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, resolve));
+    const { port } = blocker.address() as AddressInfo;
+    const store = { ping: async () => undefined, close: jest.fn(async () => undefined) };
+    const config = loadConfig({ PORT: String(port) });
+    await expect(startServer(config, pino({ level: 'silent' }), async () => ({ services: fakeServices(), store }))).rejects.toThrow(/EADDRINUSE/);
+    expect(store.close).toHaveBeenCalledTimes(1);
+    blocker.close();
+  });
+});
+
+describe('stop', () => {
+  it('lets a request in flight finish, then closes the store', async () => {
+    const { running, services, events } = await start();
+    let release: () => void = () => undefined;
+    services.sessions.startSession.mockImplementationOnce(async (_client, _id, identifierType) => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+        events.push('request in flight');
+      });
+      events.push('request finished');
+      return { sessionToken: 'st_0123456789abcdefghijklmnop', sessionId: '3f6c1c9e-8f0a-4b7e-9a52-5d1e2c7b8a90', identifierType, expiresAt: new Date() };
+    });
+    const response = startSession(running);
+    await waitFor(() => events.includes('request in flight'));
+
+    const stopped = running.stop().then(() => events.push('stopped'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(events).toEqual(['request in flight']);
+    release();
+
+    expect((await response).status).toBe(201);
+    await stopped;
+    expect(events).toEqual(['request in flight', 'request finished', 'store closed', 'stopped']);
+  });
+
+  it('does not wait for idle kept-alive connections', async () => {
+    const { running } = await start();
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200); // leaves a kept-alive connection
+    const started = Date.now();
+    await running.stop();
+    expect(Date.now() - started).toBeLessThan(1000); // not the 5 s keep-alive timeout
+  });
+
+  it('cuts what is still running after the grace period, and says so', async () => {
+    const { running, services, logs, store } = await start({ SHUTDOWN_GRACE_MS: '200' });
+    services.sessions.startSession.mockImplementationOnce(() => new Promise(() => undefined));
+    const response = startSession(running).catch((error: unknown) => error);
+    await waitFor(() => services.sessions.startSession.mock.calls.length > 0);
+    await running.stop();
+    expect(String(await response)).toMatch(/fetch failed/); // the connection was cut
+    expect(store.close).toHaveBeenCalledTimes(1);
+    expect(logs.some((line) => line.level === 40 && /cut/.test(line.msg))).toBe(true);
+  });
+
+  it('is safe to call twice', async () => {
+    const { running, store } = await start();
+    await Promise.all([running.stop(), running.stop()]);
+    expect(store.close).toHaveBeenCalledTimes(1);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  if (!condition()) throw new Error('condition not met in 2 s');
+}

@@ -1,0 +1,103 @@
+import type { ClientRecord, IdentifierType, SessionRecord } from '../../domain/model';
+import type {
+  ReservationContext,
+  ReservationUpdateRequest,
+  ReservationUpdateResponse,
+  Services,
+  VoucherDefinitionSummary,
+} from '../../domain/services';
+
+/** Canned data for app tests: one client, one member session. Every value matches the spec. */
+export const apiKeys = { partner: 'pk_test_partner', other: 'pk_test_other', unknown: 'pk_test_nobody' } as const;
+export const aliceToken = 'st_alice_0123456789abcdefghijkl';
+
+export const partnerClient: ClientRecord = {
+  clientId: 'client-partner',
+  apiKeyHash: 'not-used-by-the-fakes',
+  enabledBusinessUnits: ['LCL'],
+  defaultBusinessUnit: 'LCL',
+  vouchersEnabled: true,
+  sessionTtlSeconds: 3600,
+  reservationDurationSeconds: 900,
+  extendedDurationSeconds: 1800,
+  redemptionTiers: null,
+  dailyRedemptionCap: null,
+};
+
+export const otherClient: ClientRecord = { ...partnerClient, clientId: 'client-other' };
+
+const clientsByKey = new Map<string | undefined, ClientRecord>([
+  [apiKeys.partner, partnerClient],
+  [apiKeys.other, otherClient],
+]);
+
+export const aliceSession: SessionRecord = {
+  tokenHash: 'not-used-by-the-fakes',
+  sessionId: '3f6c1c9e-8f0a-4b7e-9a52-5d1e2c7b8a90',
+  clientId: partnerClient.clientId,
+  correlationId: 'm-alice',
+  identifierType: 'CARD_NUMBER',
+  expiresAt: new Date('2030-01-01T00:00:00.000Z'),
+};
+
+export function voucherSummary(businessUnit: string): VoucherDefinitionSummary {
+  return {
+    voucherDefinitionId: 'vd-0001',
+    businessUnit,
+    definitionName: '$5 off your order',
+    rewardType: 'DOLLAR_OFF',
+    rewardValue: 5,
+    rewardMetadata: { amount: 5, unit: 'FLAT' },
+    scope: 'CART',
+    expiryRule: { type: 'ROLLING', rollingDays: 30 },
+    creative: { 'en-CA': { shortDescription1: '$5 off', smallImageURI: 'https://cdn.example.com/5off.png' } },
+    pointValue: 5000,
+    redeemableValue: null,
+  };
+}
+
+export const reservationResult: ReservationUpdateResponse = {
+  reservationToken: 'rt-alice-1',
+  reservationDuration: 900,
+  availablePointBalance: 42500,
+  pointBalance: 50000,
+  sessionId: aliceSession.sessionId,
+};
+
+/** Services whose every method is a typed jest mock. */
+export type FakeServices = { [S in keyof Services]: MockedMethods<Services[S]> };
+type MockedMethods<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? jest.Mock<R, A> : T[K] };
+
+/**
+ * Services that answer from the canned data: two known keys, and
+ * `aliceToken` the only session (the partner's, for m-alice). Each method is a
+ * jest mock, so a test can inspect calls or make one throw.
+ */
+export function fakeServices(): FakeServices {
+  return {
+    auth: {
+      authenticateClient: jest.fn(async (apiKey: string | undefined) => clientsByKey.get(apiKey) ?? null),
+      authenticateSession: jest.fn(async (client: ClientRecord, token: string | undefined, correlationId: string) =>
+        client.clientId === aliceSession.clientId && token === aliceToken && correlationId === aliceSession.correlationId
+          ? aliceSession
+          : null,
+      ),
+    },
+    sessions: {
+      startSession: jest.fn(async (_client: ClientRecord, _correlationId: string, identifierType: IdentifierType) => ({
+        sessionToken: aliceToken,
+        sessionId: aliceSession.sessionId,
+        identifierType,
+        expiresAt: aliceSession.expiresAt,
+      })),
+    },
+    voucherDefinitions: {
+      listVoucherDefinitions: jest.fn(async (_client: ClientRecord, businessUnit: string | undefined) => [
+        voucherSummary(businessUnit ?? 'LCL'),
+      ]),
+    },
+    reservations: {
+      updateReservation: jest.fn(async (_context: ReservationContext, _request: ReservationUpdateRequest) => reservationResult),
+    },
+  };
+}
