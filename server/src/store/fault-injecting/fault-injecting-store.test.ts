@@ -1,0 +1,33 @@
+import { MemoryStore } from '../memory/memory-store';
+import { StoreUnavailableError } from '../port';
+import { FaultInjectingStore } from './fault-injecting-store';
+
+describe('FaultInjectingStore', () => {
+  const make = () => new FaultInjectingStore(new MemoryStore({ sessionSweepIntervalMs: 0 }));
+
+  it('delegates while healthy', async () => {
+    const store = make();
+    await store.upsertRedemptions([{ redemptionId: 'r', redeemerId: 'm', redemptionName: 'n' }]);
+    expect(await store.findRedemption('r')).toEqual({ redemptionId: 'r', redeemerId: 'm', redemptionName: 'n' });
+  });
+
+  it.each([
+    ['unavailable', StoreUnavailableError],
+    ['error', Error],
+  ] as const)('fails every call with %s', async (fault, type) => {
+    const store = make();
+    store.inject({ fault });
+    await expect(store.ping()).rejects.toBeInstanceOf(type);
+    await expect(store.findMember('m')).rejects.toBeInstanceOf(type);
+  });
+
+  it('fails only the planned methods, the planned number of times, then heals', async () => {
+    const store = make();
+    store.inject({ fault: 'unavailable', methods: ['saveWallet'], times: 2 });
+    await expect(store.ping()).resolves.toBeUndefined();
+    const wallet = { walletId: 'w', version: 0, balances: [], reservations: [] };
+    await expect(store.saveWallet(wallet, 0)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.saveWallet(wallet, 0)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.saveWallet(wallet, 0)).resolves.toBe(true);
+  });
+});

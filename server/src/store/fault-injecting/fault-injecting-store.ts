@@ -1,0 +1,65 @@
+import { StoreUnavailableError, type Store } from '../port';
+
+/** What a failing store does: look unreachable (503) or fail unexpectedly (500). */
+export type Fault = 'unavailable' | 'error';
+
+type StoreMethod = {
+  [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+}[keyof Store];
+
+export interface FaultPlan {
+  fault: Fault;
+  /** Only these methods fail; all of them when absent. */
+  methods?: StoreMethod[];
+  /** Fail this many calls, then recover by itself; forever when absent. */
+  times?: number;
+}
+
+/**
+ * Wraps a store and fails its calls on demand, for tests of what the service
+ * does when its store goes away (503, nothing half-written, recovery) and for
+ * the Pact provider states that need a 500 or a 503.
+ */
+export class FaultInjectingStore implements Store {
+  private plan: FaultPlan | null = null;
+
+  constructor(private readonly inner: Store) {}
+
+  /** Starts failing as planned; `null` heals the store. */
+  inject(plan: FaultPlan | null): void {
+    this.plan = plan ? { ...plan } : null;
+  }
+
+  private async call<R>(method: StoreMethod, run: () => Promise<R>): Promise<R> {
+    const plan = this.plan;
+    if (plan && (!plan.methods || plan.methods.includes(method))) {
+      if (plan.times !== undefined && --plan.times <= 0) this.plan = null;
+      throw plan.fault === 'unavailable'
+        ? new StoreUnavailableError()
+        : new Error(`injected fault in ${method}`);
+    }
+    return run();
+  }
+
+  findClientByApiKeyHash: Store['findClientByApiKeyHash'] = (h) => this.call('findClientByApiKeyHash', () => this.inner.findClientByApiKeyHash(h));
+  findMember: Store['findMember'] = (id) => this.call('findMember', () => this.inner.findMember(id));
+  findHouseholdMembers: Store['findHouseholdMembers'] = (id) => this.call('findHouseholdMembers', () => this.inner.findHouseholdMembers(id));
+  insertSession: Store['insertSession'] = (s) => this.call('insertSession', () => this.inner.insertSession(s));
+  findSession: Store['findSession'] = (h) => this.call('findSession', () => this.inner.findSession(h));
+  listPublishedVoucherDefinitions: Store['listPublishedVoucherDefinitions'] = (bu, ch) =>
+    this.call('listPublishedVoucherDefinitions', () => this.inner.listPublishedVoucherDefinitions(bu, ch));
+  findCatalogueItems: Store['findCatalogueItems'] = (codes) => this.call('findCatalogueItems', () => this.inner.findCatalogueItems(codes));
+  findRedemption: Store['findRedemption'] = (id) => this.call('findRedemption', () => this.inner.findRedemption(id));
+  loadWallet: Store['loadWallet'] = (id) => this.call('loadWallet', () => this.inner.loadWallet(id));
+  saveWallet: Store['saveWallet'] = (w, v) => this.call('saveWallet', () => this.inner.saveWallet(w, v));
+  appendAudit: Store['appendAudit'] = (e) => this.call('appendAudit', () => this.inner.appendAudit(e));
+  listAudit: Store['listAudit'] = (t) => this.call('listAudit', () => this.inner.listAudit(t));
+  upsertClients: Store['upsertClients'] = (r) => this.call('upsertClients', () => this.inner.upsertClients(r));
+  upsertMembers: Store['upsertMembers'] = (r) => this.call('upsertMembers', () => this.inner.upsertMembers(r));
+  upsertCatalogueItems: Store['upsertCatalogueItems'] = (r) => this.call('upsertCatalogueItems', () => this.inner.upsertCatalogueItems(r));
+  upsertRedemptions: Store['upsertRedemptions'] = (r) => this.call('upsertRedemptions', () => this.inner.upsertRedemptions(r));
+  upsertVoucherDefinitions: Store['upsertVoucherDefinitions'] = (r) =>
+    this.call('upsertVoucherDefinitions', () => this.inner.upsertVoucherDefinitions(r));
+  ping: Store['ping'] = () => this.call('ping', () => this.inner.ping());
+  close: Store['close'] = () => this.inner.close();
+}
