@@ -1,0 +1,121 @@
+import { createLoyaltyClient, isLoyaltyRequestError } from '@loyalty/sdk';
+import { startTestServer, type TestServer } from '../support/harness';
+import { baseFixture, keys, t0 } from './fixture';
+
+// The SDK against the real server on port 0: what partner apps get.
+let server: TestServer;
+
+beforeEach(async () => {
+  server = await startTestServer({ fixture: baseFixture, startAt: t0 });
+});
+afterEach(() => server.close());
+
+const client = () => createLoyaltyClient({ baseUrl: server.baseUrl, apiKey: keys.partner, retries: 0 });
+
+async function sessionToken(correlationId = 'm-alice'): Promise<string> {
+  const session = await client().startSession({ correlationId, identifierType: 'CARD_NUMBER' });
+  if (!session.data) throw new Error(`no session: ${JSON.stringify(session.error)}`);
+  return session.data.sessionToken;
+}
+
+describe('@loyalty/sdk against the server', () => {
+  it('goes from session to voucher list to reservation update', async () => {
+    const loyalty = client();
+    const session = await loyalty.startSession({ correlationId: 'm-alice', identifierType: 'CARD_NUMBER' });
+    expect(session.response.status).toBe(201);
+    const token = session.data!.sessionToken;
+
+    const vouchers = await loyalty.listVoucherDefinitions({ correlationId: 'm-alice', sessionToken: token, businessUnit: 'SDM' });
+    expect(vouchers.data?.map((v) => v.voucherDefinitionId)).toEqual(['vd-0006']);
+
+    const updated = await loyalty.updateReservation({
+      correlationId: 'm-alice',
+      sessionToken: token,
+      reservationToken: 'rt-alice-1',
+      body: { reservationAmount: 7500 },
+    });
+    expect(updated.error).toBeUndefined();
+    expect(updated.data).toEqual({
+      reservationToken: 'rt-alice-1',
+      reservationDuration: 900,
+      availablePointBalance: 41000,
+      pointBalance: 50000,
+      sessionId: session.data!.sessionId,
+    });
+  });
+
+  it('surfaces the request id the server logged and echoed', async () => {
+    const result = await client().listVoucherDefinitions({ correlationId: 'm-alice', sessionToken: await sessionToken() });
+    expect(result.requestId).toMatch(/\S+/);
+    expect(result.response.headers.get('x-request-id')).toBe(result.requestId);
+  });
+
+  it('types a documented error of Operation B', async () => {
+    const result = await client().updateReservation({
+      correlationId: 'm-alice',
+      sessionToken: await sessionToken(),
+      reservationToken: 'rt-alice-1',
+      body: { reservationAmount: 10001 },
+    });
+    expect(result.data).toBeUndefined();
+    expect(result.error).toEqual({
+      statusCode: 400,
+      errorCode: 'INVALID_REQUEST',
+      errorMessage: 'New reservation amount cannot be greater than existing reservation amount',
+    });
+  });
+
+  it('types the invalid catalogue items', async () => {
+    const result = await client().updateReservation({
+      correlationId: 'm-alice',
+      sessionToken: await sessionToken(),
+      reservationToken: 'rt-alice-1',
+      body: { redemptionId: 'rd-100', redeemerId: 'm-alice', catalogueItems: [{ productCode: 'nope', quantity: 2 }] },
+    });
+    expect(result.error).toMatchObject({
+      errorMessage: 'Invalid catalogue item(s)',
+      invalidCatalogueItems: [{ productCode: 'nope', quantity: 2 }],
+    });
+  });
+
+  it('answers 401 for an expired session without throwing', async () => {
+    const token = await sessionToken();
+    server.advance(3600);
+    const result = await client().listVoucherDefinitions({ correlationId: 'm-alice', sessionToken: token });
+    expect(result.response.status).toBe(401);
+    expect(result.error?.errorCode).toBe('UNAUTHORIZED');
+  });
+
+  it('rejects with a typed network error when nothing answers', async () => {
+    const baseUrl = server.baseUrl;
+    await server.close();
+    const loyalty = createLoyaltyClient({ baseUrl, apiKey: keys.partner, retries: 0 });
+    const failure = await loyalty.startSession({ correlationId: 'm-alice', identifierType: 'EMAIL' }).catch((e: unknown) => e);
+    expect(isLoyaltyRequestError(failure)).toBe(true);
+    server = await startTestServer({ fixture: baseFixture, startAt: t0 });
+  });
+
+  it("runs the README's example from session to reservation update", async () => {
+    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    process.env.LOYALTY_API_KEY = keys.partner;
+    process.env.LOYALTY_BASE_URL = server.baseUrl;
+    try {
+      jest.isolateModules(() => require('../../sdk/test/readme-example'));
+      for (let i = 0; i < 200 && log.mock.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(errors).not.toHaveBeenCalled();
+      expect(log.mock.calls.at(-1)).toEqual(['Reservation rt-alice-1 holds for 900 s; 41000 points available']);
+      expect(log.mock.calls.slice(0, -1).map(([line]) => String(line).split(':')[0])).toEqual([
+        'vd-0000',
+        'vd-0001',
+        'vd-0003',
+        'vd-0004',
+      ]);
+    } finally {
+      log.mockRestore();
+      errors.mockRestore();
+      delete process.env.LOYALTY_API_KEY;
+      delete process.env.LOYALTY_BASE_URL;
+    }
+  });
+});
