@@ -1,0 +1,502 @@
+/**
+ * Operation B (`PUT /client/users/{correlation_id}/reservations/{reservation_token}`)
+ * as the SDK's `updateReservation` calls it: plain lowering, household
+ * return, item-level redemption, offline creation, each of the operation's
+ * error messages, and every other documented status.
+ *
+ * Some requests break the SDK's types on purpose (a string amount, a
+ * numeric channel, a body with neither amount nor items): a partner app
+ * built without the types, or with a cast, can send them, and the SDK must
+ * still hand back the documented error. A double-encoded body and a body
+ * that is not JSON go through the SDK's raw openapi-fetch client, the only
+ * way the SDK can send them.
+ */
+import { MatchersV3 } from '@pact-foundation/pact';
+import { sessionAuth, type ReservationUpdateErrorMessage, type ReservationUpdateRequest } from '@loyalty/sdk';
+import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, states, type IdentifierTypeParam } from '../shared/contract';
+import {
+  apiKeyHeader,
+  bearer,
+  createPact,
+  errorBody,
+  exampleSessionId,
+  interaction,
+  jsonContentType,
+  regex,
+  requestIdHeader,
+  retryAfterHeader,
+  sdk,
+  settled,
+  state,
+  successHeaders,
+  uuidPattern,
+} from './support';
+
+const { eachLike, like, equal, integer, number, string } = MatchersV3;
+
+const pact = createPact();
+const alice = 'm-alice';
+const reservationPath = (correlationId: string, reservationToken: string) =>
+  `/client/users/${correlationId}/reservations/${reservationToken}`;
+
+const aliceHolds = (reservationToken: string, reservationAmount: number, identifierType: IdentifierTypeParam = 'CARD_NUMBER') =>
+  state(states.memberHoldsReservation, { correlationId: alice, reservationToken, reservationAmount, identifierType });
+const coffeeRedemption = state(states.redemptionExists, {
+  redemptionId: 'rd-100',
+  redeemerId: alice,
+  productCode: '0000000001',
+  pointsAmount: 2000,
+});
+
+function putHeaders(requestId: string, token?: string, apiKey: string = apiKeys.partner) {
+  return { ...apiKeyHeader(apiKey), ...bearer(token), ...requestIdHeader(requestId) };
+}
+
+/** The fields of every successful update; the token is echoed from the path, so it is matched exactly. */
+function updated(reservationToken: string, balances: { available: number; total: number }) {
+  return {
+    reservationToken: equal(reservationToken),
+    reservationDuration: integer(900),
+    availablePointBalance: integer(balances.available),
+    pointBalance: integer(balances.total),
+    sessionId: regex(uuidPattern, exampleSessionId),
+  };
+}
+
+interface UpdateCall {
+  correlationId?: string;
+  reservationToken?: string;
+  body: unknown;
+  requestId: string;
+  token?: string;
+  apiKey?: string;
+}
+
+/** The SDK's updateReservation; `body` is cast where a case sends what the SDK's types refuse. */
+function update(baseUrl: string, call: UpdateCall) {
+  return sdk(baseUrl, call.apiKey).updateReservation({
+    correlationId: call.correlationId ?? alice,
+    reservationToken: call.reservationToken ?? 'rt-alice-1',
+    sessionToken: call.token ?? placeholderSessionToken,
+    body: call.body as ReservationUpdateRequest,
+    requestId: call.requestId,
+  });
+}
+
+describe('updateReservation: 200', () => {
+  it('lowers a reservation, the difference going back to the member', () => {
+    const requestId = 'contract-update-200-lower';
+    return interaction(pact, 'a request to lower a reservation', aliceHolds('rt-alice-1', 10000))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers(putHeaders(requestId)).jsonBody({ reservationAmount: 7500 }),
+      )
+      .willRespondWith(200, (res) =>
+        res.headers(successHeaders(requestId)).jsonBody(updated('rt-alice-1', { available: 42500, total: 50000 })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { body: { reservationAmount: 7500 }, requestId });
+        expect(result.response.status).toBe(200);
+        expect(result.data).toEqual({
+          reservationToken: 'rt-alice-1',
+          reservationDuration: 900,
+          availablePointBalance: 42500,
+          pointBalance: 50000,
+          sessionId: exampleSessionId,
+        });
+      }));
+  });
+
+  it('lowers a household reservation, with the household totals', () => {
+    const requestId = 'contract-update-200-household';
+    const path = reservationPath('m-hh-1', 'rt-hh-1');
+    return interaction(
+      pact,
+      'a request to lower a household reservation',
+      state(states.householdMemberHoldsReservation, {
+        correlationId: 'm-hh-1',
+        householdId: 'hh-1',
+        reservationToken: 'rt-hh-1',
+        contributions: [
+          { correlationId: 'm-hh-1', points: 6000 },
+          { correlationId: 'm-hh-2', points: 4000 },
+        ],
+      }),
+    )
+      .withRequest('PUT', path, (req) => req.headers(putHeaders(requestId)).jsonBody({ reservationAmount: 7500 }))
+      .willRespondWith(200, (res) =>
+        res.headers(successHeaders(requestId)).jsonBody({
+          ...updated('rt-hh-1', { available: 27000, total: 30000 }),
+          household: { pointsBalance: integer(50000), availablePointsBalance: integer(45000) },
+        }),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { correlationId: 'm-hh-1', reservationToken: 'rt-hh-1', body: { reservationAmount: 7500 }, requestId });
+        expect(result.response.status).toBe(200);
+        expect(result.data?.household).toEqual({ pointsBalance: 50000, availablePointsBalance: 45000 });
+      }));
+  });
+
+  it('redeems catalogue items, with the redemption name and the items resolved', () => {
+    const requestId = 'contract-update-200-items';
+    const body = {
+      reservationAmount: 4000,
+      redemptionId: 'rd-100',
+      redeemerId: alice,
+      catalogueItems: [{ productCode: '0000000001', quantity: 2 }],
+    };
+    return interaction(pact, 'a request to redeem catalogue items against a reservation', aliceHolds('rt-alice-1', 10000), coffeeRedemption)
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) => req.headers(putHeaders(requestId)).jsonBody(body))
+      .willRespondWith(200, (res) =>
+        res.headers(successHeaders(requestId)).jsonBody({
+          ...updated('rt-alice-1', { available: 46000, total: 50000 }),
+          redemptionName: string('In-store coffee'),
+          catalogueItemsData: eachLike({
+            // Echoed from the request.
+            productCode: equal('0000000001'),
+            quantity: equal(2),
+            catalogueItemId: string('ci-coffee'),
+            catalogueItemName: string('Medium coffee'),
+            redemptionType: string('TENDER'),
+            pointsAmount: number(2000),
+            totalPointsAmount: number(4000),
+            messages: like({
+              'en-CA': {
+                promptText: 'Redeem for a coffee?',
+                receiptTextLong: 'Coffee redeemed with points',
+                receiptTextShort: 'Coffee',
+              },
+            }),
+          }),
+        }),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { body, requestId });
+        expect(result.response.status).toBe(200);
+        expect(result.data?.redemptionName).toBe('In-store coffee');
+        expect(result.data?.catalogueItemsData?.[0]).toMatchObject({ productCode: '0000000001', quantity: 2, totalPointsAmount: 4000 });
+      }));
+  });
+
+  it('creates a reservation offline under an unknown token', () => {
+    const requestId = 'contract-update-200-offline';
+    const body = { reservationAmount: 3000, offline: true, isExcludedFromCap: false, channel: 'CUX' };
+    return interaction(
+      pact,
+      'a request to create a reservation offline',
+      state(states.memberExists, { correlationId: alice, pointBalance: 50000 }),
+      state(states.noReservation, { correlationId: alice, reservationToken: 'rt-alice-offline' }),
+    )
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-offline'), (req) => req.headers(putHeaders(requestId)).jsonBody(body))
+      .willRespondWith(200, (res) =>
+        res.headers(successHeaders(requestId)).jsonBody(updated('rt-alice-offline', { available: 47000, total: 50000 })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { reservationToken: 'rt-alice-offline', body, requestId });
+        expect(result.response.status).toBe(200);
+        expect(result.data?.reservationToken).toBe('rt-alice-offline');
+      }));
+  });
+});
+
+// --- 400: one interaction per documented message ----------------------------
+
+interface MessageCase {
+  name: string;
+  message: ReservationUpdateErrorMessage;
+  given: Parameters<typeof interaction>[2][];
+  body: unknown;
+  correlationId?: string;
+  reservationToken?: string;
+  extra?: Record<string, unknown>;
+}
+
+const items = (catalogueItems: unknown[]) => ({ redemptionId: 'rd-100', redeemerId: alice, catalogueItems });
+
+const messageCases: MessageCase[] = [
+  {
+    name: 'a member that cannot redeem',
+    message: 'Account is not eligible for redemption',
+    correlationId: 'm-blocked',
+    reservationToken: 'rt-blocked-1',
+    given: [state(states.memberIsNotEligible, { correlationId: 'm-blocked', reservationToken: 'rt-blocked-1' })],
+    body: { reservationAmount: 500 },
+  },
+  {
+    name: 'a PHONE_NUMBER session',
+    message: 'Account is not eligible for redemption',
+    given: [aliceHolds('rt-alice-1', 10000), state(states.sessionIdentifierType, { identifierType: 'PHONE_NUMBER' })],
+    body: { reservationAmount: 5000 },
+  },
+  {
+    name: 'an amount off the client tiers',
+    message: 'Invalid tier amount',
+    given: [aliceHolds('rt-alice-1', 5000), state(states.clientTiers, { redemptionTiers: [1000, 2500, 5000] })],
+    body: { reservationAmount: 3000 },
+  },
+  {
+    name: 'neither an amount nor items',
+    message: 'Either reservationAmount or catalogueItems is required',
+    given: [aliceHolds('rt-alice-1', 10000)],
+    body: { extendedExpiry: true },
+  },
+  {
+    name: 'a redemption id without a redeemer id',
+    message: 'redemptionId and redeemerId, both are required',
+    given: [aliceHolds('rt-alice-1', 10000), coffeeRedemption],
+    body: { reservationAmount: 4000, redemptionId: 'rd-100' },
+  },
+  {
+    name: 'an unknown product code',
+    message: 'Invalid catalogue item(s)',
+    given: [aliceHolds('rt-alice-1', 10000), coffeeRedemption],
+    body: { reservationAmount: 10000, ...items([{ productCode: '9999999999', quantity: 1 }, { productCode: '0000000001' }]) },
+    // The offending entries exactly as sent, in request order: the contract.
+    extra: { invalidCatalogueItems: [{ productCode: '9999999999', quantity: 1 }] },
+  },
+  {
+    name: 'an unknown reservation token',
+    message: 'Reservation Token is invalid',
+    reservationToken: 'rt-unknown',
+    given: [
+      state(states.memberExists, { correlationId: alice, pointBalance: 50000 }),
+      state(states.noReservation, { correlationId: alice, reservationToken: 'rt-unknown' }),
+    ],
+    body: { reservationAmount: 1000 },
+  },
+  {
+    name: 'items worth more than the amount',
+    message: 'Total points for catalogue items should be less than or equal to the reservation amount',
+    given: [aliceHolds('rt-alice-1', 10000), coffeeRedemption],
+    body: { reservationAmount: 5000, ...items([{ productCode: '0000000001', quantity: 3 }]) },
+  },
+  {
+    name: 'a raised amount',
+    message: 'New reservation amount cannot be greater than existing reservation amount',
+    given: [aliceHolds('rt-alice-1', 10000)],
+    body: { reservationAmount: 10001 },
+  },
+  {
+    name: 'an unknown redemption id',
+    message: 'Invalid redemption identifier',
+    given: [aliceHolds('rt-alice-1', 10000), coffeeRedemption],
+    body: { reservationAmount: 4000, redemptionId: 'rd-999', redeemerId: alice },
+  },
+  {
+    name: 'a redeemer that does not own the redemption',
+    message: 'Invalid Redeemer',
+    given: [aliceHolds('rt-alice-1', 10000), coffeeRedemption],
+    body: { reservationAmount: 4000, redemptionId: 'rd-100', redeemerId: 'm-someone-else' },
+  },
+  {
+    name: 'a session of another identifier type than the reservation',
+    message: 'Reservation belongs to a different session',
+    reservationToken: 'rt-alice-email',
+    given: [aliceHolds('rt-alice-email', 1000, 'EMAIL')],
+    body: { reservationAmount: 500 },
+  },
+  {
+    name: 'a channel that is not a string',
+    message: 'Channel should be a string value',
+    given: [aliceHolds('rt-alice-1', 10000)],
+    body: { reservationAmount: 7500, channel: 5 },
+  },
+  {
+    name: 'a new reservation over the daily cap',
+    message: 'Redemption cap exceeded',
+    correlationId: 'm-capped',
+    reservationToken: 'rt-capped-new',
+    given: [
+      state(states.memberExists, { correlationId: 'm-capped', pointBalance: 50000 }),
+      state(states.noReservation, { correlationId: 'm-capped', reservationToken: 'rt-capped-new' }),
+      state(states.clientDailyCap, { dailyRedemptionCap: 5000 }),
+    ],
+    body: { reservationAmount: 6000, offline: true },
+  },
+  {
+    name: 'a new reservation over the available balance',
+    message: 'Insufficient points balance',
+    correlationId: 'm-solo',
+    reservationToken: 'rt-solo-new',
+    given: [
+      state(states.memberExists, { correlationId: 'm-solo', pointBalance: 100 }),
+      state(states.noReservation, { correlationId: 'm-solo', reservationToken: 'rt-solo-new' }),
+    ],
+    body: { reservationAmount: 101, offline: true },
+  },
+  {
+    name: 'an amount of the wrong type',
+    message: 'Request does not match the API specification',
+    given: [aliceHolds('rt-alice-1', 10000)],
+    body: { reservationAmount: '7500' },
+    extra: {
+      details: eachLike({ path: string('/body/reservationAmount'), message: string('must be integer') }),
+    },
+  },
+];
+
+describe('updateReservation: 400 INVALID_REQUEST with each documented message', () => {
+  it.each(messageCases.map((c) => [`${c.message} (${c.name})`, c] as const))('%s', (_title, c) => {
+    const correlationId = c.correlationId ?? alice;
+    const reservationToken = c.reservationToken ?? 'rt-alice-1';
+    const requestId = `contract-update-400-${messageCases.indexOf(c) + 1}`;
+    const [first, ...rest] = c.given;
+    if (!first) throw new Error(`${c.name}: give at least one provider state`);
+    return interaction(pact, `a request to update a reservation with ${c.name}`, first, ...rest)
+      .withRequest('PUT', reservationPath(correlationId, reservationToken), (req) =>
+        req.headers(putHeaders(requestId)).jsonBody(c.body),
+      )
+      .willRespondWith(400, (res) => res.headers(jsonContentType).jsonBody({ ...errorBody(400, 'INVALID_REQUEST', c.message), ...c.extra }))
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { correlationId, reservationToken, body: c.body, requestId });
+        expect(result.response.status).toBe(400);
+        expect(result.error).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: c.message });
+      }));
+  });
+
+  /*
+   * Pact's mock server parses every application/json body, so a body that is
+   * not JSON at all cannot be written into a pact. What it can carry, and what
+   * the server refuses with this message, is JSON that is not an object: a
+   * body encoded twice, a classic partner-app bug (the server's parser is
+   * strict, objects and arrays only).
+   */
+  it('Malformed JSON in request body (a double-encoded body, through the raw client)', () => {
+    const requestId = 'contract-update-400-malformed-json';
+    const doubleEncoded = JSON.stringify({ reservationAmount: 7500 });
+    return interaction(pact, 'a request to update a reservation with a double-encoded JSON body', aliceHolds('rt-alice-1', 10000))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers(putHeaders(requestId)).body('application/json', Buffer.from(JSON.stringify(doubleEncoded))),
+      )
+      .willRespondWith(400, (res) =>
+        res.headers(jsonContentType).jsonBody(errorBody(400, 'INVALID_REQUEST', 'Malformed JSON in request body')),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).raw.PUT('/client/users/{correlation_id}/reservations/{reservation_token}', {
+          params: { path: { correlation_id: alice, reservation_token: 'rt-alice-1' } },
+          body: { reservationAmount: 7500 },
+          bodySerializer: (body) => JSON.stringify(JSON.stringify(body)),
+          headers: { 'X-Request-Id': requestId },
+          middleware: [sessionAuth(placeholderSessionToken)],
+        });
+        expect(result.response.status).toBe(400);
+        expect(result.error).toMatchObject({ errorCode: 'INVALID_REQUEST', errorMessage: 'Malformed JSON in request body' });
+      }));
+  });
+});
+
+// --- other statuses ------------------------------------------------------------
+
+describe('updateReservation: other statuses', () => {
+  it('401: refuses a token that is no session', () => {
+    const requestId = 'contract-update-401';
+    return interaction(pact, 'a request to update a reservation with an invalid session token', aliceHolds('rt-alice-1', 10000))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers(putHeaders(requestId, invalidSessionToken)).jsonBody({ reservationAmount: 7500 }),
+      )
+      .willRespondWith(401, (res) =>
+        res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', { example: 'Invalid or expired session' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { body: { reservationAmount: 7500 }, token: invalidSessionToken, requestId });
+        expect(result.response.status).toBe(401);
+        expect(result.error?.errorCode).toBe('UNAUTHORIZED');
+      }));
+  });
+
+  it('413: refuses a body larger than the server accepts', () => {
+    const requestId = 'contract-update-413';
+    const body = { reservationAmount: 7500, channel: 'x'.repeat(20_000) };
+    return interaction(pact, 'a request to update a reservation with a body that is too large', aliceHolds('rt-alice-1', 10000))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) => req.headers(putHeaders(requestId)).jsonBody(body))
+      .willRespondWith(413, (res) =>
+        res.headers(jsonContentType).jsonBody(errorBody(413, 'PAYLOAD_TOO_LARGE', { example: 'Request body is too large' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { body, requestId });
+        expect(result.response.status).toBe(413);
+        expect(result.error?.errorCode).toBe('PAYLOAD_TOO_LARGE');
+      }));
+  });
+
+  it('415: refuses a body that is not JSON (through the raw client)', () => {
+    const requestId = 'contract-update-415';
+    return interaction(pact, 'a request to update a reservation with a body that is not JSON', aliceHolds('rt-alice-1', 10000))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers(putHeaders(requestId)).body('text/plain', Buffer.from('reservationAmount=7500')),
+      )
+      .willRespondWith(415, (res) =>
+        res
+          .headers(jsonContentType)
+          .jsonBody(errorBody(415, 'UNSUPPORTED_MEDIA_TYPE', { example: 'Content-Type must be application/json' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).raw.PUT('/client/users/{correlation_id}/reservations/{reservation_token}', {
+          params: { path: { correlation_id: alice, reservation_token: 'rt-alice-1' } },
+          body: { reservationAmount: 7500 },
+          bodySerializer: () => 'reservationAmount=7500',
+          headers: { 'Content-Type': 'text/plain', 'X-Request-Id': requestId },
+          middleware: [sessionAuth(placeholderSessionToken)],
+        });
+        expect(result.response.status).toBe(415);
+        expect(result.error?.errorCode).toBe('UNSUPPORTED_MEDIA_TYPE');
+      }));
+  });
+
+  it('429: answers TOO_MANY_REQUESTS once the client used up its rate limit', () => {
+    const requestId = 'contract-update-429';
+    return interaction(
+      pact,
+      'a request to update a reservation from a client over its rate limit',
+      aliceHolds('rt-alice-1', 10000),
+      state(states.rateLimitUsedUp, { clientId: clientIds.throttled }),
+    )
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers(putHeaders(requestId, undefined, apiKeys.throttled)).jsonBody({ reservationAmount: 7500 }),
+      )
+      .willRespondWith(429, (res) =>
+        res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(429, 'TOO_MANY_REQUESTS', { example: 'Too many requests' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { body: { reservationAmount: 7500 }, apiKey: apiKeys.throttled, requestId });
+        expect(result.response.status).toBe(429);
+        expect(result.error?.errorCode).toBe('TOO_MANY_REQUESTS');
+      }));
+  });
+
+  it('500: answers INTERNAL_ERROR when the store fails unexpectedly', () => {
+    const requestId = 'contract-update-500';
+    return interaction(pact, 'a request to update a reservation while the store fails', aliceHolds('rt-alice-1', 10000), state(states.storeFails, {}))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers(putHeaders(requestId)).jsonBody({ reservationAmount: 7500 }),
+      )
+      .willRespondWith(500, (res) => res.headers(jsonContentType).jsonBody(errorBody(500, 'INTERNAL_ERROR', { example: 'Internal error' })))
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { body: { reservationAmount: 7500 }, requestId });
+        expect(result.response.status).toBe(500);
+        expect(result.error?.errorCode).toBe('INTERNAL_ERROR');
+      }));
+  });
+
+  it('503: answers SERVICE_UNAVAILABLE when the store is unavailable', () => {
+    const requestId = 'contract-update-503';
+    return interaction(
+      pact,
+      'a request to update a reservation while the store is unavailable',
+      aliceHolds('rt-alice-1', 10000),
+      state(states.storeUnavailable, {}),
+    )
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers(putHeaders(requestId)).jsonBody({ reservationAmount: 7500 }),
+      )
+      .willRespondWith(503, (res) =>
+        res
+          .headers({ ...jsonContentType, ...retryAfterHeader })
+          .jsonBody(errorBody(503, 'SERVICE_UNAVAILABLE', { example: 'Service unavailable' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { body: { reservationAmount: 7500 }, requestId });
+        expect(result.response.status).toBe(503);
+        expect(result.error?.errorCode).toBe('SERVICE_UNAVAILABLE');
+      }));
+  });
+});

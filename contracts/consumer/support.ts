@@ -1,0 +1,125 @@
+/**
+ * Shared pieces of the consumer tests: the Pact instance, the SDK client
+ * under test, provider states and the matchers that say what the SDK relies
+ * on. Match loosely (types, regexes) unless the value itself is the contract:
+ * status codes, error codes, Operation B's messages, values echoed from the
+ * request.
+ */
+import { MatchersV3, PactV4 } from '@pact-foundation/pact';
+import { createLoyaltyClient, type LoyaltyClient } from '@loyalty/sdk';
+import {
+  apiKeys,
+  consumerName,
+  pactOutputDir,
+  placeholderSessionToken,
+  providerName,
+  type StateName,
+  type StateParams,
+} from '../shared/contract';
+
+const { regex, integer, string } = MatchersV3;
+
+/** One Pact per test file; every file writes (merges into) the same pact file, so run them in band. */
+export function createPact(): PactV4 {
+  return new PactV4({ consumer: consumerName, provider: providerName, dir: pactOutputDir(), logLevel: 'warn' });
+}
+
+/**
+ * The real SDK against the mock server. No retries: each interaction is
+ * exactly one request, also for the 429 and 503 answers the SDK would retry.
+ */
+export function sdk(baseUrl: string, apiKey: string = apiKeys.partner): LoyaltyClient {
+  return createLoyaltyClient({ baseUrl, apiKey, retries: 0, timeoutMs: 10_000, userAgent: 'loyalty-contract-tests/1.0.0' });
+}
+
+/**
+ * How long a test waits, after its last request, before Pact asks the mock
+ * server what it received. Pact 16.3+ records a matched request on an
+ * asynchronous channel after the response has gone out, so under load an
+ * interaction that was received and answered can be reported as "expected
+ * but not received" (pact-foundation/pact-core-mock-server#13,
+ * pact-reference#535, pact-js#1835). Drop this once that race is fixed.
+ */
+const mockServerSettleMs = 50;
+
+/** Wraps an `executeTest` body so that the mock server's bookkeeping catches up before verification. */
+export function settled<M>(test: (mock: M) => Promise<void>): (mock: M) => Promise<void> {
+  return async (mock) => {
+    await test(mock);
+    await new Promise((resolve) => setTimeout(resolve, mockServerSettleMs));
+  };
+}
+
+// --- provider states ---------------------------------------------------------
+
+type StateSpec = { [S in StateName]: readonly [S, StateParams[S]] }[StateName];
+type UnconfiguredInteraction = ReturnType<PactV4['addInteraction']>;
+type PactParams = Parameters<UnconfiguredInteraction['given']>[1];
+
+/** A provider state with its parameters, typed by the state's sentence. */
+export function state<S extends StateName>(name: S, params: StateParams[S]): readonly [S, StateParams[S]] {
+  return [name, params] as const;
+}
+
+/** A new interaction in the given provider states, in order. */
+export function interaction(pact: PactV4, description: string, ...given: StateSpec[]): UnconfiguredInteraction {
+  let builder = pact.addInteraction();
+  for (const [name, params] of given) {
+    // Pact params are JSON; StateParams only allows JSON values.
+    builder = builder.given(name, params as unknown as PactParams);
+  }
+  return builder.uponReceiving(description);
+}
+
+// --- request headers ---------------------------------------------------------
+
+/** A short plain token: the server echoes such ids, and makes its own for anything else. */
+export const requestIdPattern = '^[A-Za-z0-9._-]{1,128}$';
+
+/**
+ * A fixed id per interaction keeps the pact deterministic; the regex says
+ * that any sane id will do.
+ */
+export function requestIdHeader(requestId: string) {
+  return { 'X-Request-Id': regex(requestIdPattern, requestId) };
+}
+
+export function apiKeyHeader(apiKey: string = apiKeys.partner) {
+  return { 'X-Api-Key': apiKey };
+}
+
+/** `Authorization: Bearer <token>`; the placeholder stands for a valid member session. */
+export function bearer(token: string = placeholderSessionToken) {
+  return { Authorization: regex('^Bearer \\S+$', `Bearer ${token}`) };
+}
+
+// --- response matchers -------------------------------------------------------
+
+export const uuidPattern = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const dateTimePattern = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$';
+export const exampleSessionId = '3f6c1c9e-8f0a-4b7e-9a52-5d1e2c7b8a90';
+
+export const jsonContentType = { 'Content-Type': regex('^application/json(;.*)?$', 'application/json; charset=utf-8') };
+
+/** The headers of every 2xx: JSON, and the request id echoed. */
+export function successHeaders(requestId: string) {
+  return { ...jsonContentType, ...requestIdHeader(requestId) };
+}
+
+/** 429 and 503 tell the client when to try again; the SDK's retries honour it. */
+export const retryAfterHeader = { 'Retry-After': regex('^\\d+$', '1') };
+
+/**
+ * An error body: statusCode and errorCode are the contract; the message is
+ * matched by type unless `message` is given (Operation B's messages are an
+ * enum in the spec, so they are matched exactly).
+ */
+export function errorBody(statusCode: number, errorCode: string, message: string | { example: string }) {
+  return {
+    statusCode,
+    errorCode,
+    errorMessage: typeof message === 'string' ? message : string(message.example),
+  };
+}
+
+export { integer, regex, string };

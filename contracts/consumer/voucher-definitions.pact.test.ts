@@ -1,0 +1,262 @@
+/**
+ * Operation A (`GET /client/users/{correlation_id}/voucher-definitions`) as
+ * the SDK's `listVoucherDefinitions` calls it: every documented status, the
+ * default and an explicit business unit, each of the operation's error codes.
+ */
+import { MatchersV3 } from '@pact-foundation/pact';
+import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, states } from '../shared/contract';
+import {
+  apiKeyHeader,
+  bearer,
+  createPact,
+  errorBody,
+  interaction,
+  jsonContentType,
+  requestIdHeader,
+  retryAfterHeader,
+  sdk,
+  settled,
+  state,
+  successHeaders,
+} from './support';
+
+const { eachLike, like, equal, string, number } = MatchersV3;
+
+const pact = createPact();
+const alice = 'm-alice';
+const path = `/client/users/${alice}/voucher-definitions`;
+const aliceExists = state(states.memberExists, { correlationId: alice, pointBalance: 50000 });
+const partnerUnits = (defaultBusinessUnit: string | null) =>
+  state(states.clientBusinessUnits, { enabledBusinessUnits: ['LCL', 'SDM', 'GAS'], defaultBusinessUnit });
+
+function listRequest(requestId: string, token?: string, apiKey: string = apiKeys.partner) {
+  return { ...apiKeyHeader(apiKey), ...bearer(token), ...requestIdHeader(requestId) };
+}
+
+/**
+ * A summary as members see it. The business unit is the resolved one, so it
+ * is matched exactly; everything else by type.
+ */
+function summary(voucherDefinitionId: string, businessUnit: string) {
+  return {
+    voucherDefinitionId: string(voucherDefinitionId),
+    businessUnit: equal(businessUnit),
+    definitionName: string('$5 off your order'),
+    rewardType: string('DOLLAR_OFF'),
+    rewardValue: number(5),
+    rewardMetadata: like({ amount: 5, unit: 'FLAT' }),
+    scope: string('CART'),
+    expiryRule: like({ type: 'ROLLING', rollingDays: 30 }),
+    creative: like({
+      'en-CA': { shortDescription1: '$5 off', smallImageURI: 'https://cdn.example.com/v/5off-en.png' },
+    }),
+    pointValue: number(5000),
+    redeemableValue: number(5000),
+  };
+}
+
+describe('listVoucherDefinitions', () => {
+  it('200: lists the definitions of the client default business unit', () => {
+    const requestId = 'contract-list-vouchers-200-default';
+    return interaction(
+      pact,
+      'a request to list voucher definitions of the default business unit',
+      aliceExists,
+      partnerUnits('LCL'),
+      state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
+    )
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
+      .willRespondWith(200, (res) => res.headers(successHeaders(requestId)).jsonBody(eachLike(summary('vd-0001', 'LCL'))))
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expect(result.response.status).toBe(200);
+        expect(result.data).toHaveLength(1);
+        expect(result.data?.[0]).toMatchObject({ voucherDefinitionId: 'vd-0001', businessUnit: 'LCL', pointValue: 5000 });
+        expect(result.data?.[0]?.creative['en-CA']?.shortDescription1).toBe('$5 off');
+      }));
+  });
+
+  it('200: lists the definitions of an explicit business unit', () => {
+    const requestId = 'contract-list-vouchers-200-explicit';
+    return interaction(
+      pact,
+      'a request to list voucher definitions of an explicit business unit',
+      aliceExists,
+      partnerUnits('LCL'),
+      state(states.voucherDefinitionPublished, { businessUnit: 'SDM', voucherDefinitionId: 'vd-0100' }),
+    )
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)).query({ businessUnit: 'SDM' }))
+      .willRespondWith(200, (res) => res.headers(successHeaders(requestId)).jsonBody(eachLike(summary('vd-0100', 'SDM'))))
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({
+          correlationId: alice,
+          sessionToken: placeholderSessionToken,
+          businessUnit: 'SDM',
+          requestId,
+        });
+        expect(result.response.status).toBe(200);
+        expect(result.data?.map((d) => d.businessUnit)).toEqual(['SDM']);
+      }));
+  });
+
+  it('200: answers an empty array when no definition matches', () => {
+    const requestId = 'contract-list-vouchers-200-empty';
+    return interaction(
+      pact,
+      'a request to list voucher definitions of a business unit without any',
+      aliceExists,
+      partnerUnits('LCL'),
+    )
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)).query({ businessUnit: 'GAS' }))
+      .willRespondWith(200, (res) => res.headers(successHeaders(requestId)).jsonBody([]))
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({
+          correlationId: alice,
+          sessionToken: placeholderSessionToken,
+          businessUnit: 'GAS',
+          requestId,
+        });
+        expect(result.response.status).toBe(200);
+        expect(result.data).toEqual([]);
+      }));
+  });
+
+  it('400 INVALID_BUSINESS_UNIT: refuses a business unit the client has not enabled', () => {
+    const requestId = 'contract-list-vouchers-400-invalid-bu';
+    return interaction(pact, 'a request to list voucher definitions of a business unit the client has not enabled', aliceExists, partnerUnits('LCL'))
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)).query({ businessUnit: 'XYZ' }))
+      .willRespondWith(400, (res) =>
+        res
+          .headers(jsonContentType)
+          .jsonBody(errorBody(400, 'INVALID_BUSINESS_UNIT', { example: 'Business unit is not enabled for the client' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({
+          correlationId: alice,
+          sessionToken: placeholderSessionToken,
+          businessUnit: 'XYZ',
+          requestId,
+        });
+        expect(result.response.status).toBe(400);
+        expect(result.error?.errorCode).toBe('INVALID_BUSINESS_UNIT');
+      }));
+  });
+
+  it('400 BUSINESS_UNIT_REQUIRED: needs a business unit when the client has no default', () => {
+    const requestId = 'contract-list-vouchers-400-bu-required';
+    return interaction(pact, 'a request to list voucher definitions without a business unit when the client has no default', aliceExists, partnerUnits(null))
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
+      .willRespondWith(400, (res) =>
+        res.headers(jsonContentType).jsonBody(errorBody(400, 'BUSINESS_UNIT_REQUIRED', { example: 'Business unit is required' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expect(result.response.status).toBe(400);
+        expect(result.error?.errorCode).toBe('BUSINESS_UNIT_REQUIRED');
+      }));
+  });
+
+  it('400 FEATURE_NOT_ENABLED: refuses a client with vouchers switched off', () => {
+    const requestId = 'contract-list-vouchers-400-feature-off';
+    return interaction(pact, 'a request to list voucher definitions for a client with vouchers switched off', aliceExists, state(states.clientVouchersOff, {}))
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
+      .willRespondWith(400, (res) =>
+        res
+          .headers(jsonContentType)
+          .jsonBody(errorBody(400, 'FEATURE_NOT_ENABLED', { example: 'Voucher feature is not enabled for the client' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expect(result.response.status).toBe(400);
+        expect(result.error?.errorCode).toBe('FEATURE_NOT_ENABLED');
+      }));
+  });
+
+  it('400 INVALID_REQUEST: refuses a business unit the schema does not allow', () => {
+    const requestId = 'contract-list-vouchers-400-invalid-request';
+    const tooLong = 'B'.repeat(65);
+    return interaction(pact, 'a request to list voucher definitions with a business unit longer than the spec allows', aliceExists)
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)).query({ businessUnit: tooLong }))
+      .willRespondWith(400, (res) =>
+        res.headers(jsonContentType).jsonBody({
+          ...errorBody(400, 'INVALID_REQUEST', { example: 'Invalid query parameter businessUnit: must NOT have more than 64 characters' }),
+          details: eachLike({ path: string('/query/businessUnit'), message: string('must NOT have more than 64 characters') }),
+        }),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({
+          correlationId: alice,
+          sessionToken: placeholderSessionToken,
+          businessUnit: tooLong,
+          requestId,
+        });
+        expect(result.response.status).toBe(400);
+        expect(result.error?.errorCode).toBe('INVALID_REQUEST');
+      }));
+  });
+
+  it('401: refuses a token that is no session', () => {
+    const requestId = 'contract-list-vouchers-401';
+    return interaction(pact, 'a request to list voucher definitions with an invalid session token', aliceExists)
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId, invalidSessionToken)))
+      .willRespondWith(401, (res) =>
+        res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', { example: 'Invalid or expired session' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: invalidSessionToken, requestId });
+        expect(result.response.status).toBe(401);
+        expect(result.error?.errorCode).toBe('UNAUTHORIZED');
+      }));
+  });
+
+  it('429: answers TOO_MANY_REQUESTS once the client used up its rate limit', () => {
+    const requestId = 'contract-list-vouchers-429';
+    return interaction(
+      pact,
+      'a request to list voucher definitions from a client over its rate limit',
+      aliceExists,
+      state(states.rateLimitUsedUp, { clientId: clientIds.throttled }),
+    )
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId, undefined, apiKeys.throttled)))
+      .willRespondWith(429, (res) =>
+        res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(429, 'TOO_MANY_REQUESTS', { example: 'Too many requests' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url, apiKeys.throttled).listVoucherDefinitions({
+          correlationId: alice,
+          sessionToken: placeholderSessionToken,
+          requestId,
+        });
+        expect(result.response.status).toBe(429);
+        expect(result.error?.errorCode).toBe('TOO_MANY_REQUESTS');
+      }));
+  });
+
+  it('500: answers INTERNAL_ERROR when the store fails unexpectedly', () => {
+    const requestId = 'contract-list-vouchers-500';
+    return interaction(pact, 'a request to list voucher definitions while the store fails', aliceExists, state(states.storeFails, {}))
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
+      .willRespondWith(500, (res) => res.headers(jsonContentType).jsonBody(errorBody(500, 'INTERNAL_ERROR', { example: 'Internal error' })))
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expect(result.response.status).toBe(500);
+        expect(result.error?.errorCode).toBe('INTERNAL_ERROR');
+      }));
+  });
+
+  it('503: answers SERVICE_UNAVAILABLE when the store is unavailable', () => {
+    const requestId = 'contract-list-vouchers-503';
+    return interaction(pact, 'a request to list voucher definitions while the store is unavailable', aliceExists, state(states.storeUnavailable, {}))
+      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
+      .willRespondWith(503, (res) =>
+        res
+          .headers({ ...jsonContentType, ...retryAfterHeader })
+          .jsonBody(errorBody(503, 'SERVICE_UNAVAILABLE', { example: 'Service unavailable' })),
+      )
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expect(result.response.status).toBe(503);
+        expect(result.error?.errorCode).toBe('SERVICE_UNAVAILABLE');
+      }));
+  });
+});

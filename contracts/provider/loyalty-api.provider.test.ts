@@ -1,0 +1,200 @@
+/**
+ * Verifies the committed pact (contracts/pacts/) against the real app:
+ * `createApp` listening on port 0, responses validated against the spec,
+ * on the embedded store always and on MongoDB too when one is reachable
+ * (MONGODB_URI, or a mongod binary; see mongo-test-server.ts).
+ *
+ * With PACT_BROKER_BASE_URL set it also verifies the pacts in the broker
+ * (main branch, deployed or released, matching branch) and, with
+ * PACT_PUBLISH_VERIFICATION_RESULTS=true, publishes the results that
+ * `can-i-deploy` reads. See the README's "Contracts" section.
+ */
+import { execFileSync } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Verifier, type VerifierOptions } from '@pact-foundation/pact';
+import type { RequestHandler } from 'express';
+import { MongoClient } from 'mongodb';
+import pino from 'pino';
+import { createApp } from '../../server/src/app';
+import { systemClock } from '../../server/src/domain/clock';
+import { createServices } from '../../server/src/features';
+import { FaultInjectingStore } from '../../server/src/store/fault-injecting/fault-injecting-store';
+import { MemoryStore } from '../../server/src/store/memory/memory-store';
+import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { startTestMongo, testMongoSource, uniqueDbName, type TestMongo } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import type { Store } from '../../server/src/store/port';
+import { committedPactDir, consumerName, pactFileName, providerName } from '../shared/contract';
+import { forwardUnparsedBody, sessionFilter } from './request-filter';
+import { resetState, stateHandlers, type StateContext } from './states';
+
+/**
+ * Low enough that a provider state can use up a dedicated client's quota in
+ * a few hundred requests, high enough for every request the verification
+ * sends with the partner's key (one per interaction).
+ */
+const rateLimitPerMinute = 200;
+const verificationTimeoutMs = 120_000;
+
+interface RunningProvider {
+  baseUrl: string;
+  context: StateContext;
+  options: Pick<VerifierOptions, 'providerBaseUrl' | 'stateHandlers' | 'requestFilter' | 'beforeEach' | 'afterEach'>;
+  close(): Promise<void>;
+}
+
+/** The app on `store`, wrapped so that states can make it fail, listening on a free port. */
+async function startProvider(store: Store): Promise<RunningProvider> {
+  const clock = systemClock;
+  const faults = new FaultInjectingStore(store);
+  const app = await createApp({
+    services: createServices({ store: faults, clock }),
+    store: faults,
+    logger: pino({ level: 'silent' }),
+    config: { rateLimitPerMinute, bodyLimitBytes: 16384, trustProxy: false },
+    validateResponses: true,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const context: StateContext = {
+    store,
+    faults,
+    now: clock,
+    baseUrl,
+    rateLimitPerMinute,
+    sessionIdentifierType: 'CARD_NUMBER',
+    failures: [],
+  };
+  // Sessions for the request filter come from the store without faults:
+  // "the store is unavailable" must fail the request, not its set-up.
+  const filterServices = createServices({ store, clock });
+  const filter = sessionFilter({ services: filterServices, identifierType: () => context.sessionIdentifierType, failures: context.failures });
+
+  return {
+    baseUrl,
+    context,
+    options: {
+      providerBaseUrl: baseUrl,
+      // Pact types the handlers too narrowly to take setup/teardown objects.
+      stateHandlers: stateHandlers(context) as VerifierOptions['stateHandlers'],
+      // The proxy mounts this with app.use, which takes a list: the error
+      // handler first (it sees the proxy's own body-parser errors), then the filter.
+      requestFilter: [forwardUnparsedBody, filter] as unknown as RequestHandler,
+      beforeEach: () => resetState(context),
+      afterEach: async () => context.faults.inject(null),
+    },
+    close: async () => {
+      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      await store.close();
+    },
+  };
+}
+
+/**
+ * Runs a verification; a failed state set-up or request filter (which Pact
+ * only logs) fails it too, and is named first.
+ */
+async function verify(provider: RunningProvider, options: VerifierOptions): Promise<void> {
+  let verificationError: unknown;
+  try {
+    await new Verifier({ ...provider.options, provider: providerName, logLevel: 'warn', ...options }).verifyProvider();
+  } catch (error) {
+    verificationError = error;
+  }
+  const failures = provider.context.failures.splice(0);
+  if (failures.length > 0) {
+    throw new Error(`Provider set-up failed, so interactions may have failed for that reason:\n  ${failures.join('\n  ')}`);
+  }
+  if (verificationError) throw verificationError;
+}
+
+function verifyCommittedPact(provider: RunningProvider): Promise<void> {
+  return verify(provider, { pactUrls: [path.join(committedPactDir, pactFileName)] });
+}
+
+describe(`${providerName} honours the pact of ${consumerName}`, () => {
+  describe('on the embedded store', () => {
+    let provider: RunningProvider;
+    beforeAll(async () => {
+      provider = await startProvider(new MemoryStore({ clock: systemClock }));
+    });
+    afterAll(() => provider?.close());
+
+    it('verifies every interaction of the committed pact', () => verifyCommittedPact(provider), verificationTimeoutMs);
+
+    const broker = process.env.PACT_BROKER_BASE_URL?.trim();
+    (broker ? it : it.skip)(
+      broker ? `verifies the pacts in the broker ${broker}` : 'verifies the pacts in a Pact Broker: skipped, PACT_BROKER_BASE_URL is not set',
+      async () => {
+        await verify(provider, {
+          pactBrokerUrl: broker,
+          ...brokerCredentials(),
+          consumerVersionSelectors: [{ mainBranch: true }, { deployedOrReleased: true }, { matchingBranch: true }],
+          enablePending: true,
+          publishVerificationResult: process.env.PACT_PUBLISH_VERIFICATION_RESULTS === 'true',
+          providerVersion: providerVersion(),
+          providerVersionBranch: providerBranch(),
+        });
+      },
+      verificationTimeoutMs,
+    );
+  });
+
+  const mongoSource = testMongoSource();
+  if (mongoSource.kind === 'none') {
+    it.skip(`on MongoDB: skipped, ${mongoSource.reason}`, () => undefined);
+  } else {
+    describe('on MongoDB', () => {
+      const dbName = uniqueDbName('pact_provider');
+      let mongo: TestMongo | null = null;
+      let provider: RunningProvider | undefined;
+
+      beforeAll(async () => {
+        mongo = await startTestMongo();
+        if (!mongo) throw new Error('MongoDB was configured but could not be started');
+        provider = await startProvider(await MongoStore.connect({ uri: mongo.uri, dbName, serverSelectionTimeoutMS: 10_000 }));
+      }, 120_000);
+
+      afterAll(async () => {
+        await provider?.close();
+        if (mongo) {
+          const admin = await new MongoClient(mongo.uri, { serverSelectionTimeoutMS: 10_000 }).connect();
+          try {
+            await admin.db(dbName).dropDatabase();
+          } finally {
+            await admin.close();
+          }
+          await mongo.stop();
+        }
+      }, 60_000);
+
+      it('verifies every interaction of the committed pact', () => verifyCommittedPact(provider as RunningProvider), verificationTimeoutMs);
+    });
+  }
+});
+
+function brokerCredentials(): Pick<VerifierOptions, 'pactBrokerToken' | 'pactBrokerUsername' | 'pactBrokerPassword'> {
+  const token = process.env.PACT_BROKER_TOKEN?.trim();
+  if (token) return { pactBrokerToken: token };
+  const username = process.env.PACT_BROKER_USERNAME?.trim();
+  const password = process.env.PACT_BROKER_PASSWORD;
+  return username && password ? { pactBrokerUsername: username, pactBrokerPassword: password } : {};
+}
+
+/** The provider version is the commit (GIT_COMMIT, GITHUB_SHA, else `git rev-parse HEAD`). */
+function providerVersion(): string {
+  return process.env.GIT_COMMIT?.trim() || process.env.GITHUB_SHA?.trim() || git('rev-parse', 'HEAD');
+}
+
+function providerBranch(): string {
+  const env = process.env;
+  return env.GIT_BRANCH?.trim() || env.GITHUB_HEAD_REF?.trim() || env.GITHUB_REF_NAME?.trim() || git('rev-parse', '--abbrev-ref', 'HEAD');
+}
+
+function git(...args: string[]): string {
+  return execFileSync('git', args, { encoding: 'utf8' }).trim();
+}

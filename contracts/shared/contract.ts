@@ -1,0 +1,109 @@
+/**
+ * What the consumer tests and the provider verification must agree on: the
+ * pact's participants, the credentials the SDK sends, and the provider
+ * states with their parameters. Both sides import this file, so a state
+ * cannot be misspelt on one side only.
+ *
+ * Nothing here is a real secret: the keys exist only in the provider's
+ * contract fixture (contracts/provider/fixtures/base.json).
+ */
+import path from 'node:path';
+
+export const consumerName = 'loyalty-sdk';
+export const providerName = 'loyalty-api';
+
+/** The committed pact, which the provider verifies and CI compares with a fresh consumer run. */
+export const committedPactDir = path.resolve(__dirname, '..', 'pacts');
+export const pactFileName = `${consumerName}-${providerName}.json`;
+
+/** Where the consumer tests write: `PACT_OUTPUT_DIR` (set by scripts/pact-consumer.mjs), else a scratch dir. */
+export function pactOutputDir(): string {
+  const fromEnv = process.env.PACT_OUTPUT_DIR?.trim();
+  return fromEnv ? path.resolve(fromEnv) : path.resolve(__dirname, '..', '..', 'node_modules', '.cache', 'loyalty-pact', 'pacts');
+}
+
+/** API keys of the client applications in the provider's contract fixture. */
+export const apiKeys = {
+  /** The partner app every interaction uses unless it says otherwise. */
+  partner: 'pk_contract_partner_app_0001',
+  /** A client whose rate limit a provider state uses up; no other interaction uses it. */
+  throttled: 'pk_contract_throttled_app_0002',
+  /** Known to no client. */
+  unknown: 'pk_contract_unknown_key_0000',
+} as const;
+
+/** Client ids of those keys, as provider-state parameters. */
+export const clientIds = {
+  partner: 'contract-partner-app',
+  throttled: 'contract-throttled-app',
+} as const;
+
+/**
+ * The bearer token the consumer sends for "a valid member session". The
+ * provider's request filter replaces it with a real session token, started
+ * for the member in the path; any other token reaches the app unchanged.
+ */
+export const placeholderSessionToken = 'st_contract_session_token_placeholder';
+/** A token that is no session: the filter leaves it alone, the app answers 401. */
+export const invalidSessionToken = 'st_contract_not_a_session_token_0000';
+
+export type IdentifierTypeParam = 'CARD_NUMBER' | 'EMAIL' | 'PHONE_NUMBER' | 'MEMBER_ID';
+
+/**
+ * Provider states: a sentence with its parameters in braces, and the type of
+ * those parameters. The provider has one handler per sentence
+ * (contracts/provider/states.ts); the consumer passes the values.
+ */
+export const states = {
+  memberExists: 'member {correlationId} exists with {pointBalance} points',
+  memberIsUnknown: 'no member {correlationId} exists',
+  memberIsNotEligible: 'member {correlationId} is not eligible for redemption and holds reservation {reservationToken}',
+  memberHoldsReservation:
+    'member {correlationId} holds reservation {reservationToken} of {reservationAmount} points, made in a {identifierType} session',
+  householdMemberHoldsReservation:
+    'member {correlationId} of household {householdId} holds reservation {reservationToken} funded by {contributions}',
+  noReservation: 'member {correlationId} has no reservation {reservationToken}',
+  redemptionExists:
+    'redemption {redemptionId} of redeemer {redeemerId} exists, with catalogue item {productCode} worth {pointsAmount} points',
+  sessionIdentifierType: 'the member session was started with identifier type {identifierType}',
+  clientBusinessUnits: 'the client application enables business units {enabledBusinessUnits} with default {defaultBusinessUnit}',
+  clientVouchersOff: 'the client application has the voucher feature switched off',
+  clientTiers: 'the client application allows only the reservation amounts {redemptionTiers}',
+  clientDailyCap: 'the client application caps new reservations at {dailyRedemptionCap} points per member and day',
+  voucherDefinitionPublished: 'business unit {businessUnit} has published voucher definition {voucherDefinitionId} usable on CUX',
+  rateLimitUsedUp: 'client application {clientId} has used up its rate limit',
+  storeUnavailable: 'the store is unavailable',
+  storeFails: 'the store fails unexpectedly',
+} as const;
+
+export type StateName = (typeof states)[keyof typeof states];
+
+/** Parameters of each state (JSON values only: they travel in the pact). */
+export interface StateParams {
+  [states.memberExists]: { correlationId: string; pointBalance: number };
+  [states.memberIsUnknown]: { correlationId: string };
+  [states.memberIsNotEligible]: { correlationId: string; reservationToken: string };
+  [states.memberHoldsReservation]: {
+    correlationId: string;
+    reservationToken: string;
+    reservationAmount: number;
+    identifierType: IdentifierTypeParam;
+  };
+  [states.householdMemberHoldsReservation]: {
+    correlationId: string;
+    householdId: string;
+    reservationToken: string;
+    contributions: Array<{ correlationId: string; points: number }>;
+  };
+  [states.noReservation]: { correlationId: string; reservationToken: string };
+  [states.redemptionExists]: { redemptionId: string; redeemerId: string; productCode: string; pointsAmount: number };
+  [states.sessionIdentifierType]: { identifierType: IdentifierTypeParam };
+  [states.clientBusinessUnits]: { enabledBusinessUnits: string[]; defaultBusinessUnit: string | null };
+  [states.clientVouchersOff]: Record<string, never>;
+  [states.clientTiers]: { redemptionTiers: number[] };
+  [states.clientDailyCap]: { dailyRedemptionCap: number };
+  [states.voucherDefinitionPublished]: { businessUnit: string; voucherDefinitionId: string };
+  [states.rateLimitUsedUp]: { clientId: string };
+  [states.storeUnavailable]: Record<string, never>;
+  [states.storeFails]: Record<string, never>;
+}

@@ -1,0 +1,116 @@
+// Fails unless the committed pact covers:
+//  - every (operation, status) pair the spec documents for /client/... paths;
+//  - every documented error code of Operation A and every documented
+//    message of Operation B (the spec's enums), each matched exactly;
+//  - the variants the SDK's users depend on (default and explicit business
+//    unit, plain lowering, household return, item-level redemption, offline
+//    creation, 401 on each operation).
+// So a status, code or message added to the spec fails here until a
+// consumer interaction covers it.
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { committedPact, fail, readJson, rel, specPath } from './pact-lib.mjs';
+
+const spec = parse(readFileSync(specPath, 'utf8'));
+const pact = readJson(committedPact);
+const interactions = pact.interactions ?? [];
+
+// --- operations of the spec -----------------------------------------------------
+
+const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+const operations = Object.entries(spec.paths ?? {})
+  .filter(([pathName]) => pathName.startsWith('/client/'))
+  .flatMap(([pathName, item]) =>
+    methods
+      .filter((method) => item[method])
+      .map((method) => ({
+        operationId: item[method].operationId ?? `${method.toUpperCase()} ${pathName}`,
+        method: method.toUpperCase(),
+        pathName,
+        pattern: new RegExp(`^${pathName.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        statuses: Object.keys(item[method].responses ?? {}).filter((s) => /^\d{3}$/.test(s)).map(Number),
+      })),
+  );
+
+function operationOf(interaction) {
+  const { method, path } = interaction.request ?? {};
+  return operations.find((op) => op.method === String(method).toUpperCase() && op.pattern.test(path));
+}
+
+const problems = [];
+const byOperation = new Map(operations.map((op) => [op.operationId, []]));
+for (const interaction of interactions) {
+  const op = operationOf(interaction);
+  const where = `${interaction.request?.method} ${interaction.request?.path}`;
+  if (!op) problems.push(`"${interaction.description}": ${where} is no /client operation of the spec`);
+  else byOperation.get(op.operationId).push(interaction);
+}
+
+// --- (operation, status) pairs ------------------------------------------------------
+
+const table = [];
+for (const op of operations) {
+  const covered = byOperation.get(op.operationId);
+  const row = [];
+  for (const status of op.statuses) {
+    const count = covered.filter((i) => i.response?.status === status).length;
+    row.push(`${status}x${count}`);
+    if (count === 0) problems.push(`${op.operationId} ${status}: no interaction`);
+  }
+  table.push(`  ${op.operationId.padEnd(24)} ${row.join(' ')}`);
+}
+
+// --- enums of error codes and messages ------------------------------------------------
+
+const schemas = spec.components?.schemas ?? {};
+const body = (i) => i.response?.body?.content;
+/** No matching rule on the field: Pact compares it exactly. */
+const exact = (i, field) => !i.response?.matchingRules?.body?.[`$.${field}`];
+
+function requireEnum({ operationId, status, field, schemaName }) {
+  const values = schemas[schemaName]?.enum;
+  if (!Array.isArray(values)) {
+    problems.push(`spec: components.schemas.${schemaName} has no enum`);
+    return;
+  }
+  const seen = (byOperation.get(operationId) ?? []).filter((i) => i.response?.status === status && exact(i, field)).map((i) => body(i)?.[field]);
+  for (const value of values) {
+    if (!seen.includes(value)) problems.push(`${operationId} ${status}: no interaction answers ${field} "${value}" (exactly matched)`);
+  }
+}
+
+requireEnum({ operationId: 'listVoucherDefinitions', status: 400, field: 'errorCode', schemaName: 'VoucherDefinitionsErrorCode' });
+requireEnum({ operationId: 'updateReservation', status: 400, field: 'errorMessage', schemaName: 'ReservationUpdateErrorMessage' });
+
+// --- variants -------------------------------------------------------------------------
+
+const requestBody = (i) => {
+  const content = i.request?.body?.content;
+  return content && typeof content === 'object' ? content : {};
+};
+const ok = (i) => i.response?.status === 200;
+const variants = [
+  ['listVoucherDefinitions', 'default business unit (no businessUnit query)', (i) => i.response?.status === 200 && !i.request?.query?.businessUnit],
+  ['listVoucherDefinitions', 'explicit business unit', (i) => i.response?.status === 200 && Boolean(i.request?.query?.businessUnit)],
+  ['updateReservation', 'plain lowering', (i) => ok(i) && Object.keys(requestBody(i)).join() === 'reservationAmount' && !body(i)?.household],
+  ['updateReservation', 'household return', (i) => ok(i) && Boolean(body(i)?.household)],
+  ['updateReservation', 'item-level redemption', (i) => ok(i) && Array.isArray(requestBody(i).catalogueItems) && Array.isArray(body(i)?.catalogueItemsData)],
+  ['updateReservation', 'offline creation', (i) => i.response?.status === 200 && requestBody(i).offline === true],
+  ...operations.map((op) => [op.operationId, '401 UNAUTHORIZED', (i) => i.response?.status === 401 && body(i)?.errorCode === 'UNAUTHORIZED']),
+];
+for (const [operationId, name, matches] of variants) {
+  if (!(byOperation.get(operationId) ?? []).some(matches)) problems.push(`${operationId}: no interaction for the variant "${name}"`);
+}
+
+if (problems.length > 0) {
+  fail(
+    [
+      `${rel(committedPact)} does not cover the spec's /client operations:`,
+      ...problems.map((p) => `  - ${p}`),
+      'Add consumer interactions in contracts/consumer/, then `npm run pact:update`.',
+    ].join('\n'),
+  );
+}
+console.log(`${rel(committedPact)} covers every documented status of ${operations.length} operations (${interactions.length} interactions):`);
+console.log(table.join('\n'));
+console.log('  ...and every Operation A error code, every Operation B message and the required variants.');
