@@ -76,7 +76,16 @@ export interface paths {
     "/client/users/{correlation_id}/reservations/{reservation_token}": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Identifier of the request for tracing, echoed in the response's
+                 *     `X-Request-Id` and logged. Used when it is 1 to 128 characters of
+                 *     `A-Z a-z 0-9 . _ -`; otherwise (and when absent) the server makes one.
+                 *     Never a reason to reject a request.
+                 * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 /**
                  * @description Correlation identifier of the loyalty member the client acts for.
@@ -640,6 +649,14 @@ export interface components {
          */
         CorrelationId: string;
         /**
+         * @description Identifier of the request for tracing, echoed in the response's
+         *     `X-Request-Id` and logged. Used when it is 1 to 128 characters of
+         *     `A-Z a-z 0-9 . _ -`; otherwise (and when absent) the server makes one.
+         *     Never a reason to reject a request.
+         * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
+         */
+        RequestId: string;
+        /**
          * @description How the member was identified when the session starts.
          * @example CARD_NUMBER
          */
@@ -665,6 +682,14 @@ export interface operations {
                  * @example CARD_NUMBER
                  */
                 "X-Identifier-Type": components["parameters"]["IdentifierType"];
+                /**
+                 * @description Identifier of the request for tracing, echoed in the response's
+                 *     `X-Request-Id` and logged. Used when it is 1 to 128 characters of
+                 *     `A-Z a-z 0-9 . _ -`; otherwise (and when absent) the server makes one.
+                 *     Never a reason to reject a request.
+                 * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
                 /**
@@ -750,7 +775,16 @@ export interface operations {
                  */
                 businessUnit?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Identifier of the request for tracing, echoed in the response's
+                 *     `X-Request-Id` and logged. Used when it is 1 to 128 characters of
+                 *     `A-Z a-z 0-9 . _ -`; otherwise (and when absent) the server makes one.
+                 *     Never a reason to reject a request.
+                 * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 /**
                  * @description Correlation identifier of the loyalty member the client acts for.
@@ -825,7 +859,16 @@ export interface operations {
     updateReservation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Identifier of the request for tracing, echoed in the response's
+                 *     `X-Request-Id` and logged. Used when it is 1 to 128 characters of
+                 *     `A-Z a-z 0-9 . _ -`; otherwise (and when absent) the server makes one.
+                 *     Never a reason to reject a request.
+                 * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 /**
                  * @description Correlation identifier of the loyalty member the client acts for.
