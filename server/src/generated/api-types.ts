@@ -132,7 +132,7 @@ export interface paths {
          *     items, tier, amount, items total, cap, balance.
          *
          *     Catalogue items are checked in two steps: first their form (`productCode`
-         *     a non-empty string, `quantity` a positive number when sent), then
+         *     a non-empty string, `quantity` a positive whole number when sent), then
          *     whether each `productCode` maps to a catalogue item.
          *     `invalidCatalogueItems` lists the entries that fail the first step that
          *     fails, exactly as sent, in request order.
@@ -318,7 +318,10 @@ export interface components {
              */
             productCode: string;
             /**
-             * @description Positive quantity; 1 when omitted.
+             * @description Positive whole number of units; 1 when omitted. The seed calls it a
+             *     positive number; it is whole here because points are whole numbers
+             *     and `totalPointsAmount` is `pointsAmount` times `quantity`: a
+             *     fraction of a unit would reserve a fraction of a point.
              * @example 2
              */
             quantity?: number;

@@ -53,6 +53,7 @@ describe('Operation B seed-rule pre-check', () => {
       ['a string quantity', [{ productCode: 'p', quantity: '2' }], [{ productCode: 'p', quantity: '2' }]],
       ['a null quantity', [{ productCode: 'p', quantity: null }], [{ productCode: 'p', quantity: null }]],
       ['a quantity over 10000', [{ productCode: 'p', quantity: 10001 }], [{ productCode: 'p', quantity: 10001 }]],
+      ['a fractional quantity', [{ productCode: 'p', quantity: 2.75 }], [{ productCode: 'p', quantity: 2.75 }]],
       [
         'only the bad ones, in order, with whatever else they carry',
         [{ productCode: 'a', quantity: 0 }, { productCode: 'b' }, { productCode: 2, extra: true }, { productCode: 'c', quantity: 'x' }],
@@ -80,7 +81,7 @@ describe('Operation B seed-rule pre-check', () => {
       ['an empty item list', { ...pair, catalogueItems: [] }],
       ['items only, with both ids', { ...pair, catalogueItems: [{ productCode: 'p' }] }],
       ['a quantity left out', withItems([{ productCode: 'p' }])],
-      ['fractional and boundary quantities', withItems([{ productCode: 'p', quantity: 0.5 }, { productCode: 'q', quantity: 10000 }])],
+      ['the boundary quantities', withItems([{ productCode: 'p', quantity: 1 }, { productCode: 'q', quantity: 10000 }])],
       ['a 64-character productCode', withItems([{ productCode: 'p'.repeat(64) }])],
       ['a productCode of 64 code points', withItems([{ productCode: emojiCode }])],
       ['an unknown field in an item', withItems([{ productCode: 'p', colour: 'red' }])],

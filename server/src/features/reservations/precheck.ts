@@ -67,7 +67,7 @@ function isWellFormedItem(item: JsonObject): boolean {
     typeof productCode === 'string' && productCode.length > 0 && codePointLength(productCode) <= productCodeMaxLength;
   const quantityOk =
     !Object.hasOwn(item, 'quantity') ||
-    (typeof quantity === 'number' && Number.isFinite(quantity) && quantity > 0 && quantity <= quantityMax);
+    (typeof quantity === 'number' && Number.isInteger(quantity) && quantity > 0 && quantity <= quantityMax);
   return productCodeOk && quantityOk;
 }
 
