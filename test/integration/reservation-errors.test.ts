@@ -124,6 +124,28 @@ describe('Operation B errors: 400 INVALID_REQUEST with the documented message, a
     expect(response.body).toMatchObject({ statusCode: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 
+  it('refuses a deeply nested body before anything walks it', async () => {
+    const token = await api.startSession(keys.partner, 'm-alice');
+    let nested: unknown = 'x';
+    for (let i = 0; i < 3000; i++) nested = { a: nested };
+    const body = { reservationAmount: 10000, redemptionId: 'rd-100', redeemerId: 'm-alice', catalogueItems: [{ productCode: nested }] };
+    const response = await api.updateReservation(keys.partner, token, 'm-alice', 'rt-alice-1', body);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ errorCode: 'INVALID_REQUEST', errorMessage: 'Request does not match the API specification' });
+  });
+
+  it('answers 415 for a compressed body', async () => {
+    const token = await api.startSession(keys.partner, 'm-alice');
+    const response = await api.call('PUT', '/client/users/m-alice/reservations/rt-alice-1', {
+      apiKey: keys.partner,
+      token,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      rawBody: 'not really gzip',
+    });
+    expect(response.status).toBe(415);
+    expect(response.body).toMatchObject({ statusCode: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
+
   it('answers 413 for a body over the limit', async () => {
     const token = await api.startSession(keys.partner, 'm-alice');
     const response = await api.updateReservation(keys.partner, token, 'm-alice', 'rt-alice-1', {
