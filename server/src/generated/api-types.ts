@@ -578,7 +578,7 @@ export interface components {
                 "application/json": components["schemas"]["PayloadTooLargeError"];
             };
         };
-        /** @description The request body is not `application/json`. */
+        /** @description The request body is not `application/json`, or it is compressed (`Content-Encoding` other than `identity`; bodies are small, so no content coding is taken). */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
