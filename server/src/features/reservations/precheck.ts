@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { reservationError, type AppError } from '../../domain/errors';
+import { depthOf, maxBodyDepth } from '../../http/body-depth';
 
 /**
  * Operation B's body rules that have their own message in the seed. They run
@@ -9,10 +10,22 @@ import { reservationError, type AppError } from '../../domain/errors';
  * about the body's form is left to the schema.
  */
 export const precheckReservationBody: RequestHandler = (req, _res, next) => {
-  const problem = findSeedRuleViolation(req.body);
+  const problem = tooDeep(req.body) ?? findSeedRuleViolation(req.body);
   if (problem) throw problem;
   next();
 };
+
+/**
+ * A deeply nested body is refused before anything walks it recursively (the
+ * validator, or `JSON.stringify` echoing an invalid catalogue item), which
+ * could overflow the stack: 16 KiB of JSON nests thousands of levels.
+ */
+function tooDeep(body: unknown): AppError | null {
+  if (depthOf(body) <= maxBodyDepth) return null;
+  return reservationError('Request does not match the API specification', {
+    details: [{ path: '/body', message: `must not nest deeper than ${maxBodyDepth} levels` }],
+  });
+}
 
 const productCodeMaxLength = 64;
 const quantityMax = 10000;
