@@ -1,22 +1,25 @@
-import express, { type Express } from 'express';
+import express, { Router, type Express } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Services } from './domain/services';
 import { precheckReservationBody } from './features/reservations/precheck';
-import { reservationsRouter } from './features/reservations/handler';
-import { sessionsRouter } from './features/sessions/handler';
-import { voucherDefinitionsRouter } from './features/voucher-definitions/handler';
+import { updateReservation } from './features/reservations/handler';
+import { startSession } from './features/sessions/handler';
+import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
 import { requireApiKey, requireSession } from './http/auth';
 import { docsRoutes } from './http/docs';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { healthRoutes } from './http/health';
 import { jsonBody } from './http/json-body';
+import { serialiseSnapshotsOnce } from './http/json-response';
 import { openApiValidator } from './http/openapi-validator';
 import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
-import { apiPrefix, operationTags, routes } from './http/routes';
+import { createRequestValidation } from './http/request-validation';
+import { apiPrefix, methods, routes, tagOperation, type OperationId } from './http/routes';
 import { securityHeaders } from './http/security-headers';
+import { inSequence } from './http/sequence';
 import { loadApiSpec } from './http/spec';
 import type { Store } from './store/port';
 
@@ -42,27 +45,64 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  // The spec documents no conditional requests (no ETag, no 304): Express
+  // would otherwise hash every response body and could answer an undocumented 304.
+  app.set('etag', false);
+  serialiseSnapshotsOnce(app);
 
   // Every response: request id, access log, security headers.
-  app.use(requestId(), accessLog(deps.logger), securityHeaders());
-
-  // Operational routes: not part of the API contract, so mounted before its validator.
-  app.use(healthRoutes(deps.store), docsRoutes(spec));
+  app.use(inSequence([requestId(), accessLog(deps.logger), securityHeaders()]));
 
   // The API, its checks in the spec's order: API key, rate limit, body size
   // and content type, session, request schema, then the operation's rules.
-  app.use(operationTags());
-  app.use(apiPrefix, requireApiKey(services.auth));
+  // Each operation's route runs the whole chain (one route match per
+  // request); any other request under the prefix gets the API key and rate
+  // limit checks, then the validator's 404 or 405.
   const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute);
-  if (rateLimiter) app.use(apiPrefix, rateLimiter);
-  app.put(routes.updateReservation, jsonBody(config.bodyLimitBytes));
-  app.get(routes.listVoucherDefinitions, requireSession(services.auth));
-  app.put(routes.updateReservation, requireSession(services.auth), precheckReservationBody);
-  const validator = await openApiValidator(app, spec, { validateResponses: deps.validateResponses ?? false });
-  app.use(apiPrefix, validator);
-  app.use(sessionsRouter(services), voucherDefinitionsRouter(services), reservationsRouter(services));
+  const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
+  const validateResponses = deps.validateResponses ?? false;
+  const eov = inSequence(await openApiValidator(app, spec, { validateResponses }));
+  const validation = createRequestValidation(spec, eov, operationRoutes(), { crossCheck: validateResponses });
+  const api = Router();
+  api.post(
+    routes.startSession,
+    tagOperation('startSession'),
+    ...clientChecks,
+    validation.forOperation('startSession'),
+    startSession(services),
+  );
+  api.get(
+    routes.listVoucherDefinitions,
+    tagOperation('listVoucherDefinitions'),
+    ...clientChecks,
+    requireSession(services.auth),
+    validation.forOperation('listVoucherDefinitions'),
+    listVoucherDefinitions(services),
+  );
+  api.put(
+    routes.updateReservation,
+    tagOperation('updateReservation'),
+    ...clientChecks,
+    ...jsonBody(config.bodyLimitBytes),
+    requireSession(services.auth),
+    precheckReservationBody,
+    validation.forOperation('updateReservation'),
+    updateReservation(services),
+  );
+  app.use(api);
+  app.use(apiPrefix, inSequence([...clientChecks, validation.fallback]));
+
+  // Operational routes: not part of the API contract, and outside its prefix.
+  // Mounted after it, so that API requests do not walk through them.
+  app.use(healthRoutes(deps.store), docsRoutes(spec));
 
   app.use(notFound);
   app.use(errorMiddleware);
   return app;
+}
+
+/** Each operation's method and Express path. */
+function operationRoutes(): Record<OperationId, { method: string; path: string }> {
+  const entries = (Object.keys(routes) as OperationId[]).map((id) => [id, { method: methods[id], path: routes[id] }] as const);
+  return Object.fromEntries(entries) as Record<OperationId, { method: string; path: string }>;
 }

@@ -119,10 +119,22 @@ export interface Wallet {
   version: number;
   balances: MemberBalance[];
   reservations: ReservationRecord[];
+  /**
+   * The audit entry of the change that made this version, written in the same
+   * compare-and-set as the change itself and copied to the audit trail after
+   * it (again by the next request, if that copy failed): a change can never
+   * exist without its audit entry.
+   */
+  pendingAudit?: AuditEntry[];
 }
 
 /** One reservation change, as the audit trail records it. */
 export interface AuditEntry {
+  /** `<walletId>@<walletVersion>`: copying an entry twice stores it once. */
+  id: string;
+  walletId: string;
+  /** The wallet version this change made; orders the changes of one wallet. */
+  walletVersion: number;
   at: Date;
   action: 'CREATE' | 'UPDATE';
   clientId: string;
@@ -133,6 +145,10 @@ export interface AuditEntry {
   after: { reservationAmount: number; contributions: Contribution[]; expiresAt: Date };
   /** Points returned (negative: taken) per member by this change. */
   shares: Contribution[];
+}
+
+export function auditEntryId(walletId: string, walletVersion: number): string {
+  return `${walletId}@${walletVersion}`;
 }
 
 /** Wallet id of a member: its household's, or its own. */

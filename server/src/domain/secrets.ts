@@ -1,8 +1,12 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** SHA-256 hex of a secret (API key or session token); what the store keeps. */
+/**
+ * SHA-256 hex of a secret (API key or session token), its UTF-8 bytes; what
+ * the store keeps. One-shot `crypto.hash`: no Hash object per call (this runs
+ * twice per request).
+ */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Constant-time comparison of two hex digests. */

@@ -34,8 +34,12 @@ export interface SessionService {
 }
 
 export interface VoucherDefinitionService {
-  /** Checks the feature switch, then resolves the business unit (AppError with the seed's codes). */
-  listVoucherDefinitions(client: ClientRecord, businessUnit: string | undefined): Promise<VoucherDefinitionSummary[]>;
+  /**
+   * Checks the feature switch, then resolves the business unit (AppError with
+   * the seed's codes). The list may be a frozen snapshot shared with other
+   * requests: read it, do not change it.
+   */
+  listVoucherDefinitions(client: ClientRecord, businessUnit: string | undefined): Promise<readonly VoucherDefinitionSummary[]>;
 }
 
 export interface ReservationContext {

@@ -16,7 +16,7 @@ export const notFound: RequestHandler = () => {
 export const errorMiddleware: ErrorRequestHandler = (thrown, _req, res, next) => {
   const rendered = renderError(thrown, operationOf(res));
   if (rendered.log) {
-    // pino-http logs `res.err` in the request's line (see access-log.ts).
+    // The access log writes `res.err` into the request's line (see access-log.ts).
     res.err = thrown instanceof Error ? thrown : new Error(String(thrown));
   }
   if (res.headersSent) {

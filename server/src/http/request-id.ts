@@ -8,7 +8,7 @@ export const requestIdHeader = 'X-Request-Id';
 
 /**
  * Gives every request an id: the caller's `X-Request-Id` when sane, else a
- * random UUID. Stored as `req.id` (where pino-http looks for it) and echoed
+ * random UUID. Stored as `req.id` (the access log's `requestId`) and echoed
  * on every response, errors included.
  */
 export function requestId(): RequestHandler {

@@ -1,4 +1,4 @@
-import { Router, type RequestHandler, type Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 
 /** Everything under this prefix is the API of the contract; the rest is operational. */
 export const apiPrefix = '/client';
@@ -13,7 +13,8 @@ export const routes = {
 /** The spec's operationIds. */
 export type OperationId = keyof typeof routes;
 
-const methods: Record<OperationId, 'get' | 'post' | 'put'> = {
+/** The HTTP method of each operation. */
+export const methods: Readonly<Record<OperationId, 'get' | 'post' | 'put'>> = {
   startSession: 'post',
   listVoucherDefinitions: 'get',
   updateReservation: 'put',
@@ -22,23 +23,19 @@ const methods: Record<OperationId, 'get' | 'post' | 'put'> = {
 const operationKey = 'operationId';
 
 /**
- * Records which operation a request is for, before any check runs, so that
- * the error middleware can pick the operation's documented error shape even
- * for errors raised before the OpenAPI validator has matched the route.
+ * The first handler of each operation's route: records which operation the
+ * request is for, before any check runs, so that the error middleware can
+ * pick the operation's documented error shape even for errors raised before
+ * the OpenAPI validator has matched the route.
  */
-export function operationTags(): Router {
-  const router = Router();
-  for (const operationId of Object.keys(routes) as OperationId[]) {
-    const tag: RequestHandler = (_req, res, next) => {
-      res.locals[operationKey] = operationId;
-      next();
-    };
-    router[methods[operationId]](routes[operationId], tag);
-  }
-  return router;
+export function tagOperation(operationId: OperationId): RequestHandler {
+  return (_req, res, next) => {
+    res.locals[operationKey] = operationId;
+    next();
+  };
 }
 
-/** The operation `operationTags` recorded, or null for any other request. */
+/** The operation `tagOperation` recorded, or null for any other request. */
 export function operationOf(res: Response): OperationId | null {
   const tagged: unknown = res.locals[operationKey];
   return typeof tagged === 'string' && tagged in routes ? (tagged as OperationId) : null;

@@ -1,17 +1,59 @@
 import helmet from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 
+/** Helmet's options for every response: JSON needs no content to load, so the policy forbids everything. */
+const apiHelmetOptions = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  },
+} as const;
+
 /**
- * Helmet's headers on every response. JSON needs no content to load, so the
- * API's policy forbids everything; `/docs` overrides it with `docsContentSecurityPolicy`.
+ * Helmet's headers on every response; `/docs` overrides the policy with
+ * `docsContentSecurityPolicy`.
+ *
+ * With these options helmet's output depends on nothing in the request, so
+ * it is taken from helmet once, at start-up (by running its middleware
+ * against a response that records what it is told), and each response gets
+ * the same headers, set in one pass instead of through helmet's fourteen
+ * middleware functions.
  */
 export function securityHeaders(): RequestHandler {
-  return helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  const { set, removed } = helmetOutput(helmet(apiHelmetOptions));
+  return (_req, res, next) => {
+    for (const name of removed) res.removeHeader(name);
+    for (const [name, value] of set) res.setHeader(name, value);
+    next();
+  };
+}
+
+/** What a helmet middleware does to a response that has no headers yet. */
+export function helmetOutput(middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void): {
+  set: Array<[string, string]>;
+  removed: string[];
+} {
+  const set: Array<[string, string]> = [];
+  const removed: string[] = [];
+  const recorder = {
+    setHeader(name: string, value: unknown) {
+      if (typeof value !== 'string') throw new Error(`helmet set ${name} to a non-string value`);
+      set.push([name, value]);
+      return recorder;
     },
+    removeHeader(name: string) {
+      removed.push(name);
+    },
+  };
+  let finished = false;
+  middleware({ headers: {} } as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    finished = true;
   });
+  // Helmet's middleware is synchronous; anything else would make this copy wrong.
+  if (!finished) throw new Error('helmet did not finish synchronously');
+  return { set, removed };
 }
 
 /**

@@ -6,6 +6,11 @@
  * code tested against the memory store would see different objects than in
  * production. This copy builds everything in the caller's realm and
  * recognises Dates from any realm.
+ *
+ * It runs on every read of the memory store, so the common cases come first
+ * and cost little: plain assignment into a fresh literal (fast in V8), and
+ * `Object.defineProperty` only for a `__proto__` key (from JSON), which
+ * assignment would turn into a prototype change.
  */
 export function deepCopy<T>(value: T): T {
   return copyValue(value) as T;
@@ -13,12 +18,30 @@ export function deepCopy<T>(value: T): T {
 
 function copyValue(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(copyValue);
-  if (Object.prototype.toString.call(value) === '[object Date]') return new Date((value as Date).getTime());
+  if (Array.isArray(value)) return copyArray(value);
+  if (value instanceof Date) return new Date(value.getTime());
+  // A Date from another realm fails `instanceof Date`; its prototype is not this realm's Object.prototype.
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.prototype.toString.call(value) === '[object Date]') {
+    return new Date((value as Date).getTime());
+  }
+  return copyObject(value as Record<string, unknown>);
+}
+
+function copyArray(array: unknown[]): unknown[] {
+  const copy = new Array<unknown>(array.length);
+  for (let i = 0; i < array.length; i++) copy[i] = copyValue(array[i]);
+  return copy;
+}
+
+function copyObject(object: Record<string, unknown>): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    // defineProperty, not assignment: a "__proto__" key from JSON stays a plain key.
-    Object.defineProperty(copy, key, { value: copyValue(field), enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(object)) {
+    if (key === '__proto__') {
+      // A "__proto__" key from JSON stays a plain key.
+      Object.defineProperty(copy, key, { value: copyValue(object[key]), enumerable: true, writable: true, configurable: true });
+    } else {
+      copy[key] = copyValue(object[key]);
+    }
   }
   return copy;
 }

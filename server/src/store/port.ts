@@ -48,8 +48,9 @@ export interface Store {
    */
   saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean>;
 
+  /** Idempotent: an entry whose `id` is already in the trail is not stored again. */
   appendAudit(entry: AuditEntry): Promise<void>;
-  /** Audit entries of one reservation token, oldest first (for tests and operators). */
+  /** Audit entries of one reservation token, oldest first (by time, then wallet version); for tests and operators. */
   listAudit(reservationToken: string): Promise<AuditEntry[]>;
 
   /** Seeding (`loadFixture` in ./fixture.ts): each record replaces the stored one with the same key. */
@@ -62,6 +63,29 @@ export interface Store {
   /** Resolves while the store answers; throws StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A capability an adapter may add to `Store`: a number that changes whenever
+ * a voucher definition changes. Only an adapter that sees every change itself
+ * offers it (the in-process store); callers may then keep what they derived
+ * from a listing until the number changes. MongoDB does not (other processes
+ * write too): there, callers list every time.
+ */
+export interface VoucherDefinitionsVersioned {
+  voucherDefinitionsVersion(): number;
+}
+
+/**
+ * How to read the store's voucher definitions version, or null when it has
+ * none. Probed once: a wrapper that forwards the call asynchronously (or not
+ * at all) counts as having none, so nothing is ever cached behind it.
+ */
+export function voucherDefinitionsVersionReader(store: Store): (() => number) | null {
+  const read = (store as Store & Partial<VoucherDefinitionsVersioned>).voucherDefinitionsVersion;
+  if (typeof read !== 'function') return null;
+  const probe: unknown = read.call(store);
+  return typeof probe === 'number' ? () => read.call(store) : null;
 }
 
 /** The backing store did not answer (network, timeout, server down). */

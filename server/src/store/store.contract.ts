@@ -116,9 +116,13 @@ function wallet(walletId: string, balances: Record<string, number>, reservations
   };
 }
 
+/** The entry of the change that made wallet version `amount` of m-alice's wallet. */
 function auditEntry(reservationToken: string, at: string, amount: number): AuditEntry {
   const expiresAt = new Date('2030-01-01T00:15:00.000Z');
   return {
+    id: `member:m-alice@${amount}`,
+    walletId: 'member:m-alice',
+    walletVersion: amount,
     at: new Date(at),
     action: 'UPDATE',
     clientId: 'partner-app',
@@ -427,7 +431,19 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     });
 
     describe('audit', () => {
-      it('lists the entries of one token oldest first; equal times keep their order', async () => {
+      it('stores an entry copied twice once', async () => {
+        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1));
+        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1));
+        expect(await store.listAudit('rt-1')).toStrictEqual([auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1)]);
+      });
+
+      it('keeps the pending audit entries of a wallet with it', async () => {
+        const entry = auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1);
+        await store.saveWallet({ ...wallet('member:m-alice', { 'm-alice': 5 }), pendingAudit: [entry] }, 0);
+        expect((await store.loadWallet('member:m-alice'))?.pendingAudit).toStrictEqual([entry]);
+      });
+
+      it('lists the entries of one token oldest first; equal times in wallet version order', async () => {
         await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:03.000Z', 3));
         await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1));
         await store.appendAudit(auditEntry('rt-2', '2030-01-01T00:00:00.000Z', 9));

@@ -1,12 +1,13 @@
-import { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { ReservationUpdateRequest, Services } from '../../domain/services';
-import { routes } from '../../http/routes';
 import { authenticatedClient, memberSession } from '../../http/locals';
 
-/** Operation B: `PUT /client/users/{correlation_id}/reservations/{reservation_token}`. */
-export function reservationsRouter(services: Services): Router {
-  const router = Router();
-  router.put(routes.updateReservation, async (req, res) => {
+/**
+ * Operation B: `PUT /client/users/{correlation_id}/reservations/{reservation_token}`.
+ * Mounted by `createApp` on `routes.updateReservation`, after the checks.
+ */
+export function updateReservation(services: Services): RequestHandler<{ correlation_id: string; reservation_token: string }> {
+  return async (req, res) => {
     const context = {
       client: authenticatedClient(res),
       session: memberSession(res),
@@ -16,6 +17,5 @@ export function reservationsRouter(services: Services): Router {
     // The seed-rule pre-check and the schema have both passed on this body.
     const request = req.body as ReservationUpdateRequest;
     res.json(await services.reservations.updateReservation(context, request));
-  });
-  return router;
+  };
 }

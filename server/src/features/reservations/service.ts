@@ -1,6 +1,6 @@
 import type { Clock } from '../../domain/clock';
 import { AppError, reservationError } from '../../domain/errors';
-import type { AuditEntry, Contribution, MemberRecord, ReservationRecord, Wallet } from '../../domain/model';
+import { auditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationRecord, type Wallet } from '../../domain/model';
 import type {
   ReservationContext,
   ReservationService,
@@ -42,6 +42,21 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
   const maxAttempts = deps.maxAttempts ?? 100;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
+  // Ids of audit entries this process has copied: saves the repeated copy of
+  // the previous change's entry on the next request. Losing it costs only an
+  // idempotent write, so it is simply cleared when it grows.
+  const copied = new Set<string>();
+  async function copyAudit(entry: AuditEntry): Promise<void> {
+    if (copied.has(entry.id)) return;
+    await store.appendAudit(entry);
+    if (copied.size >= 10_000) copied.clear();
+    copied.add(entry.id);
+  }
+  /** Copies the audit entries a wallet still carries to the audit trail. */
+  async function copyPendingAudit(wallet: Wallet): Promise<void> {
+    for (const entry of wallet.pendingAudit ?? []) await copyAudit(entry);
+  }
+
   return {
     async updateReservation(context, request) {
       const member = await eligibleMember(store, context);
@@ -50,6 +65,9 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         const wallet = await store.loadWallet(member.walletId);
         if (!wallet) throw new Error(`wallet ${member.walletId} of member ${member.correlationId} is missing`);
+        // The previous change's audit entry first: if it cannot be copied,
+        // this request fails before changing anything (503).
+        await copyPendingAudit(wallet);
         const now = clock();
         const current = findActiveReservation(wallet, keyOf(context), now) ?? null;
         checkToken(current, context, request);
@@ -62,9 +80,13 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
 
         if (isNoOp(change)) return respond(context, member, wallet, change.after, items, now);
 
-        const next = withReservation(wallet, change.after, now);
+        const audit = auditEntry(context, change, wallet, now);
+        const next = { ...withReservation(wallet, change.after, now), pendingAudit: [audit] };
         if (await store.saveWallet(next, wallet.version)) {
-          await store.appendAudit(auditEntry(context, change, now));
+          // The change and its audit entry are stored together: from here on
+          // the answer is 200 even if this copy fails (the next request on
+          // this wallet copies it).
+          await copyAudit(audit).catch(() => undefined);
           return respond(context, member, next, change.after, items, now);
         }
         await sleep(Math.floor(Math.random() * Math.min(50, attempt * 2)));
@@ -251,13 +273,17 @@ function respond(
   return response;
 }
 
-function auditEntry(context: ReservationContext, change: Change, now: Date): AuditEntry {
+function auditEntry(context: ReservationContext, change: Change, wallet: Wallet, now: Date): AuditEntry {
   const snapshot = (r: ReservationRecord) => ({
     reservationAmount: r.reservationAmount,
     contributions: r.contributions,
     expiresAt: r.expiresAt,
   });
+  const walletVersion = wallet.version + 1;
   return {
+    id: auditEntryId(wallet.walletId, walletVersion),
+    walletId: wallet.walletId,
+    walletVersion,
     at: now,
     action: change.before ? 'UPDATE' : 'CREATE',
     clientId: context.client.clientId,

@@ -1,14 +1,15 @@
-import { Router } from 'express';
+import type { RequestHandler } from 'express';
 import { AppError } from '../../domain/errors';
 import { identifierTypes, type IdentifierType } from '../../domain/model';
 import type { Services } from '../../domain/services';
-import { routes } from '../../http/routes';
 import { authenticatedClient } from '../../http/locals';
 
-/** Start Session: `POST /client/users/{correlation_id}/sessions`, 201 with the new session. */
-export function sessionsRouter(services: Services): Router {
-  const router = Router();
-  router.post(routes.startSession, async (req, res) => {
+/**
+ * Start Session: `POST /client/users/{correlation_id}/sessions`, 201 with the new session.
+ * Mounted by `createApp` on `routes.startSession`, after the checks.
+ */
+export function startSession(services: Services): RequestHandler<{ correlation_id: string }> {
+  return async (req, res) => {
     const identifierType = parseIdentifierType(req.get('x-identifier-type'));
     const started = await services.sessions.startSession(authenticatedClient(res), req.params.correlation_id, identifierType);
     // The body holds a bearer secret: no cache may keep it.
@@ -18,8 +19,7 @@ export function sessionsRouter(services: Services): Router {
       identifierType: started.identifierType,
       expiresAt: started.expiresAt.toISOString(),
     });
-  });
-  return router;
+  };
 }
 
 /** The schema has checked the header already; this narrows its type. */

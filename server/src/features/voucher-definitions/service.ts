@@ -1,14 +1,29 @@
 import { AppError } from '../../domain/errors';
 import type { ClientRecord } from '../../domain/model';
-import type { VoucherDefinitionService } from '../../domain/services';
-import type { Store } from '../../store/port';
+import type { VoucherDefinitionService, VoucherDefinitionSummary } from '../../domain/services';
+import { freezeSnapshot } from '../../domain/snapshot';
+import { voucherDefinitionsVersionReader, type Store } from '../../store/port';
 import { toSummary } from './summary';
 
 /** The member channel this API serves. */
 export const memberChannel = 'CUX';
 
+interface CachedListing {
+  version: number;
+  summaries: readonly VoucherDefinitionSummary[];
+}
+
 export function createVoucherDefinitionService(deps: { store: Store }): VoucherDefinitionService {
   const { store } = deps;
+  const readVersion = voucherDefinitionsVersionReader(store);
+  /**
+   * The summaries of each business unit, while the store's definitions keep
+   * the version they were built from (only for a store that tells: see
+   * `VoucherDefinitionsVersioned`). One entry per business unit a client
+   * has enabled, so it stays small. The summaries are a frozen snapshot: the
+   * HTTP layer serialises it once.
+   */
+  const listings = new Map<string, CachedListing>();
 
   return {
     async listVoucherDefinitions(client, businessUnit) {
@@ -16,8 +31,16 @@ export function createVoucherDefinitionService(deps: { store: Store }): VoucherD
         throw new AppError('FEATURE_NOT_ENABLED', 'Voucher feature is not enabled for the client');
       }
       const resolved = resolveBusinessUnit(client, businessUnit);
+      // Read before listing: a change during the listing makes the entry stale at once.
+      const version = readVersion?.();
+      if (version !== undefined) {
+        const cached = listings.get(resolved);
+        if (cached?.version === version) return cached.summaries;
+      }
       const definitions = await store.listPublishedVoucherDefinitions(resolved, memberChannel);
-      return definitions.map(toSummary);
+      const summaries = freezeSnapshot(definitions.map(toSummary));
+      if (version !== undefined) listings.set(resolved, { version, summaries });
+      return summaries;
     },
   };
 }

@@ -11,8 +11,10 @@ import type {
 } from '../../domain/model';
 import { deepCopy as copy } from '../copy';
 import { compareKeys } from '../key-order';
-import type { Store } from '../port';
+import type { Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
+import { copyClient, copyMember, copySession } from './copies';
+import { packAudit, packWallet, unpackAudit, unpackWallet } from './packed';
 
 export interface MemoryStoreOptions {
   /**
@@ -33,7 +35,7 @@ const published = 'PUBLISHED';
  * method works synchronously inside its promise, so a compare-and-set is
  * atomic with respect to other callers.
  */
-export class MemoryStore implements Store {
+export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   private readonly clock: Clock;
   private readonly clients = new Map<string, ClientRecord>();
   private readonly clientIdByKeyHash = new Map<string, string>();
@@ -45,8 +47,12 @@ export class MemoryStore implements Store {
   private readonly definitions = new Map<string, VoucherDefinitionRecord>();
   /** businessUnit -> status -> definitions sorted by id: listing touches only its own bucket. */
   private readonly definitionIndex = new Map<string, Map<string, VoucherDefinitionRecord[]>>();
-  private readonly wallets = new Map<string, Wallet>();
-  private readonly audit = new Map<string, AuditEntry[]>();
+  /** Packed (see packed.ts): one string per wallet instead of a hundred objects. */
+  private readonly wallets = new Map<string, { version: number; packed: string }>();
+  /** Per reservation token: packed entries by entry id, in the order they were appended. */
+  private readonly audit = new Map<string, Map<string, string>>();
+  /** Bumped by every change to voucher definitions (see `voucherDefinitionsVersion`). */
+  private definitionsVersion = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -64,7 +70,7 @@ export class MemoryStore implements Store {
   async findClientByApiKeyHash(apiKeyHash: string): Promise<ClientRecord | null> {
     const clientId = this.clientIdByKeyHash.get(apiKeyHash);
     const client = clientId === undefined ? undefined : this.clients.get(clientId);
-    return client ? copy(client) : null;
+    return client ? copyClient(client) : null;
   }
 
   /** Like the MongoDB adapter's unique index: a key hash belongs to one client. */
@@ -76,7 +82,7 @@ export class MemoryStore implements Store {
       }
       const previous = this.clients.get(client.clientId);
       if (previous) this.clientIdByKeyHash.delete(previous.apiKeyHash);
-      this.clients.set(client.clientId, copy(client));
+      this.clients.set(client.clientId, copyClient(client));
       this.clientIdByKeyHash.set(client.apiKeyHash, client.clientId);
     }
   }
@@ -85,14 +91,14 @@ export class MemoryStore implements Store {
 
   async findMember(correlationId: string): Promise<MemberRecord | null> {
     const member = this.members.get(correlationId);
-    return member ? copy(member) : null;
+    return member ? copyMember(member) : null;
   }
 
   async findHouseholdMembers(householdId: string): Promise<MemberRecord[]> {
     const ids = [...(this.membersByHousehold.get(householdId) ?? [])].sort(compareKeys);
     return ids.flatMap((id) => {
       const member = this.members.get(id);
-      return member ? [copy(member)] : [];
+      return member ? [copyMember(member)] : [];
     });
   }
 
@@ -100,7 +106,7 @@ export class MemoryStore implements Store {
     for (const member of members) {
       const previous = this.members.get(member.correlationId);
       if (previous?.householdId != null) this.membersByHousehold.get(previous.householdId)?.delete(member.correlationId);
-      this.members.set(member.correlationId, copy(member));
+      this.members.set(member.correlationId, copyMember(member));
       if (member.householdId != null) {
         let ids = this.membersByHousehold.get(member.householdId);
         if (!ids) this.membersByHousehold.set(member.householdId, (ids = new Set()));
@@ -114,7 +120,7 @@ export class MemoryStore implements Store {
   /** Token hashes come from 128+ random bits: a duplicate is a bug, not a case to merge. */
   async insertSession(session: SessionRecord): Promise<void> {
     if (this.sessions.has(session.tokenHash)) throw new Error('session token hash already exists');
-    this.sessions.set(session.tokenHash, copy(session));
+    this.sessions.set(session.tokenHash, copySession(session));
   }
 
   async findSession(tokenHash: string): Promise<SessionRecord | null> {
@@ -124,7 +130,7 @@ export class MemoryStore implements Store {
       this.sessions.delete(tokenHash);
       return null;
     }
-    return copy(session);
+    return copySession(session);
   }
 
   /** Drops every expired session; returns how many. Runs on the sweep timer. */
@@ -150,7 +156,12 @@ export class MemoryStore implements Store {
     return bucket.filter((d) => usableOn(d, channel)).map(copy);
   }
 
+  voucherDefinitionsVersion(): number {
+    return this.definitionsVersion;
+  }
+
   async upsertVoucherDefinitions(definitions: VoucherDefinitionRecord[]): Promise<void> {
+    this.definitionsVersion++;
     for (const definition of definitions) {
       const previous = this.definitions.get(definition.voucherDefinitionId);
       if (previous) this.removeFromIndex(previous);
@@ -204,30 +215,38 @@ export class MemoryStore implements Store {
   // --- wallets -------------------------------------------------------------
 
   async loadWallet(walletId: string): Promise<Wallet | null> {
-    const wallet = this.wallets.get(walletId);
-    return wallet ? copy(wallet) : null;
+    const stored = this.wallets.get(walletId);
+    return stored ? unpackWallet(stored.packed) : null;
   }
 
   async saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
     assertExpectedVersion(expectedVersion);
-    const storedVersion = this.wallets.get(wallet.walletId)?.version ?? 0;
-    if (storedVersion !== expectedVersion) return false;
-    this.wallets.set(wallet.walletId, { ...copy(wallet), version: expectedVersion + 1 });
+    const stored = this.wallets.get(wallet.walletId);
+    if ((stored?.version ?? 0) !== expectedVersion) return false;
+    const packed = packWallet(wallet, expectedVersion + 1);
+    if (stored) {
+      stored.version = expectedVersion + 1;
+      stored.packed = packed;
+    } else {
+      this.wallets.set(wallet.walletId, { version: expectedVersion + 1, packed });
+    }
     return true;
   }
 
   // --- audit ---------------------------------------------------------------
 
+  /** Idempotent by entry id: the same change copied twice is stored once. */
   async appendAudit(entry: AuditEntry): Promise<void> {
     let entries = this.audit.get(entry.reservationToken);
-    if (!entries) this.audit.set(entry.reservationToken, (entries = []));
-    entries.push(copy(entry));
+    if (!entries) this.audit.set(entry.reservationToken, (entries = new Map()));
+    if (entries.has(entry.id)) return;
+    entries.set(entry.id, packAudit(entry));
   }
 
-  /** Oldest first; entries with the same time stay in the order they were appended (stable sort). */
+  /** Oldest first; the wallet version orders entries with the same time. */
   async listAudit(reservationToken: string): Promise<AuditEntry[]> {
-    const entries = this.audit.get(reservationToken) ?? [];
-    return entries.map(copy).sort((a, b) => a.at.getTime() - b.at.getTime());
+    const entries = [...(this.audit.get(reservationToken)?.values() ?? [])];
+    return entries.map(unpackAudit).sort((a, b) => a.at.getTime() - b.at.getTime() || a.walletVersion - b.walletVersion);
   }
 
   // --- lifecycle -----------------------------------------------------------
@@ -252,6 +271,7 @@ export class MemoryStore implements Store {
     ]) {
       map.clear();
     }
+    this.definitionsVersion++;
   }
 }
 

@@ -1,16 +1,16 @@
-import type { ObjectId } from 'mongodb';
-import type {
-  AuditEntry,
-  CatalogueItemRecord,
-  ClientRecord,
-  Contribution,
-  MemberBalance,
-  MemberRecord,
-  RedemptionRecord,
-  ReservationRecord,
-  SessionRecord,
-  VoucherDefinitionRecord,
-  Wallet,
+import {
+  auditEntryId,
+  type AuditEntry,
+  type CatalogueItemRecord,
+  type ClientRecord,
+  type Contribution,
+  type MemberBalance,
+  type MemberRecord,
+  type RedemptionRecord,
+  type ReservationRecord,
+  type SessionRecord,
+  type VoucherDefinitionRecord,
+  type Wallet,
 } from '../../domain/model';
 
 /*
@@ -76,10 +76,13 @@ export interface WalletDoc {
   version: number;
   balances: MemberBalance[];
   reservations: ReservationRecord[];
+  pendingAudit?: Body<AuditDoc>[];
 }
 
 export interface AuditDoc {
-  _id?: ObjectId;
+  _id: string; // `<walletId>@<walletVersion>`: a second copy of the same entry replaces the first
+  walletId: string;
+  walletVersion: number;
   reservationToken: string;
   at: Date;
   action: AuditEntry['action'];
@@ -254,20 +257,24 @@ function reservationFields(r: ReservationRecord): ReservationRecord {
 }
 
 export function walletBody(w: Wallet, version: number): Body<WalletDoc> {
-  return {
+  const body: Body<WalletDoc> = {
     version,
     balances: w.balances.map((b) => ({ correlationId: b.correlationId, pointBalance: b.pointBalance })),
     reservations: w.reservations.map(reservationFields),
   };
+  if (w.pendingAudit) body.pendingAudit = w.pendingAudit.map(auditBody);
+  return body;
 }
 
 export function walletFromDoc(d: WalletDoc): Wallet {
-  return {
+  const wallet: Wallet = {
     walletId: d._id,
     version: d.version,
     balances: d.balances.map((b) => ({ correlationId: b.correlationId, pointBalance: b.pointBalance })),
     reservations: d.reservations.map(reservationFields),
   };
+  if (d.pendingAudit) wallet.pendingAudit = d.pendingAudit.map((a) => auditFromDoc({ ...a, _id: auditEntryId(a.walletId, a.walletVersion) }));
+  return wallet;
 }
 
 // --- audit -----------------------------------------------------------------
@@ -278,9 +285,14 @@ function auditState(s: AuditState): AuditState {
   return { reservationAmount: s.reservationAmount, contributions: contributionsOf(s.contributions), expiresAt: s.expiresAt };
 }
 
-/** No `_id`: the driver assigns an ObjectId, which also breaks ties between equal times. */
 export function auditDoc(e: AuditEntry): AuditDoc {
+  return { _id: e.id, ...auditBody(e) };
+}
+
+function auditBody(e: AuditEntry): Body<AuditDoc> {
   return {
+    walletId: e.walletId,
+    walletVersion: e.walletVersion,
     reservationToken: e.reservationToken,
     at: e.at,
     action: e.action,
@@ -295,6 +307,9 @@ export function auditDoc(e: AuditEntry): AuditDoc {
 
 export function auditFromDoc(d: AuditDoc): AuditEntry {
   return {
+    id: d._id,
+    walletId: d.walletId,
+    walletVersion: d.walletVersion,
     at: d.at,
     action: d.action,
     clientId: d.clientId,

@@ -83,7 +83,7 @@ describe('MongoStore requests', () => {
       members: [{ key: { householdId: 1 } }],
       sessions: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
       voucherDefinitions: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }],
-      audit: [{ key: { reservationToken: 1, at: 1 } }],
+      audit: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }],
     });
   });
 
@@ -188,9 +188,9 @@ describe('MongoStore requests', () => {
     await expect(store.upsertMembers([{ correlationId: { $ne: 1 } } as never])).rejects.toThrow(TypeError);
   });
 
-  it('lists audit entries by time, ties by insertion', async () => {
+  it('lists audit entries by time, ties by wallet version', async () => {
     const { store, calls } = fakeStore();
     await store.listAudit('rt-1');
-    expect(calls[0]?.args).toEqual([{ reservationToken: 'rt-1' }, { sort: { at: 1, _id: 1 } }]);
+    expect(calls[0]?.args).toEqual([{ reservationToken: 'rt-1' }, { sort: { at: 1, walletVersion: 1 } }]);
   });
 });

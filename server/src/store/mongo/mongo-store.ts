@@ -144,7 +144,7 @@ export class MongoStore implements Store {
         this.c.sessions.createIndexes([{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }]),
         // Equality on unit and status, then ordered by id: the listing reads only its own entries, already sorted.
         this.c.voucherDefinitions.createIndexes([{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }]),
-        this.c.audit.createIndexes([{ key: { reservationToken: 1, at: 1 } }]),
+        this.c.audit.createIndexes([{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }]),
       ]),
     );
   }
@@ -278,13 +278,18 @@ export class MongoStore implements Store {
 
   async appendAudit(entry: AuditEntry): Promise<void> {
     requireKey(entry.reservationToken, 'reservationToken');
-    await this.run(() => this.c.audit.insertOne(auditDoc(entry)));
+    requireKey(entry.id, 'id');
+    const doc = auditDoc(entry);
+    // Keyed by the entry's id: copying the same change twice stores it once.
+    await this.run(() => this.c.audit.replaceOne({ _id: doc._id }, doc, { upsert: true }));
   }
 
-  /** Oldest first; `_id` (an ObjectId, increasing per process) orders entries with the same time. */
+  /** Oldest first; the wallet version orders entries with the same time. */
   async listAudit(reservationToken: string): Promise<AuditEntry[]> {
     if (!isKey(reservationToken)) return [];
-    const docs = await this.run(() => this.c.audit.find({ reservationToken }).sort({ at: 1, _id: 1 }).toArray());
+    const docs = await this.run(() =>
+      this.c.audit.find({ reservationToken }).sort({ at: 1, walletVersion: 1 }).toArray(),
+    );
     return docs.map(auditFromDoc);
   }
 

@@ -1,0 +1,40 @@
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { AppError } from '../domain/errors';
+
+/**
+ * Requests Node's HTTP parser refuses (headers or a URL over its 16 KiB
+ * limit, a malformed request line) never reach the app, and Node would
+ * answer them with an empty body. They get the documented error body and
+ * the security headers too.
+ */
+export function answerParserErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // Nothing can be answered on a connection that is gone or mid-response.
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const appError = tooLarge
+      ? new AppError('REQUEST_HEADERS_TOO_LARGE', 'Request headers are too large')
+      : new AppError('INVALID_REQUEST', 'Malformed HTTP request');
+    socket.end(rawResponse(appError, tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'));
+  });
+}
+
+function rawResponse(error: AppError, reason: string): string {
+  const body = JSON.stringify(error.toBody());
+  return [
+    `HTTP/1.1 ${error.status} ${reason}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Content-Security-Policy: default-src 'none';frame-ancestors 'none'",
+    'X-Content-Type-Options: nosniff',
+    'X-Frame-Options: SAMEORIGIN',
+    'Referrer-Policy: no-referrer',
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}

@@ -1,0 +1,218 @@
+import type { AuditEntry, Wallet } from '../../../server/src/domain/model';
+import { deepCopy } from '../../../server/src/store/copy';
+import type { Store } from '../../../server/src/store/port';
+
+/**
+ * Store wrappers for the reliability tests. They sit between the services and
+ * the real store (memory or MongoDB):
+ *
+ *   services -> FaultInjectingStore -> StoreSpy -> LatencyStore -> real store
+ *
+ * so an injected fault never reaches the spy (nothing was called), the spy sees
+ * exactly what the services hand to the store, and latency makes concurrent
+ * requests interleave between their load and their save, as they do against a
+ * networked database. (Against the bare MemoryStore every call resolves in a
+ * microtask, so one request runs from load to save before the next one even
+ * starts: a race test over it proves nothing.)
+ */
+
+type StoreMethod = {
+  [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+}[keyof Store];
+
+type Around = (method: StoreMethod, args: unknown[], run: () => Promise<unknown>) => Promise<unknown>;
+
+/** A Store whose every method call goes through `around`. */
+export function wrapStore(inner: Store, around: Around): Store {
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) =>
+        around(property as StoreMethod, args, () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+    },
+  });
+}
+
+/** Deterministic PRNG (mulberry32), so a latency pattern can be replayed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface LatencyOptions {
+  /** Each call waits a random time in [minMs, maxMs]; 0/0 still yields to the event loop (setImmediate). */
+  minMs: number;
+  maxMs: number;
+  seed?: number;
+}
+
+export interface LatencyControl {
+  store: Store;
+  /** Changes the latency from now on (e.g. a slow store for the shutdown test). */
+  set(options: Partial<LatencyOptions>): void;
+  /** Calls that have started and not finished yet. */
+  inFlight(): number;
+}
+
+/** Delays every call (close excepted) by a random time; models a store across a network. */
+export function withLatency(inner: Store, options: LatencyOptions): LatencyControl {
+  let { minMs, maxMs } = options;
+  const random = prng(options.seed ?? 1);
+  let inFlight = 0;
+  const wait = (): Promise<void> => {
+    const ms = minMs + Math.floor(random() * (maxMs - minMs + 1));
+    return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
+  };
+  const store = wrapStore(inner, async (method, _args, run) => {
+    if (method === 'close') return run();
+    inFlight++;
+    try {
+      await wait();
+      return await run();
+    } finally {
+      inFlight--;
+    }
+  });
+  return {
+    store,
+    set(next) {
+      minMs = next.minMs ?? minMs;
+      maxMs = next.maxMs ?? maxMs;
+    },
+    inFlight: () => inFlight,
+  };
+}
+
+const writeMethods = new Set<StoreMethod>([
+  'insertSession',
+  'saveWallet',
+  'appendAudit',
+  'upsertClients',
+  'upsertMembers',
+  'upsertCatalogueItems',
+  'upsertRedemptions',
+  'upsertVoucherDefinitions',
+]);
+
+/**
+ * Positions of the arguments of each lookup that carry values from requests
+ * (path, headers, body) and end up in a query: they must be plain strings.
+ * An object such as `{ "$gt": "" }` there would be an operator injection.
+ */
+const keyArguments: Partial<Record<StoreMethod, number[]>> = {
+  findClientByApiKeyHash: [0],
+  findMember: [0],
+  findHouseholdMembers: [0],
+  findSession: [0],
+  listPublishedVoucherDefinitions: [0, 1],
+  findRedemption: [0],
+  loadWallet: [0],
+  listAudit: [0],
+};
+
+/**
+ * Records what reaches the store and checks every argument on the way:
+ * lookup keys are strings, wallets and audit entries hold whole, finite
+ * points and plain string ids. Violations are collected, not thrown, so the
+ * request goes on as it would in production and the test reports them.
+ */
+export class StoreSpy {
+  readonly store: Store;
+  /** Successful writes, in order. */
+  writes = 0;
+  /** Every audit entry the store accepted, in the order it accepted them (an entry copied again counts once: the store keeps it once). */
+  readonly audit: AuditEntry[] = [];
+  private readonly auditIds = new Set<string>();
+  readonly violations: string[] = [];
+  /** Run once, right after the next wallet save succeeds (before its caller goes on). */
+  private afterSave: (() => void) | null = null;
+
+  constructor(inner: Store) {
+    this.store = wrapStore(inner, async (method, args, run) => {
+      this.check(method, args);
+      const result = await run();
+      if (writeMethods.has(method) && (method !== 'saveWallet' || result === true)) this.writes++;
+      if (method === 'saveWallet' && result === true && this.afterSave) {
+        const hook = this.afterSave;
+        this.afterSave = null;
+        hook();
+      }
+      if (method === 'appendAudit') this.recordAudit(args[0] as AuditEntry);
+      return result;
+    });
+  }
+
+  private recordAudit(entry: AuditEntry): void {
+    if (this.auditIds.has(entry.id)) return;
+    this.auditIds.add(entry.id);
+    this.audit.push(deepCopy(entry));
+  }
+
+  /** Calls `hook` right after the next successful saveWallet: e.g. the store goes away between a write and the next call. */
+  afterNextSave(hook: () => void): void {
+    this.afterSave = hook;
+  }
+
+  private check(method: StoreMethod, args: unknown[]): void {
+    for (const index of keyArguments[method] ?? []) {
+      if (typeof args[index] !== 'string') this.violate(`${method} argument ${index} is not a string: ${describe(args[index])}`);
+    }
+    if (method === 'findCatalogueItems') {
+      const codes = args[0];
+      if (!Array.isArray(codes) || codes.some((code) => typeof code !== 'string')) {
+        this.violate(`findCatalogueItems got codes that are not all strings: ${describe(codes)}`);
+      }
+    }
+    if (method === 'saveWallet') this.checkWallet(args[0] as Wallet, args[1]);
+    if (method === 'appendAudit') this.checkAudit(args[0] as AuditEntry);
+  }
+
+  private checkWallet(wallet: Wallet, expectedVersion: unknown): void {
+    if (!Number.isSafeInteger(expectedVersion)) this.violate(`saveWallet expectedVersion ${describe(expectedVersion)}`);
+    if (typeof wallet.walletId !== 'string') this.violate(`saveWallet walletId ${describe(wallet.walletId)}`);
+    for (const balance of wallet.balances) {
+      if (!isWholePoints(balance.pointBalance)) this.violate(`wallet ${wallet.walletId}: balance of ${balance.correlationId} is ${balance.pointBalance}`);
+    }
+    for (const r of wallet.reservations) {
+      for (const field of ['reservationToken', 'clientId', 'correlationId', 'identifierType'] as const) {
+        if (typeof r[field] !== 'string') this.violate(`wallet ${wallet.walletId}: reservation ${field} is ${describe(r[field])}`);
+      }
+      if (!isWholePoints(r.reservationAmount)) this.violate(`wallet ${wallet.walletId}: ${r.reservationToken} amount is ${r.reservationAmount}`);
+      for (const c of r.contributions) {
+        if (!isWholePoints(c.points)) this.violate(`wallet ${wallet.walletId}: ${r.reservationToken} contribution of ${c.correlationId} is ${c.points}`);
+      }
+    }
+  }
+
+  private checkAudit(entry: AuditEntry): void {
+    for (const field of ['clientId', 'sessionId', 'correlationId', 'reservationToken'] as const) {
+      if (typeof entry[field] !== 'string') this.violate(`audit ${field} is ${describe(entry[field])}`);
+    }
+    for (const share of entry.shares) {
+      if (!Number.isSafeInteger(share.points)) this.violate(`audit ${entry.reservationToken}: share of ${share.correlationId} is ${share.points}`);
+    }
+  }
+
+  private violate(message: string): void {
+    if (this.violations.length < 100) this.violations.push(message);
+  }
+}
+
+function isWholePoints(value: unknown): boolean {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function describe(value: unknown): string {
+  try {
+    return JSON.stringify(value)?.slice(0, 120) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,165 @@
+import { pino, type Logger } from 'pino';
+import type { Clock } from '../../../server/src/domain/clock';
+import type { Wallet } from '../../../server/src/domain/model';
+import { createServices } from '../../../server/src/features';
+import { loadConfig } from '../../../server/src/config';
+import { startServer, type RunningServer } from '../../../server/src/main';
+import { FaultInjectingStore } from '../../../server/src/store/fault-injecting/fault-injecting-store';
+import { loadFixture, parseFixture } from '../../../server/src/store/fixture';
+import { MemoryStore } from '../../../server/src/store/memory/memory-store';
+import type { Store } from '../../../server/src/store/port';
+import { dailyCaps, reliabilityFixture, t0, walletIds } from './fixture';
+import { api, type Api } from './http';
+import { auditProblems, conservationProblems, type AuditSummary } from './invariants';
+import { StoreSpy, withLatency, wrapStore, type LatencyControl, type LatencyOptions } from './stores';
+
+/**
+ * A running system for the reliability tests: N instances of the real server
+ * (`startServer` of main.ts: the production wiring, graceful shutdown
+ * included), each with its own services, all over ONE store:
+ *
+ *   services -> FaultInjectingStore -> StoreSpy -> LatencyStore -> base store
+ *
+ * The base store is a MemoryStore unless one is given (the MongoDB variants).
+ */
+
+export interface WorldOptions {
+  instances?: number;
+  baseStore?: Store;
+  /** Default: every call yields once to the event loop (setImmediate). */
+  latency?: LatencyOptions;
+  rateLimitPerMinute?: number;
+  bodyLimitBytes?: number;
+  shutdownGraceMs?: number;
+  /** 'fixed' (default): starts at t0 and moves only with advance(); 'moving': t0 plus real elapsed time times `clockSpeed`. */
+  clock?: 'fixed' | 'moving';
+  clockSpeed?: number;
+  fixture?: unknown;
+}
+
+export interface World {
+  urls: string[];
+  apis: Api[];
+  running: RunningServer[];
+  faults: FaultInjectingStore;
+  /** Calls the services made, by store method (faulted ones included); clear it at will. */
+  calls: Map<string, number>;
+  spy: StoreSpy;
+  latency: LatencyControl;
+  /** The store under the wrappers: read it to check state without faults or latency. */
+  base: Store;
+  clock: Clock;
+  advance(seconds: number): void;
+  logs: LogSink;
+  initial: Map<string, Wallet>;
+  wallets(): Promise<Map<string, Wallet | null>>;
+  /** Conservation problems of the current state (empty: all is well). */
+  conservation(): Promise<string[]>;
+  /** Audit trail against the current state, since the last restore. */
+  audit(): Promise<AuditSummary>;
+  /** Puts every wallet back to its fixture state and forgets the audit seen so far. */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Collects the server's log lines: error lines kept, every line checked for credentials. */
+export class LogSink {
+  readonly errors: Array<Record<string, unknown>> = [];
+  readonly credentialLeaks: string[] = [];
+  lines = 0;
+  /** Session tokens and API keys: `st_` + 32 base64url characters, the fixture's `pk_rel_` keys, bearer headers. */
+  private readonly secret = /st_[A-Za-z0-9_-]{32}|pk_rel_|Bearer /;
+
+  write(line: string): void {
+    this.lines++;
+    const match = this.secret.exec(line);
+    if (match && this.credentialLeaks.length < 20) this.credentialLeaks.push(line.slice(0, 300));
+    if (/"level":(50|60)/.test(line) && this.errors.length < 200) this.errors.push(JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
+  let fixedMs = t0;
+  const startedReal = Date.now();
+  const clock: Clock =
+    options.clock === 'moving'
+      ? () => new Date(t0 + Math.round((Date.now() - startedReal) * (options.clockSpeed ?? 1)) + (fixedMs - t0))
+      : () => new Date(fixedMs);
+  const base = options.baseStore ?? new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
+  await loadFixture(base, parseFixture(options.fixture ?? reliabilityFixture), clock());
+
+  const latency = withLatency(base, options.latency ?? { minMs: 0, maxMs: 0 });
+  const spy = new StoreSpy(latency.store);
+  const faults = new FaultInjectingStore(spy.store);
+  // Outermost: counts what the services ask for, faults included (did a request reach a method at all?).
+  const calls = new Map<string, number>();
+  const counted = wrapStore(faults, (method, _args, run) => {
+    calls.set(method, (calls.get(method) ?? 0) + 1);
+    return run();
+  });
+  const logs = new LogSink();
+  const logger: Logger = pino({ level: 'info' }, { write: (line: string) => logs.write(line) });
+
+  const initial = new Map<string, Wallet>();
+  for (const id of walletIds) {
+    const wallet = await base.loadWallet(id);
+    if (wallet) initial.set(id, wallet);
+  }
+
+  const config = loadConfig({
+    PORT: '0',
+    RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? 0),
+    BODY_LIMIT_BYTES: String(options.bodyLimitBytes ?? 16384),
+    SHUTDOWN_GRACE_MS: String(options.shutdownGraceMs ?? 10_000),
+  });
+  const running: RunningServer[] = [];
+  for (let i = 0; i < (options.instances ?? 1); i++) {
+    running.push(
+      await startServer(config, logger, async () => ({
+        // Each instance its own services, as separate processes would have.
+        services: createServices({ store: counted, clock }),
+        // The world closes the shared store, not each instance.
+        store: { ping: () => faults.ping(), close: async () => undefined },
+      })),
+    );
+  }
+  const urls = running.map((r) => r.url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0|\[::1\])/, 'http://127.0.0.1'));
+
+  const wallets = async () => {
+    const state = new Map<string, Wallet | null>();
+    for (const id of walletIds) state.set(id, await base.loadWallet(id));
+    return state;
+  };
+
+  return {
+    urls,
+    apis: urls.map((url) => api(url)),
+    running,
+    faults,
+    calls,
+    spy,
+    latency,
+    base,
+    clock,
+    advance: (seconds) => {
+      fixedMs += seconds * 1000;
+    },
+    logs,
+    initial,
+    wallets,
+    conservation: async () => conservationProblems({ wallets: await wallets(), initial, now: clock(), caps: dailyCaps }),
+    audit: async () => auditProblems(await wallets(), initial, spy.audit),
+    restore: async () => {
+      for (const [id, start] of initial) {
+        const current = await base.loadWallet(id);
+        const version = current?.version ?? 0;
+        if (!(await base.saveWallet({ ...start, version }, version))) throw new Error(`restore of ${id} lost a race`);
+      }
+      spy.audit.splice(0);
+    },
+    close: async () => {
+      await Promise.all(running.map((r) => r.stop()));
+      await base.close();
+    },
+  };
+}
