@@ -1,4 +1,4 @@
-import express, { Router, type Express } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Services } from './domain/services';
@@ -63,31 +63,33 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const validateResponses = deps.validateResponses ?? false;
   const eov = inSequence(await openApiValidator(app, spec, { validateResponses }));
   const validation = createRequestValidation(spec, eov, operationRoutes(), { crossCheck: validateResponses });
+  // Each route's chain runs as one handler (see `inSequence`).
   const api = Router();
   api.post(
     routes.startSession,
-    tagOperation('startSession'),
-    ...clientChecks,
-    validation.forOperation('startSession'),
-    startSession(services),
+    inSequence([tagOperation('startSession'), ...clientChecks, validation.forOperation('startSession'), startSession(services) as RequestHandler]),
   );
   api.get(
     routes.listVoucherDefinitions,
-    tagOperation('listVoucherDefinitions'),
-    ...clientChecks,
-    requireSession(services.auth),
-    validation.forOperation('listVoucherDefinitions'),
-    listVoucherDefinitions(services),
+    inSequence([
+      tagOperation('listVoucherDefinitions'),
+      ...clientChecks,
+      requireSession(services.auth) as RequestHandler,
+      validation.forOperation('listVoucherDefinitions'),
+      listVoucherDefinitions(services),
+    ]),
   );
   api.put(
     routes.updateReservation,
-    tagOperation('updateReservation'),
-    ...clientChecks,
-    ...jsonBody(config.bodyLimitBytes),
-    requireSession(services.auth),
-    precheckReservationBody,
-    validation.forOperation('updateReservation'),
-    updateReservation(services),
+    inSequence([
+      tagOperation('updateReservation'),
+      ...clientChecks,
+      ...jsonBody(config.bodyLimitBytes),
+      requireSession(services.auth) as RequestHandler,
+      precheckReservationBody,
+      validation.forOperation('updateReservation'),
+      updateReservation(services) as RequestHandler,
+    ]),
   );
   app.use(api);
   app.use(apiPrefix, inSequence([...clientChecks, validation.fallback]));

@@ -28,24 +28,31 @@ type Level = 'info' | 'warn' | 'error';
  * is down: an operational event, not a bug), and says "request errored".
  *
  * The same lines pino-http wrote with this configuration, without its
- * per-request cost (two child loggers, serialisers, three listeners): the
- * request's fields are read when the line is written, one `close` listener
- * covers both a finished response and a dropped connection.
+ * per-request cost (two child loggers, serialisers, three listeners and their
+ * closures): the request's fields are read when the line is written, and one
+ * `close` listener covers both a finished response and a dropped connection.
  */
 export function accessLog(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const startedAt = Date.now();
-    const onDone = (error?: Error): void => {
-      res.removeListener('close', onDone);
-      res.removeListener('error', onDone);
-      writeLine(logger, req, res, startedAt, error);
-    };
-    res.on('close', onDone);
+  // One pair of listeners for every response (no closures per request): what
+  // they need travels on the response.
+  function onDone(this: LoggedResponse, error?: Error): void {
+    this.removeListener('close', onDone);
+    this.removeListener('error', onDone);
+    writeLine(logger, this.req, this, this[startedAt] ?? Date.now(), error);
+  }
+  return (_req, res, next) => {
+    const logged = res as unknown as LoggedResponse;
+    logged[startedAt] = Date.now();
+    logged.on('close', onDone);
     // Also keeps an 'error' on the response from crashing the process.
-    res.on('error', onDone);
+    logged.on('error', onDone);
     next();
   };
 }
+
+const startedAt = Symbol('access log start');
+
+type LoggedResponse = ServerResponse<IncomingMessage & { originalUrl?: string }> & { [startedAt]?: number };
 
 function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, startedAt: number, error: Error | undefined): void {
   const failure = error ?? res.err;

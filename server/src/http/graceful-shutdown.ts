@@ -13,14 +13,17 @@ export function prepareGracefulClose(server: Server): (graceMs: number) => Promi
   const inFlight = new Set<ServerResponse>();
   let closing = false;
 
+  // One listener function for every response (no closure per request).
+  function onResponseClose(this: ServerResponse): void {
+    this.removeListener('close', onResponseClose);
+    inFlight.delete(this);
+    // The connection may now be idle: close it rather than keep it alive.
+    if (closing) setImmediate(() => server.closeIdleConnections());
+  }
   server.on('request', (_req, res: ServerResponse) => {
     inFlight.add(res);
     if (closing) res.setHeader('Connection', 'close');
-    res.once('close', () => {
-      inFlight.delete(res);
-      // The connection may now be idle: close it rather than keep it alive.
-      if (closing) setImmediate(() => server.closeIdleConnections());
-    });
+    res.on('close', onResponseClose);
   });
 
   return (graceMs) =>

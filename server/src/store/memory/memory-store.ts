@@ -14,7 +14,8 @@ import { compareKeys } from '../key-order';
 import type { Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import { copyClient, copyMember, copySession } from './copies';
-import { packAudit, packWallet, unpackAudit, unpackWallet } from './packed';
+import { AuditLog } from './audit-log';
+import { packWallet, unpackWallet } from './packed';
 
 export interface MemoryStoreOptions {
   /**
@@ -47,10 +48,13 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   private readonly definitions = new Map<string, VoucherDefinitionRecord>();
   /** businessUnit -> status -> definitions sorted by id: listing touches only its own bucket. */
   private readonly definitionIndex = new Map<string, Map<string, VoucherDefinitionRecord[]>>();
-  /** Packed (see packed.ts): one string per wallet instead of a hundred objects. */
-  private readonly wallets = new Map<string, { version: number; packed: string }>();
-  /** Per reservation token: packed entries by entry id, in the order they were appended. */
-  private readonly audit = new Map<string, Map<string, string>>();
+  /**
+   * Packed (see packed.ts) into a buffer per wallet, rewritten in place on
+   * each save: no object of a wallet outlives the request that changed it,
+   * so updates leave no garbage for the old generation.
+   */
+  private readonly wallets = new Map<string, { version: number; bytes: Buffer; length: number }>();
+  private readonly audit = new AuditLog();
   /** Bumped by every change to voucher definitions (see `voucherDefinitionsVersion`). */
   private definitionsVersion = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -216,7 +220,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   async loadWallet(walletId: string): Promise<Wallet | null> {
     const stored = this.wallets.get(walletId);
-    return stored ? unpackWallet(stored.packed) : null;
+    return stored ? unpackWallet(stored.bytes.toString('utf8', 0, stored.length)) : null;
   }
 
   async saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
@@ -224,11 +228,16 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     const stored = this.wallets.get(wallet.walletId);
     if ((stored?.version ?? 0) !== expectedVersion) return false;
     const packed = packWallet(wallet, expectedVersion + 1);
+    const length = Buffer.byteLength(packed, 'utf8');
+    // Room to grow, so that most saves fit where the wallet already is.
+    const bytes = stored && stored.bytes.length >= length ? stored.bytes : Buffer.allocUnsafeSlow(Math.max(512, length * 2));
+    bytes.write(packed, 0, 'utf8');
     if (stored) {
       stored.version = expectedVersion + 1;
-      stored.packed = packed;
+      stored.bytes = bytes;
+      stored.length = length;
     } else {
-      this.wallets.set(wallet.walletId, { version: expectedVersion + 1, packed });
+      this.wallets.set(wallet.walletId, { version: expectedVersion + 1, bytes, length });
     }
     return true;
   }
@@ -237,16 +246,12 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   /** Idempotent by entry id: the same change copied twice is stored once. */
   async appendAudit(entry: AuditEntry): Promise<void> {
-    let entries = this.audit.get(entry.reservationToken);
-    if (!entries) this.audit.set(entry.reservationToken, (entries = new Map()));
-    if (entries.has(entry.id)) return;
-    entries.set(entry.id, packAudit(entry));
+    this.audit.append(entry);
   }
 
   /** Oldest first; the wallet version orders entries with the same time. */
   async listAudit(reservationToken: string): Promise<AuditEntry[]> {
-    const entries = [...(this.audit.get(reservationToken)?.values() ?? [])];
-    return entries.map(unpackAudit).sort((a, b) => a.at.getTime() - b.at.getTime() || a.walletVersion - b.walletVersion);
+    return this.audit.list(reservationToken).sort((a, b) => a.at.getTime() - b.at.getTime() || a.walletVersion - b.walletVersion);
   }
 
   // --- lifecycle -----------------------------------------------------------
@@ -267,10 +272,10 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       this.definitions,
       this.definitionIndex,
       this.wallets,
-      this.audit,
     ]) {
       map.clear();
     }
+    this.audit.clear();
     this.definitionsVersion++;
   }
 }

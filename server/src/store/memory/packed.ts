@@ -1,16 +1,18 @@
 import type { AuditEntry, Contribution, ReservationRecord, Wallet } from '../../domain/model';
 
 /*
- * How the memory store keeps wallets and audit entries: each one packed into
- * a single JSON string of arrays (dates as epoch milliseconds).
+ * How the memory store keeps wallets and audit entries: each one packed as
+ * JSON of arrays (dates as epoch milliseconds), stored as UTF-8 bytes
+ * outside the JavaScript heap (a buffer per wallet, rewritten in place; the
+ * audit log's chunks).
  *
- * Both are written on every update of a reservation and live until the next
- * one (wallets) or for good (audit). Kept as objects, a wallet of twenty
- * reservations is about a hundred objects that outlive the young generation
- * and die in the old one, on every update: the garbage collector's most
- * expensive kind of work. Packed, it is one string. Reading unpacks a fresh
- * copy and writing packs one, so the store still never shares an object
- * with its callers.
+ * Both are written on every update of a reservation. Kept as objects, a
+ * wallet of twenty reservations is about a hundred objects that outlive the
+ * young generation and die in the old one on every update, the garbage
+ * collector's most expensive kind of work, and the audit trail made the old
+ * generation (and with it the process) grow by several times its size.
+ * Reading unpacks a fresh copy and writing packs one, so the store still
+ * never shares an object with its callers.
  */
 
 type PackedContribution = [correlationId: string, points: number];

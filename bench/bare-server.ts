@@ -1,0 +1,57 @@
+/**
+ * The baseline: a bare Express app answering the bench's routes with the
+ * bytes the real server sent for them (status, headers and body captured once
+ * from it), precomputed, doing no work per request: no auth, no validation,
+ * no logging, no body parsing. Runs in its own process, like the server.
+ *
+ *   node bench/dist/bare-server.js <responses.json>
+ *
+ * Listens on the port the file names and tells its parent over IPC when it is
+ * ready.
+ */
+import { readFileSync } from 'node:fs';
+import type { OutgoingHttpHeaders } from 'node:http';
+import express from 'express';
+
+export interface CapturedResponse {
+  /** `get` or `put`. */
+  method: 'get' | 'put';
+  /** Express path with `:params`. */
+  path: string;
+  status: number;
+  headers: Record<string, string>;
+  /** The body, base64. */
+  body: string;
+}
+
+export interface BareConfig {
+  port: number;
+  responses: CapturedResponse[];
+}
+
+/** Headers Node writes itself for every response. */
+const perConnection = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+function main(): void {
+  const file = process.argv[2];
+  if (!file) throw new Error('usage: bare-server.js <responses.json>');
+  const config = JSON.parse(readFileSync(file, 'utf8')) as BareConfig;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  for (const response of config.responses) {
+    const body = Buffer.from(response.body, 'base64');
+    const headers: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (!perConnection.has(name.toLowerCase())) headers[name] = value;
+    }
+    headers['content-length'] = String(body.length);
+    app[response.method](response.path, (_req, res) => {
+      res.writeHead(response.status, headers).end(body);
+    });
+  }
+  const server = app.listen(config.port, '127.0.0.1', () => process.send?.({ ready: true }));
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+main();

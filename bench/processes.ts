@@ -1,0 +1,175 @@
+/**
+ * Child processes of the bench: the real server (compiled, as in production)
+ * and the bare Express baseline, each in its own process so that the load
+ * generator (this process) has a core of its own.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import type { BareConfig } from './bare-server';
+
+export const repoRoot = path.resolve(__dirname, '..', '..');
+/** The compiled server; BENCH_SERVER_MAIN points elsewhere (experiments on a modified build). */
+const serverMain = process.env.BENCH_SERVER_MAIN ?? path.join(repoRoot, 'server', 'dist', 'main.js');
+const bareMain = path.join(__dirname, 'bare-server.js');
+const profileHook = path.join(__dirname, 'profile-hook.js');
+
+export interface Child {
+  name: string;
+  pid: number;
+  url: string;
+  /** Where the child's stdout goes (the server's JSON log lines). */
+  logFile: string;
+  /** Sends a signal (the profiling hook listens to SIGUSR2). */
+  signal(signal: NodeJS.Signals): void;
+  stop(): Promise<void>;
+}
+
+/** A port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerOptions {
+  name: string;
+  seedFile: string;
+  logFile: string;
+  rateLimitPerMinute: number;
+  /** MongoDB to use; the embedded store when absent. */
+  mongo?: { uri: string; dbName: string };
+  /** Preload the profiling hook: SIGUSR2 starts, a second one writes this file (see profile-hook.ts). */
+  profileFile?: string;
+}
+
+/**
+ * `node --enable-source-maps server/dist/main.js` with NODE_ENV=production,
+ * logging at `info` (JSON lines into `logFile`), response validation off (as
+ * always outside tests), request validation and rate limiting on.
+ */
+export async function startServer(options: ServerOptions): Promise<Child> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) if (name.startsWith('MONGODB_')) delete env[name];
+  Object.assign(env, {
+    NODE_ENV: 'production',
+    PORT: String(port),
+    SEED_FILE: options.seedFile,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute),
+    SHUTDOWN_GRACE_MS: '2000',
+  });
+  if (options.mongo) Object.assign(env, { MONGODB_URI: options.mongo.uri, MONGODB_DB: options.mongo.dbName });
+  const nodeArgs = ['--enable-source-maps'];
+  if (options.profileFile) {
+    nodeArgs.push('--require', profileHook);
+    env.BENCH_PROFILE_FILE = options.profileFile;
+  }
+  const out = openSync(options.logFile, 'w');
+  const child = spawn(process.execPath, [...nodeArgs, serverMain], { env, stdio: ['ignore', out, 'pipe'] });
+  closeSync(out);
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilUp(child, url, options.name, options.logFile);
+  return wrap(options.name, child, url, options.logFile);
+}
+
+/** The bare Express app, answering with `responses`. */
+export async function startBare(responses: BareConfig['responses'], configFile: string, logFile: string, profileFile?: string): Promise<Child> {
+  const port = await freePort();
+  writeFileSync(configFile, JSON.stringify({ port, responses } satisfies BareConfig));
+  const out = openSync(logFile, 'w');
+  const execArgv = profileFile ? ['--require', profileHook] : [];
+  const env = { ...process.env, NODE_ENV: 'production', ...(profileFile ? { BENCH_PROFILE_FILE: profileFile } : {}) };
+  const child = fork(bareMain, [configFile], { stdio: ['ignore', out, 'pipe', 'ipc'], execArgv, env });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderrs.get(child) ?? stderrs.set(child, []).get(child)!).push(chunk));
+  closeSync(out);
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}: ${stderrOf(child)}`)));
+  });
+  child.removeAllListeners('exit');
+  return wrap('bare', child, `http://127.0.0.1:${port}`, logFile);
+}
+
+const stderrs = new WeakMap<ChildProcess, string[]>();
+
+function stderrOf(child: ChildProcess): string {
+  return (stderrs.get(child) ?? []).join('').slice(-4000);
+}
+
+function wrap(name: string, child: ChildProcess, url: string, logFile: string): Child {
+  if (child.pid === undefined) throw new Error(`${name}: no pid`);
+  let exited: Promise<void> | undefined;
+  return {
+    name,
+    pid: child.pid,
+    url,
+    logFile,
+    signal: (signal) => void child.kill(signal),
+    stop: () =>
+      (exited ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      })),
+  };
+}
+
+async function waitUntilUp(child: ChildProcess, url: string, name: string, logFile: string): Promise<void> {
+  const chunks: string[] = [];
+  stderrs.set(child, chunks);
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => chunks.push(chunk));
+  let exitCode: number | null = null;
+  child.once('exit', (code) => (exitCode = code ?? -1));
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    if (exitCode !== null) {
+      const log = safeRead(logFile).slice(-4000);
+      throw new Error(`${name} exited with ${exitCode} before listening:\n${stderrOf(child)}\n${log}`);
+    }
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // not listening yet (seeding)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} did not listen within 300 s`);
+}
+
+function safeRead(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Resident set size of a process in bytes (Linux /proc). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  if (!match?.[1]) throw new Error(`no VmRSS for ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+/** Lines in a file, counted without holding it as a string. */
+export function countLines(file: string): number {
+  const buffer = readFileSync(file);
+  let lines = 0;
+  for (let i = buffer.indexOf(10); i !== -1; i = buffer.indexOf(10, i + 1)) lines++;
+  return lines;
+}

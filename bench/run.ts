@@ -1,0 +1,505 @@
+/**
+ * `npm run bench [-- options]`: the server against a bare Express app that
+ * answers the same routes with the same bytes, in one run. See README.md.
+ *
+ * Sections (all three by default):
+ *   --ratio     Operations A and B, bare and server in alternating rounds
+ *   --scale     Operation A with 2,000 vs 20,000 definitions
+ *   --memory    RSS after the warm-up vs after 200,000 requests
+ * Options:
+ *   --mongodb             the server on MONGODB_URI (database BENCH_MONGODB_DB, default loyalty_bench, dropped first)
+ *   --rounds=N            measured rounds per operation and target (default 4)
+ *   --duration=S          seconds per measured run (default 8)
+ *   --warmup=S            seconds of warm-up per operation and target (default 5)
+ *   --memory-requests=N   requests after the warm-up for --memory (default 200000)
+ *   --only=A|B            measure one operation only (experiments)
+ *   --profile=A|B         instead: CPU-profile the server under one operation and summarise it
+ *   --keep                keep the temporary directory (fixtures, logs, profiles)
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CapturedResponse } from './bare-server';
+import { generateFixture, type BenchPlan, type FixtureOptions } from './fixture';
+import { connections, measure, operationA, operationB, sendOnce, startSessions, type Measurement, type Operation } from './load';
+import { countLines, repoRoot, rssOf, startBare, startServer, type Child } from './processes';
+import { formatProfile, summariseProfile } from './profile-summary';
+
+// ---------------------------------------------------------------------------
+// Options
+
+type Section = 'ratio' | 'scale' | 'memory';
+
+interface Options {
+  sections: Set<Section>;
+  mongodb: boolean;
+  rounds: number;
+  duration: number;
+  warmup: number;
+  memoryRequests: number;
+  profile: 'A' | 'B' | null;
+  /** Measure only this operation (quicker experiments); both by default. */
+  only: 'A' | 'B' | null;
+  keep: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const value = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const number = (name: string, fallback: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const parsed = Number(raw);
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive number`);
+    return parsed;
+  };
+  const sections = new Set<Section>((['ratio', 'scale', 'memory'] as const).filter((s) => argv.includes(`--${s}`)));
+  if (sections.size === 0) for (const s of ['ratio', 'scale', 'memory'] as const) sections.add(s);
+  const profile = value('profile');
+  if (profile !== undefined && profile !== 'A' && profile !== 'B') throw new Error('--profile must be A or B');
+  const only = value('only');
+  if (only !== undefined && only !== 'A' && only !== 'B') throw new Error('--only must be A or B');
+  const known = /^--(ratio|scale|memory|mongodb|keep|(rounds|duration|warmup|memory-requests|profile|only)=.*)$/;
+  const unknown = argv.filter((a) => !known.test(a));
+  if (unknown.length > 0) throw new Error(`unknown option(s): ${unknown.join(' ')}`);
+  return {
+    sections,
+    mongodb: argv.includes('--mongodb'),
+    rounds: number('rounds', 4),
+    duration: number('duration', 8),
+    warmup: number('warmup', 5),
+    memoryRequests: number('memory-requests', 200_000),
+    profile: profile ?? null,
+    only: only ?? null,
+    keep: argv.includes('--keep'),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Set-up
+
+/**
+ * The server's default limit, 6000 requests per minute and client key, left
+ * on. The fixture has enough client keys (100) for the load to stay below it
+ * (up to 10,000 req/s spread evenly), so every request pays the limiter's full
+ * cost and none is refused.
+ */
+const rateLimitPerMinute = 6000;
+const clientKeys = 100;
+
+const targets = { A: 0.65, B: 0.5 } as const;
+
+interface Env {
+  options: Options;
+  tmp: string;
+  mongo: { uri: string; dbName: (suffix: string) => string } | null;
+}
+
+async function prepareMongo(options: Options): Promise<Env['mongo']> {
+  if (!options.mongodb) return null;
+  const uri = process.env.MONGODB_URI?.trim();
+  if (!uri) throw new Error('--mongodb needs MONGODB_URI');
+  const base = process.env.BENCH_MONGODB_DB?.trim() || 'loyalty_bench';
+  return { uri, dbName: (suffix) => (suffix ? `${base}_${suffix}` : base) };
+}
+
+/** Drops the bench's own database, so that every run starts from the fixture alone. */
+async function dropDatabase(uri: string, dbName: string): Promise<void> {
+  const { MongoClient } = await import('mongodb');
+  const client = await new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }).connect();
+  try {
+    await client.db(dbName).dropDatabase();
+  } finally {
+    await client.close();
+  }
+}
+
+interface Deployment {
+  server: Child;
+  plan: BenchPlan;
+  tokens: string[];
+  a: Operation;
+  b: Operation;
+  /** The body Operation A answers (to compare listings across deployments). */
+  listing: Buffer;
+  captured: CapturedResponse[];
+}
+
+async function deploy(env: Env, name: string, fixtureOptions: Partial<FixtureOptions>, profileFile?: string): Promise<Deployment> {
+  const started = Date.now();
+  const { fixture, plan } = generateFixture({ clients: clientKeys, ...fixtureOptions });
+  const seedFile = path.join(env.tmp, `${name}.fixture.json`);
+  writeFileSync(seedFile, JSON.stringify(fixture));
+  let mongo: { uri: string; dbName: string } | undefined;
+  if (env.mongo) {
+    mongo = { uri: env.mongo.uri, dbName: env.mongo.dbName(name === 'server' ? '' : name) };
+    await dropDatabase(mongo.uri, mongo.dbName);
+  }
+  const server = await startServer({
+    name,
+    seedFile,
+    logFile: path.join(env.tmp, `${name}.log`),
+    rateLimitPerMinute,
+    ...(mongo ? { mongo } : {}),
+    ...(profileFile ? { profileFile } : {}),
+  });
+  const seeded = Date.now();
+  const tokens = await startSessions(server.url, plan);
+  const a = operationA(plan, tokens);
+  const b = operationB(plan, tokens);
+
+  // One real response of each operation: checked here, replayed by the bare app.
+  const listing = await sendOnce(server.url, a.next());
+  const items = JSON.parse(listing.body.toString('utf8')) as unknown[];
+  if (listing.status !== 200 || items.length !== plan.listed) {
+    throw new Error(`${name}: Operation A answered ${listing.status} with ${items.length} items, expected 200 with ${plan.listed}`);
+  }
+  const update = await sendOnce(server.url, b.next());
+  if (update.status !== 200) throw new Error(`${name}: Operation B answered ${update.status}: ${update.body.toString('utf8')}`);
+  const capture = (method: 'get' | 'put', route: string, response: typeof listing): CapturedResponse => ({
+    method,
+    path: route,
+    status: response.status,
+    headers: response.headers,
+    body: response.body.toString('base64'),
+  });
+  log(
+    `${name}: ${fixture.voucherDefinitions.length} definitions, ${fixture.reservations.length} reservations, ` +
+      `${plan.members.length} members, ${plan.clients.length} client keys; seeded and listening in ${((seeded - started) / 1000).toFixed(1)} s, ` +
+      `${tokens.length} sessions in ${((Date.now() - seeded) / 1000).toFixed(1)} s; listing ${listing.body.length} bytes`,
+  );
+  return {
+    server,
+    plan,
+    tokens,
+    a,
+    b,
+    listing: listing.body,
+    captured: [
+      capture('get', '/client/users/:correlation_id/voucher-definitions', listing),
+      capture('put', '/client/users/:correlation_id/reservations/:reservation_token', update),
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Sections
+
+interface Pair {
+  operation: 'A' | 'B';
+  label: string;
+  bare: Measurement[];
+  server: Measurement[];
+}
+
+interface Report {
+  machine: Record<string, unknown>;
+  options: Omit<Options, 'sections'> & { sections: Section[] };
+  ratio?: Array<ReturnType<typeof summarisePair>>;
+  scale?: ReturnType<typeof summariseScale>;
+  memory?: MemoryReport;
+  logLines?: { server: number; requestsSent: number };
+}
+
+interface MemoryReport {
+  requests: number;
+  afterWarmupMb: number;
+  afterRequestsMb: number;
+  peakMb: number;
+  deltaMb: number;
+  limitMb: number;
+  pass: boolean;
+  samplesMb: Array<[requests: number, rssMb: number]>;
+}
+
+const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+/** The operations to measure (both unless `--only`). */
+function operationsOf(env: Env, deployment: Deployment): Operation[] {
+  return [deployment.a, deployment.b].filter((op) => env.options.only === null || op.name === env.options.only);
+}
+
+async function warmUp(env: Env, deployment: Deployment, bare: Child | null): Promise<number> {
+  let requests = 0;
+  for (const operation of operationsOf(env, deployment)) {
+    if (bare) await measure(bare, operation, { duration: env.options.warmup });
+    requests += (await measure(deployment.server, operation, { duration: env.options.warmup })).requests;
+  }
+  return requests;
+}
+
+async function ratioRounds(env: Env, deployment: Deployment, bare: Child): Promise<{ pairs: Pair[]; requests: number }> {
+  const pairs: Pair[] = operationsOf(env, deployment).map((op) => ({ operation: op.name, label: op.label, bare: [], server: [] }));
+  let requests = 0;
+  for (let round = 1; round <= env.options.rounds; round++) {
+    // Alternate who goes first, so that drifting machine load hits both alike.
+    const order = round % 2 === 1 ? (['bare', 'server'] as const) : (['server', 'bare'] as const);
+    for (const [index, operation] of operationsOf(env, deployment).entries()) {
+      for (const target of order) {
+        const result = await measure(target === 'bare' ? bare : deployment.server, operation, { duration: env.options.duration });
+        pairs[index]![target].push(result);
+        if (target === 'server') requests += result.requests;
+        log(`  round ${round} ${operation.name} ${target.padEnd(6)} ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  failed ${result.failed}  cpu ${fmt(result.targetCpu)} (loader ${fmt(result.loaderCpu)}), ${fmt(cpuPerRequestUs(result), 0)} µs/request`);
+      }
+    }
+  }
+  return { pairs, requests };
+}
+
+function total(list: Measurement[]) {
+  const requests = list.reduce((sum, m) => sum + m.requests, 0);
+  const seconds = list.reduce((sum, m) => sum + m.seconds, 0);
+  return {
+    rps: requests / seconds,
+    p50: median(list.map((m) => m.p50)),
+    p99: median(list.map((m) => m.p99)),
+    failed: list.reduce((sum, m) => sum + m.failed, 0),
+    requests,
+  };
+}
+
+function summarisePair(pair: Pair) {
+  const bare = total(pair.bare);
+  const server = total(pair.server);
+  const ratio = server.rps / bare.rps;
+  const perRound = pair.server.map((m, i) => m.rps / (pair.bare[i]?.rps ?? Number.NaN));
+  const target = targets[pair.operation];
+  return { operation: pair.operation, label: pair.label, bare, server, ratio, perRound, target, pass: ratio >= target && server.failed === 0 };
+}
+
+function summariseScale(small: Measurement[], large: Measurement[], sameListing: boolean) {
+  const s = total(small);
+  const l = total(large);
+  return { small: { definitions: 2000, ...s }, large: { definitions: 20000, ...l }, ratio: l.rps / s.rps, sameListing };
+}
+
+async function scaleSection(env: Env): Promise<ReturnType<typeof summariseScale>> {
+  log('Scale: Operation A with 2,000 and with 20,000 definitions (same listed unit, same 100 items)');
+  const common = { reservations: 2000, reservationsPerMember: 10 };
+  const small = await deploy(env, 'scale2k', { ...common, definitions: 2000 });
+  const large = await deploy(env, 'scale20k', { ...common, definitions: 20000 });
+  try {
+    const sameListing = small.listing.equals(large.listing);
+    if (!sameListing) log('  WARNING: the two listings differ');
+    for (const d of [small, large]) await measure(d.server, d.a, { duration: env.options.warmup });
+    const results: { small: Measurement[]; large: Measurement[] } = { small: [], large: [] };
+    const rounds = Math.max(2, env.options.rounds - 1);
+    for (let round = 1; round <= rounds; round++) {
+      const order = round % 2 === 1 ? (['small', 'large'] as const) : (['large', 'small'] as const);
+      for (const which of order) {
+        const d = which === 'small' ? small : large;
+        const result = await measure(d.server, d.a, { duration: env.options.duration });
+        results[which].push(result);
+        log(`  round ${round} ${which === 'small' ? ' 2,000' : '20,000'} definitions ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  failed ${result.failed}`);
+      }
+    }
+    return summariseScale(results.small, results.large, sameListing);
+  } finally {
+    await Promise.all([small.server.stop(), large.server.stop()]);
+  }
+}
+
+/** Alternating A and B until `target` requests have reached the server since the warm-up. */
+async function memoryTopUp(env: Env, deployment: Deployment, sent: number, samples: Array<[number, number]>): Promise<number> {
+  const chunk = 20_000;
+  let operation = 0;
+  while (sent < env.options.memoryRequests) {
+    const op = operation++ % 2 === 0 ? deployment.a : deployment.b;
+    const amount = Math.max(connections, Math.min(chunk, env.options.memoryRequests - sent));
+    const result = await measure(deployment.server, op, { amount });
+    sent += result.requests;
+    if (result.failed > 0) log(`  memory run: ${result.failed} failed requests (${JSON.stringify(result.statusCodes)})`);
+    samples.push([sent, mb(rssOf(deployment.server.pid))]);
+    log(`  ${sent} requests, RSS ${samples.at(-1)![1]} MB`);
+  }
+  return sent;
+}
+
+/**
+ * CPU profiles of the server and of the bare app under the same load (one
+ * operation), each summarised per request, then what the server spends
+ * beyond the bare app, by package and function.
+ */
+async function profileRun(env: Env, which: 'A' | 'B'): Promise<void> {
+  const dir = path.join(repoRoot, 'bench', 'results', 'profiles');
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const files = { server: path.join(dir, `${stamp}-${which}-server.cpuprofile`), bare: path.join(dir, `${stamp}-${which}-bare.cpuprofile`) };
+  const deployment = await deploy(env, 'server', {}, files.server);
+  const bare = await startBare(deployment.captured, path.join(env.tmp, 'bare.json'), path.join(env.tmp, 'bare.log'), files.bare);
+  const requests = { server: 0, bare: 0 };
+  try {
+    const op = which === 'A' ? deployment.a : deployment.b;
+    for (const [name, target] of [['server', deployment.server], ['bare', bare]] as const) {
+      await measure(target, op, { duration: env.options.warmup });
+      target.signal('SIGUSR2');
+      const result = await measure(target, op, { duration: env.options.duration * 3 });
+      target.signal('SIGUSR2');
+      requests[name] = result.requests;
+      await waitForFile(files[name]);
+      log(`profiled ${op.label} on ${name}: ${fmt(result.rps, 0)} req/s, ${fmt(cpuPerRequestUs(result), 0)} µs/request, failed ${result.failed}`);
+    }
+  } finally {
+    await Promise.all([deployment.server.stop(), bare.stop()]);
+  }
+  const server = summariseProfile(files.server, 40);
+  const baseline = summariseProfile(files.bare, 1000);
+  const perRequest = (ms: number, n: number) => (ms * 1000) / Math.max(1, n);
+  console.log(`\nServer: ${files.server}\n${formatProfile(server)}`);
+  console.log(`\nCPU per request (profiled): server ${perRequest(server.totalMs, requests.server).toFixed(1)} µs, bare ${perRequest(baseline.totalMs, requests.bare).toFixed(1)} µs`);
+  const diff = (list: 'byPackage' | 'byFunction') =>
+    server[list].map((entry) => {
+      const bareEntry = baseline[list].find((b) => b.name === entry.name);
+      const serverUs = perRequest(entry.ms, requests.server);
+      const bareUs = bareEntry ? perRequest(bareEntry.ms, requests.bare) : 0;
+      return `  ${(serverUs - bareUs).toFixed(1).padStart(7)} µs  (server ${serverUs.toFixed(1)}, bare ${bareUs.toFixed(1)})  ${entry.name}`;
+    });
+  console.log(`\nPer request, server minus bare, by package:\n${diff('byPackage').join('\n')}`);
+  console.log(`\nPer request, server minus bare, by function:\n${diff('byFunction').join('\n')}`);
+}
+
+async function waitForFile(file: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Written in one call; the pause above lets that call finish.
+    if (existsSync(file)) return;
+  }
+  throw new Error(`profile ${file} was not written`);
+}
+
+// ---------------------------------------------------------------------------
+// Output
+
+function fmt(n: number, digits = 2): string {
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** CPU time the target spent per request: steadier than req/s on a shared machine. */
+function cpuPerRequestUs(m: Measurement): number {
+  return m.requests === 0 ? 0 : (m.targetCpu * m.seconds * 1e6) / m.requests;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+function log(message: string): void {
+  console.error(message);
+}
+
+function printReport(report: Report): void {
+  const lines: string[] = [];
+  const row = (name: string, t: ReturnType<typeof total>) =>
+    `  ${name.padEnd(22)} ${fmt(t.rps, 0).padStart(8)} ${String(t.p50).padStart(8)} ${String(t.p99).padStart(8)} ${String(t.failed).padStart(7)} ${String(t.requests).padStart(9)}`;
+  const header = `  ${''.padEnd(22)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'failed'.padStart(7)} ${'requests'.padStart(9)}`;
+  lines.push('', `=== Results (${report.options.mongodb ? 'MongoDB' : 'embedded store'}, ${connections} connections) ===`);
+  for (const r of report.ratio ?? []) {
+    lines.push('', r.label, header, row('bare Express', r.bare), row('server', r.server));
+    lines.push(`  ratio ${fmt(r.ratio)} (target >= ${fmt(r.target)}, per round: ${r.perRound.map((x) => fmt(x)).join(' ')})  ${r.pass ? 'PASS' : 'FAIL'}`);
+  }
+  if (report.scale) {
+    const s = report.scale;
+    lines.push('', 'Scale, Operation A, same 100 listed items', header, row('2,000 definitions', s.small), row('20,000 definitions', s.large));
+    lines.push(`  20,000 / 2,000 throughput: ${fmt(s.ratio)}; listings identical: ${s.sameListing ? 'yes' : 'NO'}`);
+  }
+  if (report.memory) {
+    const m = report.memory;
+    lines.push(
+      '',
+      `Memory: RSS after warm-up ${m.afterWarmupMb} MB, after ${m.requests.toLocaleString('en-US')} more requests ${m.afterRequestsMb} MB ` +
+        `(delta ${m.deltaMb >= 0 ? '+' : ''}${m.deltaMb} MB, limit ${m.limitMb} MB, peak ${m.peakMb} MB)  ${m.pass ? 'PASS' : 'FAIL'}`,
+    );
+  }
+  if (report.logLines) lines.push('', `Access log: ${report.logLines.server} lines for ${report.logLines.requestsSent} requests sent to the server (logging on).`);
+  lines.push('', `Machine: ${String(report.machine.cpus)} x ${String(report.machine.cpuModel)}, ${String(report.machine.memoryGb)} GB, Node ${String(report.machine.node)}, ${String(report.machine.platform)}`);
+  console.log(lines.join('\n'));
+}
+
+// ---------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'loyalty-bench-'));
+  const env: Env = { options, tmp, mongo: await prepareMongo(options) };
+  const children: Child[] = [];
+  const cleanup = async (): Promise<void> => {
+    await Promise.all(children.map((c) => c.stop()));
+    if (!options.keep) rmSync(tmp, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+
+  const cpus = os.cpus();
+  const report: Report = {
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+      memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+      node: process.version,
+      platform: `${os.type()} ${os.release()} ${os.arch()}`,
+      date: new Date().toISOString(),
+    },
+    options: { ...options, sections: [...options.sections] },
+  };
+  log(`Temporary files in ${tmp}${options.keep ? ' (kept)' : ''}`);
+
+  try {
+    if (options.profile) {
+      await profileRun(env, options.profile);
+      return;
+    }
+    if (options.sections.has('ratio') || options.sections.has('memory')) {
+      const deployment = await deploy(env, 'server', {});
+      children.push(deployment.server);
+      const bare = options.sections.has('ratio') ? await startBare(deployment.captured, path.join(tmp, 'bare.json'), path.join(tmp, 'bare.log')) : null;
+      if (bare) children.push(bare);
+      log('Warm-up');
+      let sentTotal = 2 + (await warmUp(env, deployment, bare));
+      const afterWarmup = rssOf(deployment.server.pid);
+      log(`  server RSS after warm-up: ${mb(afterWarmup)} MB`);
+      let sinceWarmup = 0;
+      if (bare) {
+        log('Measured rounds (alternating bare / server)');
+        const { pairs, requests } = await ratioRounds(env, deployment, bare);
+        sinceWarmup += requests;
+        report.ratio = pairs.map(summarisePair);
+      }
+      if (options.sections.has('memory')) {
+        log(`Memory: topping up to ${options.memoryRequests.toLocaleString('en-US')} requests after the warm-up`);
+        const samples: Array<[number, number]> = [[0, mb(afterWarmup)]];
+        if (sinceWarmup > 0) samples.push([sinceWarmup, mb(rssOf(deployment.server.pid))]);
+        sinceWarmup = await memoryTopUp(env, deployment, sinceWarmup, samples);
+        const after = rssOf(deployment.server.pid);
+        const peak = Math.max(...samples.map(([, rss]) => rss), mb(after));
+        report.memory = {
+          requests: sinceWarmup,
+          afterWarmupMb: mb(afterWarmup),
+          afterRequestsMb: mb(after),
+          peakMb: peak,
+          deltaMb: Math.round((mb(after) - mb(afterWarmup)) * 10) / 10,
+          limitMb: 50,
+          pass: after - afterWarmup <= 50 * 1024 * 1024,
+          samplesMb: samples,
+        };
+      }
+      sentTotal += sinceWarmup;
+      await deployment.server.stop();
+      report.logLines = { server: countLines(deployment.server.logFile), requestsSent: sentTotal + deployment.plan.members.length };
+      await bare?.stop();
+    }
+    if (options.sections.has('scale')) report.scale = await scaleSection(env);
+    printReport(report);
+    const resultsDir = path.join(repoRoot, 'bench', 'results');
+    mkdirSync(resultsDir, { recursive: true });
+    writeFileSync(path.join(resultsDir, options.mongodb ? 'latest-mongodb.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+    const failed = (report.ratio ?? []).some((r) => !r.pass) || report.memory?.pass === false;
+    process.exitCode = failed ? 1 : 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

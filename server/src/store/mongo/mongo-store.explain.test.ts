@@ -1,0 +1,209 @@
+import path from 'node:path';
+import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
+import type { AuditEntry, ClientRecord, MemberRecord, VoucherDefinitionRecord, Wallet } from '../../domain/model';
+import { hashSecret } from '../../domain/secrets';
+import { MongoStore } from './mongo-store';
+import { startTestMongo, testMongoSource, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
+
+/*
+ * Every query shape of the hot paths (Operations A and B and session start),
+ * as the adapter really sends it: the commands are captured from the driver
+ * while the adapter serves each call, then each one is `explain`ed on the
+ * server. A collection scan anywhere in a winning plan fails the test, and
+ * each lookup may examine only the documents it returns (an index answers
+ * it, whatever else the collection holds).
+ *
+ * Runs whenever a MongoDB is reachable (MONGODB_URI, or a mongod binary:
+ * see test-support/mongo-test-server.ts); skipped with the reason otherwise.
+ */
+
+const source = testMongoSource();
+const dbName = uniqueDbName(path.basename(__filename, '.test.ts'));
+
+/** Commands that read or update by a filter (inserts need no plan). */
+const queryCommands = new Set(['find', 'update', 'delete', 'findAndModify', 'aggregate', 'count', 'distinct']);
+
+/** Fields the driver adds to a command for the session, cluster and transport; explain takes the rest. */
+const transportFields = new Set(['lsid', 'txnNumber', '$clusterTime', '$db', '$readPreference', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'readConcern', 'writeConcern', 'autocommit', 'startTransaction']);
+
+if (source.kind === 'none') {
+  it.skip(`MongoStore query plans: skipped, ${source.reason}`, () => undefined);
+} else {
+  describe('MongoStore query plans of the hot paths', () => {
+    let mongo: TestMongo | null = null;
+    let client: MongoClient;
+    let store: MongoStore;
+    const commands: CommandStartedEvent[] = [];
+
+    beforeAll(async () => {
+      mongo = await startTestMongo();
+      if (!mongo) throw new Error('MongoDB was configured but could not be started');
+      // The store's own constructor is private (connect() builds its client);
+      // here it gets a client that reports every command it sends.
+      client = await new MongoClient(mongo.uri, { monitorCommands: true, ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 }).connect();
+      await client.db(dbName).dropDatabase();
+      const Constructor = MongoStore as unknown as new (client: MongoClient, db: unknown) => MongoStore;
+      store = new Constructor(client, client.db(dbName));
+      await store.ensureIndexes();
+      await seed(store);
+      client.on('commandStarted', (event) => commands.push(event));
+    }, 120_000);
+
+    afterAll(async () => {
+      await client?.db(dbName).dropDatabase();
+      await client?.close();
+      await mongo?.stop();
+    }, 60_000);
+
+    /** Runs `call`; returns how many records it gave back (1 for a single record or a write) and the query commands it sent. */
+    async function commandsOf(call: () => Promise<unknown>): Promise<{ returned: number; sent: CommandStartedEvent[] }> {
+      commands.length = 0;
+      const result = await call();
+      return { returned: Array.isArray(result) ? result.length : 1, sent: commands.filter((event) => queryCommands.has(event.commandName)) };
+    }
+
+    /** Explains one captured command on the server, as it was sent. */
+    async function explain(event: CommandStartedEvent): Promise<Document> {
+      const command: Document = {};
+      for (const [key, value] of Object.entries(event.command)) if (!transportFields.has(key)) command[key] = value;
+      return client.db(dbName).command({ explain: command, verbosity: 'executionStats' });
+    }
+
+    const wallet = sampleWallet('member:m-007');
+
+    it.each<[string, (s: MongoStore) => Promise<unknown>]>([
+      ['client by API key hash', (s) => s.findClientByApiKeyHash(hashSecret('key-7'))],
+      ['member by correlation id', (s) => s.findMember('m-007')],
+      ['session by token hash', (s) => s.findSession('token-hash-7')],
+      ['wallet by id', (s) => s.loadWallet('member:m-007')],
+      ['wallet compare-and-set', (s) => s.saveWallet(wallet, 1)],
+      ['catalogue items by product codes', (s) => s.findCatalogueItems(['p-003', 'p-011', 'p-999'])],
+      ['redemption by id', (s) => s.findRedemption('rd-007')],
+      ['audit entry copy (idempotent by id)', (s) => s.appendAudit(sampleAudit('member:m-007', 2))],
+      ['voucher listing of one business unit', (s) => s.listPublishedVoucherDefinitions('BU-1', 'CUX')],
+    ])('%s: an index answers it, no collection scan', async (_shape, call) => {
+      const { returned, sent } = await commandsOf(() => call(store));
+      expect(sent.length).toBeGreaterThan(0);
+      for (const event of sent) {
+        const plan = await explain(event);
+        const stages = stageNames(plan.queryPlanner?.winningPlan);
+        expect(stages.length).toBeGreaterThan(0);
+        expect(stages).not.toContain('COLLSCAN');
+        // The index singles out what the call returns (or writes): nothing else is read.
+        const examined: unknown = plan.executionStats?.totalDocsExamined;
+        if (typeof examined === 'number') expect(examined).toBeLessThanOrEqual(Math.max(1, returned));
+      }
+    });
+  });
+}
+
+/** Every `stage` in an explain plan, whichever engine (classic or SBE) produced it. */
+function stageNames(plan: unknown): string[] {
+  if (plan === null || typeof plan !== 'object') return [];
+  const own = 'stage' in plan && typeof plan.stage === 'string' ? [plan.stage] : [];
+  return [...own, ...Object.values(plan).flatMap(stageNames)];
+}
+
+/**
+ * Enough of every collection that a scan would show: 40 clients, members,
+ * sessions, wallets, catalogue items, redemptions, 200 definitions over 5
+ * business units and 3 statuses, and audit entries.
+ */
+async function seed(store: MongoStore): Promise<void> {
+  const n = 40;
+  const ids = Array.from({ length: n }, (_, i) => String(i).padStart(3, '0'));
+  const clients: ClientRecord[] = ids.map((id, i) => ({
+    clientId: `client-${id}`,
+    apiKeyHash: hashSecret(`key-${i}`),
+    enabledBusinessUnits: ['BU-1'],
+    defaultBusinessUnit: 'BU-1',
+    vouchersEnabled: true,
+    sessionTtlSeconds: 3600,
+    reservationDurationSeconds: 900,
+    extendedDurationSeconds: 3600,
+    redemptionTiers: null,
+    dailyRedemptionCap: null,
+  }));
+  await store.upsertClients(clients);
+  const members: MemberRecord[] = ids.map((id) => ({
+    correlationId: `m-${id}`,
+    walletId: `member:m-${id}`,
+    householdId: null,
+    eligibleForRedemption: true,
+    privileges: [],
+  }));
+  await store.upsertMembers(members);
+  for (const [i, id] of ids.entries()) {
+    await store.insertSession({
+      tokenHash: `token-hash-${i}`,
+      sessionId: `00000000-0000-4000-8000-000000000${id}`,
+      clientId: `client-${id}`,
+      correlationId: `m-${id}`,
+      identifierType: 'CARD_NUMBER',
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+    await store.saveWallet(sampleWallet(`member:m-${id}`), 0);
+    await store.appendAudit(sampleAudit(`member:m-${id}`, 1));
+  }
+  await store.upsertCatalogueItems(
+    ids.map((id) => ({ productCode: `p-${id}`, catalogueItemId: `ci-${id}`, catalogueItemName: `Item ${id}`, redemptionType: 'TENDER', pointsAmount: 100, messages: {} })),
+  );
+  await store.upsertRedemptions(ids.map((id) => ({ redemptionId: `rd-${id}`, redeemerId: `m-${id}`, redemptionName: `Redemption ${id}` })));
+  const statuses = ['PUBLISHED', 'DRAFT', 'RETIRED'];
+  const definitions: VoucherDefinitionRecord[] = Array.from({ length: 200 }, (_, i) => ({
+    voucherDefinitionId: `vd-${String(i).padStart(4, '0')}`,
+    adminId: `ADM-${i}`,
+    businessUnit: `BU-${i % 5}`,
+    status: statuses[Math.floor(i / 5) % 3]!,
+    ...(i % 2 === 0 ? { usageChannels: ['CUX'] } : {}),
+    definitionName: `Definition ${i}`,
+    rewardType: 'DOLLAR_OFF',
+    rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART' },
+    expiryRule: { type: 'ROLLING', rollingDays: 30 },
+    creative: {},
+    pointValue: 5000,
+    redeemableValue: null,
+  }));
+  await store.upsertVoucherDefinitions(definitions);
+}
+
+function sampleWallet(walletId: string): Wallet {
+  const correlationId = walletId.slice('member:'.length);
+  return {
+    walletId,
+    version: 0,
+    balances: [{ correlationId, pointBalance: 10_000 }],
+    reservations: [
+      {
+        reservationToken: `rt-${correlationId}`,
+        clientId: 'client-000',
+        correlationId,
+        identifierType: 'CARD_NUMBER',
+        reservationAmount: 100,
+        contributions: [{ correlationId, points: 100 }],
+        expiresAt: new Date(Date.now() + 900_000),
+        createdAt: new Date(),
+        excludedFromCap: false,
+      },
+    ],
+  };
+}
+
+function sampleAudit(walletId: string, walletVersion: number): AuditEntry {
+  const correlationId = walletId.slice('member:'.length);
+  const expiresAt = new Date(Date.now() + 900_000);
+  return {
+    id: `${walletId}@${walletVersion}`,
+    walletId,
+    walletVersion,
+    at: new Date(),
+    action: 'UPDATE',
+    clientId: 'client-000',
+    sessionId: '00000000-0000-4000-8000-000000000000',
+    correlationId,
+    reservationToken: `rt-${correlationId}`,
+    before: { reservationAmount: 101, contributions: [{ correlationId, points: 101 }], expiresAt },
+    after: { reservationAmount: 100, contributions: [{ correlationId, points: 100 }], expiresAt },
+    shares: [{ correlationId, points: 1 }],
+  };
+}
