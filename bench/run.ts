@@ -10,7 +10,7 @@
  *   --mongodb             the server on MONGODB_URI (database BENCH_MONGODB_DB, default loyalty_bench, dropped first)
  *   --rounds=N            measured rounds per operation and target (default 4)
  *   --duration=S          seconds per measured run (default 8)
- *   --warmup=S            seconds of warm-up per operation and target (default 5)
+ *   --warmup=S            seconds of warm-up per operation and target (default 10)
  *   --memory-requests=N   requests after the warm-up for --memory (default 200000)
  *   --only=A|B            measure one operation only (experiments)
  *   --profile=A|B         instead: CPU-profile the server under one operation and summarise it
@@ -66,7 +66,7 @@ function parseOptions(argv: string[]): Options {
     mongodb: argv.includes('--mongodb'),
     rounds: number('rounds', 4),
     duration: number('duration', 8),
-    warmup: number('warmup', 5),
+    warmup: number('warmup', 10),
     memoryRequests: number('memory-requests', 200_000),
     profile: profile ?? null,
     only: only ?? null,
@@ -227,7 +227,12 @@ async function warmUp(env: Env, deployment: Deployment, bare: Child | null): Pro
   return requests;
 }
 
-async function ratioRounds(env: Env, deployment: Deployment, bare: Child): Promise<{ pairs: Pair[]; requests: number }> {
+async function ratioRounds(
+  env: Env,
+  deployment: Deployment,
+  bare: Child,
+  rssSamples: Array<[number, number]>,
+): Promise<{ pairs: Pair[]; requests: number }> {
   const pairs: Pair[] = operationsOf(env, deployment).map((op) => ({ operation: op.name, label: op.label, bare: [], server: [] }));
   let requests = 0;
   for (let round = 1; round <= env.options.rounds; round++) {
@@ -237,7 +242,10 @@ async function ratioRounds(env: Env, deployment: Deployment, bare: Child): Promi
       for (const target of order) {
         const result = await measure(target === 'bare' ? bare : deployment.server, operation, { duration: env.options.duration });
         pairs[index]![target].push(result);
-        if (target === 'server') requests += result.requests;
+        if (target === 'server') {
+          requests += result.requests;
+          rssSamples.push([requests, mb(rssOf(deployment.server.pid))]);
+        }
         log(`  round ${round} ${operation.name} ${target.padEnd(6)} ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  failed ${result.failed}  cpu ${fmt(result.targetCpu)} (loader ${fmt(result.loaderCpu)}), ${fmt(cpuPerRequestUs(result), 0)} µs/request`);
       }
     }
@@ -296,6 +304,17 @@ async function scaleSection(env: Env): Promise<ReturnType<typeof summariseScale>
   } finally {
     await Promise.all([small.server.stop(), large.server.stop()]);
   }
+}
+
+/**
+ * RSS once the server has been idle for a few seconds: the two figures the
+ * memory check compares are taken in the same state, not at whatever point
+ * of a garbage collection cycle the load left the heap (that alone moves RSS
+ * by tens of MB under load; see the samples taken along the way).
+ */
+async function settledRss(server: Child): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  return rssOf(server.pid);
 }
 
 /** Alternating A and B until `target` requests have reached the server since the warm-up. */
@@ -409,6 +428,7 @@ function printReport(report: Report): void {
       '',
       `Memory: RSS after warm-up ${m.afterWarmupMb} MB, after ${m.requests.toLocaleString('en-US')} more requests ${m.afterRequestsMb} MB ` +
         `(delta ${m.deltaMb >= 0 ? '+' : ''}${m.deltaMb} MB, limit ${m.limitMb} MB, peak ${m.peakMb} MB)  ${m.pass ? 'PASS' : 'FAIL'}`,
+      `  RSS along the way (requests: MB): ${m.samplesMb.map(([n, rss]) => `${n.toLocaleString('en-US')}: ${rss}`).join(', ')}`,
     );
   }
   if (report.logLines) lines.push('', `Access log: ${report.logLines.server} lines for ${report.logLines.requestsSent} requests sent to the server (logging on).`);
@@ -455,21 +475,20 @@ async function main(): Promise<void> {
       if (bare) children.push(bare);
       log('Warm-up');
       let sentTotal = 2 + (await warmUp(env, deployment, bare));
-      const afterWarmup = rssOf(deployment.server.pid);
+      const afterWarmup = await settledRss(deployment.server);
       log(`  server RSS after warm-up: ${mb(afterWarmup)} MB`);
       let sinceWarmup = 0;
+      const samples: Array<[number, number]> = [[0, mb(afterWarmup)]];
       if (bare) {
         log('Measured rounds (alternating bare / server)');
-        const { pairs, requests } = await ratioRounds(env, deployment, bare);
+        const { pairs, requests } = await ratioRounds(env, deployment, bare, samples);
         sinceWarmup += requests;
         report.ratio = pairs.map(summarisePair);
       }
       if (options.sections.has('memory')) {
         log(`Memory: topping up to ${options.memoryRequests.toLocaleString('en-US')} requests after the warm-up`);
-        const samples: Array<[number, number]> = [[0, mb(afterWarmup)]];
-        if (sinceWarmup > 0) samples.push([sinceWarmup, mb(rssOf(deployment.server.pid))]);
         sinceWarmup = await memoryTopUp(env, deployment, sinceWarmup, samples);
-        const after = rssOf(deployment.server.pid);
+        const after = await settledRss(deployment.server);
         const peak = Math.max(...samples.map(([, rss]) => rss), mb(after));
         report.memory = {
           requests: sinceWarmup,

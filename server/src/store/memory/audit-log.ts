@@ -1,14 +1,13 @@
-import type { AuditEntry } from '../../domain/model';
+import { auditEntryId, type AuditEntry } from '../../domain/model';
 import { packAudit, unpackAudit } from './packed';
 
 /** Bytes per chunk of the log; an entry is a few hundred. */
 const chunkBytes = 1 << 20;
 
-
 /**
  * The memory store's audit trail: append-only, entries packed as UTF-8 JSON
  * bytes in 1 MB buffers outside the JavaScript heap, with a small index per
- * reservation token (entry ids and positions).
+ * reservation token (positions and wallet versions, plain numbers).
  *
  * The trail only grows (every update of a reservation adds an entry). Kept
  * as objects or strings on the heap, each entry also raised the garbage
@@ -21,28 +20,38 @@ export class AuditLog {
   private chunks: Buffer[] = [];
   /** Write position in the last chunk. */
   private used = chunkBytes;
-  /** Per token: entry ids, and for each entry three numbers (chunk, offset, length). */
-  private readonly byToken = new Map<string, { ids: string[]; refs: number[] }>();
+  /** Per token, four numbers per entry: chunk, offset, length, wallet version (-1: an id of another form). */
+  private readonly byToken = new Map<string, number[]>();
 
   /** Stores `entry` unless an entry with its id is already stored for its token (the same change copied twice). */
   append(entry: AuditEntry): void {
-    let index = this.byToken.get(entry.reservationToken);
-    if (!index) this.byToken.set(entry.reservationToken, (index = { ids: [], refs: [] }));
-    if (index.ids.includes(entry.id)) return;
-    index.ids.push(entry.id);
-    this.write(packAudit(entry), index.refs);
+    let refs = this.byToken.get(entry.reservationToken);
+    if (!refs) this.byToken.set(entry.reservationToken, (refs = []));
+    // Ids are `<walletId>@<walletVersion>`, so only an entry of the same
+    // version can have the same id. An id of any other form (kept as version
+    // -1) is compared with every entry, and every entry with it.
+    const derived = entry.id === auditEntryId(entry.walletId, entry.walletVersion);
+    for (let i = 0; i < refs.length; i += 4) {
+      const version = refs[i + 3];
+      const mayMatch = !derived || version === entry.walletVersion || version === -1;
+      if (mayMatch && this.read(refs, i, entry.reservationToken).id === entry.id) return;
+    }
+    this.write(packAudit(entry), refs);
+    refs.push(derived ? entry.walletVersion : -1);
   }
 
   /** The entries of one token, as fresh records, in the order they were appended. */
   list(reservationToken: string): AuditEntry[] {
-    const index = this.byToken.get(reservationToken);
-    if (!index) return [];
+    const refs = this.byToken.get(reservationToken);
+    if (!refs) return [];
     const entries: AuditEntry[] = [];
-    for (let i = 0; i < index.refs.length; i += 3) {
-      const [chunk, offset, length] = [index.refs[i]!, index.refs[i + 1]!, index.refs[i + 2]!];
-      entries.push(unpackAudit(this.chunks[chunk]!.toString('utf8', offset, offset + length)));
-    }
+    for (let i = 0; i < refs.length; i += 4) entries.push(this.read(refs, i, reservationToken));
     return entries;
+  }
+
+  private read(refs: number[], i: number, reservationToken: string): AuditEntry {
+    const [chunk, offset, length] = [refs[i]!, refs[i + 1]!, refs[i + 2]!];
+    return unpackAudit(this.chunks[chunk]!.toString('utf8', offset, offset + length), reservationToken);
   }
 
   clear(): void {
@@ -51,7 +60,7 @@ export class AuditLog {
     this.byToken.clear();
   }
 
-  /** Writes `text` and appends its position to `refs`. */
+  /** Writes `text` and appends its position (chunk, offset, length) to `refs`. */
   private write(text: string, refs: number[]): void {
     const length = Buffer.byteLength(text, 'utf8');
     if (this.used + length > chunkBytes) {

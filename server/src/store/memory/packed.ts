@@ -1,4 +1,4 @@
-import type { AuditEntry, Contribution, ReservationRecord, Wallet } from '../../domain/model';
+import { auditEntryId, type AuditEntry, type Contribution, type ReservationRecord, type Wallet } from '../../domain/model';
 
 /*
  * How the memory store keeps wallets and audit entries: each one packed as
@@ -165,10 +165,44 @@ function unpackAuditEntry(p: PackedAudit): AuditEntry {
   };
 }
 
+/**
+ * An entry as the audit log keeps it: without its reservation token (the
+ * log's index key, given back on reading) and without its id when that is
+ * the usual `<walletId>@<walletVersion>` (0 in its place); a fifth smaller.
+ */
+type LoggedAudit = [id: string | 0, walletId: string, walletVersion: number, at: number | null, action: AuditEntry['action'], clientId: string, sessionId: string, correlationId: string, before: PackedAuditState | null, after: PackedAuditState, shares: PackedContribution[]];
+
 export function packAudit(e: AuditEntry): string {
-  return JSON.stringify(packAuditEntry(e));
+  const logged: LoggedAudit = [
+    e.id === auditEntryId(e.walletId, e.walletVersion) ? 0 : e.id,
+    e.walletId,
+    e.walletVersion,
+    time(e.at),
+    e.action,
+    e.clientId,
+    e.sessionId,
+    e.correlationId,
+    e.before === null ? null : packState(e.before),
+    packState(e.after),
+    packContributions(e.shares),
+  ];
+  return JSON.stringify(logged);
 }
 
-export function unpackAudit(text: string): AuditEntry {
-  return unpackAuditEntry(JSON.parse(text) as PackedAudit);
+export function unpackAudit(text: string, reservationToken: string): AuditEntry {
+  const p = JSON.parse(text) as LoggedAudit;
+  return {
+    id: p[0] === 0 ? auditEntryId(p[1], p[2]) : p[0],
+    walletId: p[1],
+    walletVersion: p[2],
+    at: dateOf(p[3]),
+    action: p[4],
+    clientId: p[5],
+    sessionId: p[6],
+    correlationId: p[7],
+    reservationToken,
+    before: p[8] === null ? null : unpackState(p[8]),
+    after: unpackState(p[9]),
+    shares: unpackContributions(p[10]),
+  };
 }

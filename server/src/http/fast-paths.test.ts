@@ -1,0 +1,87 @@
+import { hasFastCheck } from './request-validation';
+import { methods, routes, type OperationId } from './routes';
+import { loadApiSpec } from './spec';
+import { aliceToken, apiKeys } from './test-support/fakes';
+import { asAlice, startTestApp, type TestApp } from './test-support/test-app';
+
+/*
+ * The accept-only request check (request-validation.ts) and the plain JSON
+ * body reader (json-body.ts) must answer exactly as express-openapi-validator
+ * and body-parser do. The test app validates responses, which turns on the
+ * cross-check: every request the fast check accepts also goes through the
+ * validator, and a disagreement is a 500 naming it. So each case here
+ * asserts its documented status, and no case may be a 500.
+ */
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+it.each(Object.keys(routes) as OperationId[])('%s gets the accept-only check (its schemas use plain JSON Schema only)', async (operation) => {
+  expect(hasFastCheck(await loadApiSpec(), methods[operation], routes[operation])).toBe(true);
+});
+
+describe('Operation A requests, plain and not', () => {
+  it.each<[string, string, number]>([
+    ['no query', '/client/users/m-alice/voucher-definitions', 200],
+    ['a plain business unit', '/client/users/m-alice/voucher-definitions?businessUnit=LCL', 200],
+    ['a percent-encoded business unit', '/client/users/m-alice/voucher-definitions?businessUnit=L%26C', 200],
+    ['an encoded space', '/client/users/m-alice/voucher-definitions?businessUnit=L%20C', 200],
+    ['a percent-encoded path', '/client/users/m%2Dalice/voucher-definitions', 200],
+    ['an empty pair before the parameter', '/client/users/m-alice/voucher-definitions?&businessUnit=LCL', 200],
+    ['a bare question mark', '/client/users/m-alice/voucher-definitions?', 200],
+    ['an empty business unit', '/client/users/m-alice/voucher-definitions?businessUnit=', 400],
+    ['a repeated business unit', '/client/users/m-alice/voucher-definitions?businessUnit=LCL&businessUnit=SDM', 400],
+    ['an unknown parameter', '/client/users/m-alice/voucher-definitions?channel=CUX', 400],
+    ['a reserved character', '/client/users/m-alice/voucher-definitions?businessUnit=a+b', 400],
+    ['a business unit over 64 characters', `/client/users/m-alice/voucher-definitions?businessUnit=${'B'.repeat(65)}`, 400],
+  ])('%s: %s answers %i', async (_case, path, status) => {
+    const response = await app.send('GET', path, asAlice);
+    expect({ status: response.status, body: response.status === 500 ? response.text : undefined }).toEqual({ status, body: undefined });
+  });
+
+  it('HEAD on the listing: the validator says 405, as before', async () => {
+    const response = await fetch(`${app.baseUrl}/client/users/m-alice/voucher-definitions`, {
+      method: 'HEAD',
+      headers: { 'x-api-key': apiKeys.partner, authorization: `Bearer ${aliceToken}` },
+    });
+    expect(response.status).toBe(405);
+  });
+});
+
+describe('Operation B bodies, plain and not', () => {
+  const path = '/client/users/m-alice/reservations/rt-alice-1';
+  const put = (rawBody: string | undefined, contentType = 'application/json') =>
+    app.send('PUT', path, { ...asAlice, ...(rawBody === undefined ? {} : { rawBody }), headers: { 'content-type': contentType } });
+
+  it.each<[string, number, string | undefined, string]>([
+    ['a plain body', 200, '{"reservationAmount":7500}', 'application/json'],
+    ['a UTF-8 charset', 200, '{"reservationAmount":7500}', 'application/json; charset=utf-8'],
+    ['a charset written otherwise (body-parser reads it)', 200, '{"reservationAmount":7500}', 'application/json;charset=UTF-8'],
+    ['a byte order mark (dropped, as body-parser does)', 200, '\uFEFF{"reservationAmount":7500}', 'application/json'],
+    ['whitespace around the object', 200, ' \n{"reservationAmount":7500}\n ', 'application/json'],
+    ['an unknown field', 400, '{"reservationAmount":1,"foo":1}', 'application/json'],
+    ['a negative amount', 400, '{"reservationAmount":-1}', 'application/json'],
+    ['a fractional amount', 400, '{"reservationAmount":1.5}', 'application/json'],
+    ['an amount as a string', 400, '{"reservationAmount":"1"}', 'application/json'],
+    ['a "__proto__" key', 400, '{"reservationAmount":1,"__proto__":{"x":1}}', 'application/json'],
+    ['an empty body (an empty object to body-parser)', 400, '', 'application/json'],
+    ['only whitespace', 400, '   ', 'application/json'],
+    ['an array', 400, '[]', 'application/json'],
+    ['null', 400, 'null', 'application/json'],
+    ['malformed JSON', 400, '{"reservationAmount":', 'application/json'],
+    ['another content type', 415, '{"reservationAmount":7500}', 'text/plain'],
+  ])('%s answers %i', async (_case, status, rawBody, contentType) => {
+    const response = await put(rawBody, contentType);
+    expect({ status: response.status, body: response.status === 500 ? response.text : undefined }).toEqual({ status, body: undefined });
+  });
+
+  it('malformed JSON gets its own message from either reader', async () => {
+    for (const contentType of ['application/json', 'application/json;charset=UTF-8']) {
+      const response = await put('{"reservationAmount":', contentType);
+      expect(response.body).toEqual({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: 'Malformed JSON in request body' });
+    }
+  });
+});
