@@ -12,10 +12,11 @@ import { docsRoutes } from './http/docs';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { healthRoutes } from './http/health';
 import { jsonBody } from './http/json-body';
-import { serialiseSnapshotsOnce } from './http/json-response';
+import { sendJsonDirectly } from './http/json-response';
 import { openApiValidator } from './http/openapi-validator';
 import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import { sendPendingHeadersWithWriteHead } from './http/response-headers';
 import { createRequestValidation } from './http/request-validation';
 import { apiPrefix, methods, routes, tagOperation, type OperationId } from './http/routes';
 import { securityHeaders } from './http/security-headers';
@@ -48,7 +49,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // The spec documents no conditional requests (no ETag, no 304): Express
   // would otherwise hash every response body and could answer an undocumented 304.
   app.set('etag', false);
-  serialiseSnapshotsOnce(app);
+  sendPendingHeadersWithWriteHead(app);
+  sendJsonDirectly(app);
 
   // Every response: request id, access log, security headers.
   app.use(inSequence([requestId(), accessLog(deps.logger), securityHeaders()]));

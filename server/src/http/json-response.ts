@@ -1,47 +1,69 @@
 import type { Application, Express, Response } from 'express';
 import { isSnapshot } from '../domain/snapshot';
 
+const jsonContentType = 'application/json; charset=utf-8';
+
 /**
- * `res.json` of this app, serialising a frozen snapshot (`freezeSnapshot`)
- * once and sending the same bytes to every request that answers with it: a
- * listing of a hundred definitions is about 50 kB of JSON, and stringifying
- * it was a large part of each request. Anything else goes through Express's
- * own `res.json`.
+ * `res.json` of this app: the bytes Express would send, written with one
+ * `writeHead` call (Content-Type and Content-Length given to it, together
+ * with the pending headers: see `response-headers.ts`) instead of Express's
+ * `res.send`, which sets each header on its own and checks for cases that
+ * cannot apply here.
+ *
+ * A frozen snapshot (`freezeSnapshot`) is serialised once and the same bytes
+ * go to every request that answers with it: a listing of a hundred
+ * definitions is about 50 kB of JSON, and stringifying it was a large part of
+ * each request.
  *
  * It replaces `app.response.json`, the prototype every response of this app
  * inherits, so whatever wraps `res.json` per request (the response validator
  * in tests) still sees the value first, then reaches this. The bytes are the
  * ones Express would send: `JSON.stringify` with no replacer, spaces or
- * escaping (the app sets none; if one is set, the cache steps aside) and
- * `Content-Type: application/json; charset=utf-8`.
+ * escaping (the app sets none; if one is set, Express's own `res.json` takes
+ * over) and `Content-Type: application/json; charset=utf-8`. Anything but an
+ * object or array, a Content-Type set already, or a status without a body
+ * goes to Express's `res.json` too.
+ *
+ * Never a 304: the app sets no ETag or Last-Modified, and the spec documents
+ * no conditional requests (Express would still answer `If-None-Match: *`
+ * with a 304; this does not).
  */
-export function serialiseSnapshotsOnce(app: Express): void {
+export function sendJsonDirectly(app: Express): void {
   const expressJson = app.response.json;
   const serialised = new WeakMap<object, Buffer>();
 
   app.response.json = function json(this: Response, body?: unknown) {
-    if (!isSnapshot(body) || this.get('Content-Type') !== undefined || !plainJsonSettings(this.app)) {
+    if (typeof body !== 'object' || body === null || !plainResponse(this) || !plainJsonSettings(this.app)) {
       return expressJson.call(this, body);
     }
-    let bytes = serialised.get(body);
-    if (!bytes) {
-      bytes = Buffer.from(JSON.stringify(body), 'utf8');
-      serialised.set(body, bytes);
+    if (isSnapshot(body)) {
+      let bytes = serialised.get(body);
+      if (!bytes) {
+        bytes = Buffer.from(JSON.stringify(body), 'utf8');
+        serialised.set(body, bytes);
+      }
+      this.writeHead(this.statusCode, ['Content-Type', jsonContentType, 'Content-Length', String(bytes.length)]);
+      this.end(bytes);
+      return this;
     }
-    this.setHeader('Content-Type', 'application/json; charset=utf-8');
-    if (!plainResponse(this)) return this.send(bytes);
-    // What `res.send` would do here, without its checks for cases that
-    // cannot apply (no ETag or Last-Modified, so never a 304; Node leaves
-    // the body out of a HEAD answer itself).
-    this.setHeader('Content-Length', bytes.length);
-    this.end(bytes);
+    const text = JSON.stringify(body);
+    this.writeHead(this.statusCode, ['Content-Type', jsonContentType, 'Content-Length', String(Buffer.byteLength(text, 'utf8'))]);
+    this.end(text, 'utf8');
     return this;
   };
 }
 
-/** A response `res.send` would send as is: a status with a body, no validators that could make it a 304. */
+/** An answer `res.send` would send as is: a status with a body, no Content-Type chosen, no validators that could make it a 304. */
 function plainResponse(res: Response): boolean {
-  return res.statusCode !== 204 && res.statusCode !== 304 && !res.hasHeader('ETag') && !res.hasHeader('Last-Modified');
+  return (
+    res.statusCode !== 204 &&
+    res.statusCode !== 205 &&
+    res.statusCode !== 304 &&
+    !res.headersSent &&
+    !res.hasHeader('Content-Type') &&
+    !res.hasHeader('ETag') &&
+    !res.hasHeader('Last-Modified')
+  );
 }
 
 function plainJsonSettings(app: Application): boolean {

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AppError } from '../domain/errors';
 import { authenticatedClient } from './locals';
+import { addResponseHeader } from './response-headers';
 
 const oneMinuteMs = 60_000;
 
@@ -29,10 +30,10 @@ export function rateLimitPerClient(perMinute: number): RequestHandler | null {
     const now = Date.now();
     const window = windows.hit(key, now, () => `${name}; q=${perMinute}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
     const resetSeconds = Math.max(0, Math.ceil((window.resetAt - now) / 1000));
-    res.setHeader('RateLimit', `${name}; r=${Math.max(perMinute - window.hits, 0)}; t=${resetSeconds}`);
-    res.setHeader('RateLimit-Policy', window.policy);
+    addResponseHeader(res, 'RateLimit', `${name}; r=${Math.max(perMinute - window.hits, 0)}; t=${resetSeconds}`);
+    addResponseHeader(res, 'RateLimit-Policy', window.policy);
     if (window.hits > perMinute) {
-      res.setHeader('Retry-After', String(resetSeconds));
+      addResponseHeader(res, 'Retry-After', String(resetSeconds));
       next(new AppError('TOO_MANY_REQUESTS', 'Too many requests'));
       return;
     }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { addResponseHeader } from './response-headers';
 
 /** A client's id is reused only if it is a short, plain token (safe to log and echo). */
 const saneRequestId = /^[A-Za-z0-9._-]{1,128}$/;
@@ -16,7 +17,7 @@ export function requestId(): RequestHandler {
     const offered = req.get(requestIdHeader);
     const id = offered !== undefined && saneRequestId.test(offered) ? offered : randomUUID();
     req.id = id;
-    res.setHeader(requestIdHeader, id);
+    addResponseHeader(res, requestIdHeader, id);
     next();
   };
 }

@@ -393,8 +393,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('saves at the current version, then refuses the stale one and changes nothing', async () => {
         await store.saveWallet(aliceWallet(), 0);
-        const first = await store.loadWallet('member:m-alice');
-        const second = await store.loadWallet('member:m-alice');
+        // Copies: a store may hand out its wallets frozen.
+        const first = deepCopy(await store.loadWallet('member:m-alice'));
+        const second = deepCopy(await store.loadWallet('member:m-alice'));
         if (!first || !second) throw new Error('wallet expected');
         first.reservations[0]!.reservationAmount = 9000;
         first.reservations[0]!.contributions[0]!.points = 9000;
@@ -420,12 +421,21 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         expect(loaded?.reservations[1]?.expiresAt).toBeInstanceOf(Date);
       });
 
-      it('keeps copies', async () => {
+      it('keeps its own wallet: changing the input or a loaded wallet does not change the store', async () => {
         const input = aliceWallet();
         await store.saveWallet(input, 0);
         input.balances[0]!.pointBalance = 1;
+        input.reservations[0]!.contributions[0]!.points = 1;
         const loaded = await store.loadWallet('member:m-alice');
-        loaded!.reservations.pop();
+        // A loaded wallet is either a copy or frozen (writing to it throws).
+        const attempts = [() => loaded!.reservations.pop(), () => (loaded!.reservations[0]!.reservationAmount = 1), () => (loaded!.balances[0]!.pointBalance = 2)];
+        for (const attempt of attempts) {
+          try {
+            attempt();
+          } catch (error) {
+            expect(error).toBeInstanceOf(TypeError);
+          }
+        }
         expect(await store.loadWallet('member:m-alice')).toStrictEqual({ ...aliceWallet(), version: 1 });
       });
     });
@@ -715,7 +725,7 @@ function describeRace(currentStore: () => Store): void {
         /** The loop every writer runs: load, modify, save against the version read, retry on conflict. */
         const lowerByOne = async (racer: number): Promise<void> => {
           for (let attempt = 0; attempt < 1000; attempt++) {
-            const current = await store.loadWallet(walletId);
+            const current = deepCopy(await store.loadWallet(walletId));
             const target = current?.reservations.find((r) => r.reservationToken === 'rt-race');
             if (!current || !target) throw new Error('race wallet vanished');
             // Alternate contributors so both members' shares move.

@@ -1,4 +1,5 @@
 import type { Wallet } from '../domain/model';
+import { deepCopy } from './copy';
 import type { Store } from './port';
 
 /**
@@ -30,8 +31,9 @@ export function emptyWallet(walletId: string): Wallet {
 }
 
 /**
- * The compare-and-set loop every wallet writer uses: load (or start an empty
- * wallet), mutate the copy, save against the version that was read, and start
+ * The compare-and-set loop wallet writers outside the request path use
+ * (fixtures, tests): load (or start an empty wallet), mutate a copy (a store
+ * may hand out its wallets frozen), save against the version that was read, and start
  * over when someone else saved first. `mutate` may run several times, so it
  * must derive everything from the wallet it is given.
  *
@@ -44,7 +46,8 @@ export async function updateWallet(
   maxAttempts = 100,
 ): Promise<Wallet> {
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const wallet = (await store.loadWallet(walletId)) ?? emptyWallet(walletId);
+    const loaded = await store.loadWallet(walletId);
+    const wallet = loaded ? deepCopy(loaded) : emptyWallet(walletId);
     const expectedVersion = wallet.version;
     if (!mutate(wallet)) return wallet;
     // The id and version are the loop's, whatever the mutation did to them.

@@ -67,3 +67,55 @@ describe('MemoryStore specifics', () => {
     expect(await store.loadWallet('member:m')).toBeNull();
   });
 });
+
+describe('MemoryStore wallets: frozen values, shared between versions', () => {
+  const reservation = (token: string, amount: number) => ({
+    reservationToken: token,
+    clientId: 'partner-app',
+    correlationId: 'm-a',
+    identifierType: 'CARD_NUMBER',
+    reservationAmount: amount,
+    contributions: [{ correlationId: 'm-a', points: amount }],
+    expiresAt: new Date('2030-01-01T00:15:00.000Z'),
+    createdAt: new Date('2030-01-01T00:00:00.000Z'),
+    excludedFromCap: false,
+  });
+  const input = () => ({
+    walletId: 'member:m-a',
+    version: 0,
+    balances: [{ correlationId: 'm-a', pointBalance: 500 }],
+    reservations: [reservation('rt-1', 100), reservation('rt-2', 200)],
+  });
+
+  it('hands out a deep-frozen wallet, and copies what it is given', async () => {
+    const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
+    const given = input();
+    await store.saveWallet(given, 0);
+    const loaded = (await store.loadWallet('member:m-a'))!;
+    expect(loaded).not.toBe(given);
+    expect(loaded.reservations[0]).not.toBe(given.reservations[0]);
+    for (const part of [loaded, loaded.balances, loaded.balances[0], loaded.reservations, loaded.reservations[0], loaded.reservations[0]!.contributions]) {
+      expect(Object.isFrozen(part)).toBe(true);
+    }
+    expect(() => {
+      loaded.reservations[0]!.contributions[0]!.points = 1;
+    }).toThrow(TypeError);
+    await store.close();
+  });
+
+  it('keeps the unchanged parts of a saved wallet as they are, and copies the changed ones', async () => {
+    const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
+    await store.saveWallet(input(), 0);
+    const first = (await store.loadWallet('member:m-a'))!;
+    const lowered = { ...first.reservations[1]!, reservationAmount: 150 };
+    expect(await store.saveWallet({ ...first, reservations: [first.reservations[0]!, lowered] }, 1)).toBe(true);
+    const second = (await store.loadWallet('member:m-a'))!;
+    expect(second.version).toBe(2);
+    expect(second.balances).toBe(first.balances);
+    expect(second.reservations[0]).toBe(first.reservations[0]);
+    expect(second.reservations[1]).not.toBe(lowered);
+    expect(second.reservations[1]).toStrictEqual(lowered);
+    expect(Object.isFrozen(second.reservations[1])).toBe(true);
+    await store.close();
+  });
+});

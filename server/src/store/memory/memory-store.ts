@@ -15,7 +15,7 @@ import type { Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import { copyClient, copyMember, copySession } from './copies';
 import { AuditLog } from './audit-log';
-import { packWallet, unpackWallet } from './packed';
+import { frozenWallet } from './frozen-wallet';
 
 export interface MemoryStoreOptions {
   /**
@@ -31,8 +31,10 @@ export interface MemoryStoreOptions {
 const published = 'PUBLISHED';
 
 /**
- * The in-process store: plain maps, copies in and out (callers never hold a
- * reference into the store), one process, no persistence. Every
+ * The in-process store: plain maps, one process, no persistence. Records go
+ * in and out as copies (callers never hold a reference into the store),
+ * except wallets, which are kept and handed out as frozen values (see
+ * frozen-wallet.ts). Every
  * method works synchronously inside its promise, so a compare-and-set is
  * atomic with respect to other callers.
  */
@@ -48,12 +50,8 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   private readonly definitions = new Map<string, VoucherDefinitionRecord>();
   /** businessUnit -> status -> definitions sorted by id: listing touches only its own bucket. */
   private readonly definitionIndex = new Map<string, Map<string, VoucherDefinitionRecord[]>>();
-  /**
-   * Packed (see packed.ts) into a buffer per wallet, rewritten in place on
-   * each save: no object of a wallet outlives the request that changed it,
-   * so updates leave no garbage for the old generation.
-   */
-  private readonly wallets = new Map<string, { version: number; bytes: Buffer; length: number }>();
+  /** Deep-frozen (frozen-wallet.ts): handed out as they are. */
+  private readonly wallets = new Map<string, Wallet>();
   private readonly audit = new AuditLog();
   /** Bumped by every change to voucher definitions (see `voucherDefinitionsVersion`). */
   private definitionsVersion = 0;
@@ -219,26 +217,14 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   // --- wallets -------------------------------------------------------------
 
   async loadWallet(walletId: string): Promise<Wallet | null> {
-    const stored = this.wallets.get(walletId);
-    return stored ? unpackWallet(stored.bytes.toString('utf8', 0, stored.length)) : null;
+    return this.wallets.get(walletId) ?? null;
   }
 
   async saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
     assertExpectedVersion(expectedVersion);
     const stored = this.wallets.get(wallet.walletId);
     if ((stored?.version ?? 0) !== expectedVersion) return false;
-    const packed = packWallet(wallet, expectedVersion + 1);
-    const length = Buffer.byteLength(packed, 'utf8');
-    // Room to grow, so that most saves fit where the wallet already is.
-    const bytes = stored && stored.bytes.length >= length ? stored.bytes : Buffer.allocUnsafeSlow(Math.max(512, length * 2));
-    bytes.write(packed, 0, 'utf8');
-    if (stored) {
-      stored.version = expectedVersion + 1;
-      stored.bytes = bytes;
-      stored.length = length;
-    } else {
-      this.wallets.set(wallet.walletId, { version: expectedVersion + 1, bytes, length });
-    }
+    this.wallets.set(wallet.walletId, frozenWallet(wallet, expectedVersion + 1, stored));
     return true;
   }
 

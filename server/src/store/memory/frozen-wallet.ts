@@ -1,0 +1,100 @@
+import type { AuditEntry, Contribution, MemberBalance, ReservationRecord, Wallet } from '../../domain/model';
+
+/*
+ * Wallets as the memory store keeps them: deep-frozen values, handed out as
+ * they are. Loading a wallet copies nothing; a caller cannot change what the
+ * store holds (writing to a frozen record throws), it can only save a new
+ * wallet.
+ *
+ * Saving copies only what the store does not hold yet. A service that
+ * changes one reservation passes back the other reservations and the
+ * balances it loaded, and those are kept as they are (recognised by
+ * identity with the version stored); the changed reservation, its audit
+ * entry and the lists holding them are copied and frozen. So an update allocates a handful of objects instead of a whole
+ * wallet, and reading one allocates nothing.
+ *
+ * Dates are copied on the way in and shared on the way out, like every
+ * other part of a frozen record. A Date cannot be frozen (its setters ignore
+ * `Object.freeze`); nothing in this code base changes a Date in place, it
+ * makes a new one.
+ */
+
+/** `wallet` as the store keeps it, with `version`; `stored` is the version the store holds now (its parts are kept). */
+export function frozenWallet(wallet: Wallet, version: number, stored: Wallet | undefined): Wallet {
+  const next: Wallet = {
+    walletId: wallet.walletId,
+    version,
+    balances: stored && wallet.balances === stored.balances ? stored.balances : frozenList(wallet.balances, frozenBalance),
+    reservations: reservationsOf(wallet.reservations, stored?.reservations ?? []),
+  };
+  if (wallet.pendingAudit !== undefined) next.pendingAudit = frozenList(wallet.pendingAudit, frozenAuditEntry);
+  return Object.freeze(next);
+}
+
+/**
+ * The reservations to keep: each one the store already holds is kept as it
+ * is (found by identity: only the store's own objects are known to be
+ * frozen through and through), any other is copied and frozen.
+ */
+function reservationsOf(given: readonly ReservationRecord[], held: readonly ReservationRecord[]): ReservationRecord[] {
+  if (given === held) return held as ReservationRecord[];
+  const out = new Array<ReservationRecord>(given.length);
+  for (let i = 0; i < given.length; i++) {
+    const reservation = given[i]!;
+    out[i] = held[i] === reservation || held.includes(reservation) ? reservation : frozenReservation(reservation);
+  }
+  return Object.freeze(out) as ReservationRecord[];
+}
+
+function frozenList<T>(list: readonly T[], copy: (item: T) => T): T[] {
+  const out = new Array<T>(list.length);
+  for (let i = 0; i < list.length; i++) out[i] = copy(list[i]!);
+  return Object.freeze(out) as T[];
+}
+
+const date = (value: Date): Date => new Date(value.getTime());
+
+function frozenBalance(b: MemberBalance): MemberBalance {
+  return Object.freeze({ correlationId: b.correlationId, pointBalance: b.pointBalance });
+}
+
+function frozenContribution(c: Contribution): Contribution {
+  return Object.freeze({ correlationId: c.correlationId, points: c.points });
+}
+
+function frozenReservation(r: ReservationRecord): ReservationRecord {
+  return Object.freeze({
+    reservationToken: r.reservationToken,
+    clientId: r.clientId,
+    correlationId: r.correlationId,
+    identifierType: r.identifierType,
+    reservationAmount: r.reservationAmount,
+    contributions: frozenList(r.contributions, frozenContribution),
+    expiresAt: date(r.expiresAt),
+    createdAt: date(r.createdAt),
+    excludedFromCap: r.excludedFromCap,
+  });
+}
+
+type AuditState = AuditEntry['after'];
+
+function frozenState(s: AuditState): AuditState {
+  return Object.freeze({ reservationAmount: s.reservationAmount, contributions: frozenList(s.contributions, frozenContribution), expiresAt: date(s.expiresAt) });
+}
+
+function frozenAuditEntry(e: AuditEntry): AuditEntry {
+  return Object.freeze({
+    id: e.id,
+    walletId: e.walletId,
+    walletVersion: e.walletVersion,
+    at: date(e.at),
+    action: e.action,
+    clientId: e.clientId,
+    sessionId: e.sessionId,
+    correlationId: e.correlationId,
+    reservationToken: e.reservationToken,
+    before: e.before === null ? null : frozenState(e.before),
+    after: frozenState(e.after),
+    shares: frozenList(e.shares, frozenContribution),
+  });
+}
