@@ -1,4 +1,4 @@
-import express, { Router, type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Services } from './domain/services';
@@ -20,7 +20,7 @@ import { sendPendingHeadersWithWriteHead } from './http/response-headers';
 import { createRequestValidation } from './http/request-validation';
 import { apiPrefix, methods, routes, tagOperation, type OperationId } from './http/routes';
 import { securityHeaders } from './http/security-headers';
-import { inSequence } from './http/sequence';
+import { inSequence, onceEach } from './http/sequence';
 import { loadApiSpec } from './http/spec';
 import type { Store } from './store/port';
 
@@ -52,28 +52,30 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   sendPendingHeadersWithWriteHead(app);
   sendJsonDirectly(app);
 
-  // Every response: request id, access log, security headers.
-  app.use(inSequence([requestId(), accessLog(deps.logger), securityHeaders()]));
+  // Every response: request id, access log, security headers. Part of each
+  // operation's route below (one route match per API request), and mounted
+  // once more after them for every other request.
+  const everyResponse = onceEach([requestId(), accessLog(deps.logger), securityHeaders()]);
 
   // The API, its checks in the spec's order: API key, rate limit, body size
   // and content type, session, request schema, then the operation's rules.
-  // Each operation's route runs the whole chain (one route match per
-  // request); any other request under the prefix gets the API key and rate
-  // limit checks, then the validator's 404 or 405.
+  // Each operation's route runs the whole chain as one handler (see
+  // `inSequence`), mounted on the app itself: a nested router costs a second
+  // route match per request. Any other request under the prefix gets the API
+  // key and rate limit checks, then the validator's 404 or 405.
   const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute);
   const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
   const validateResponses = deps.validateResponses ?? false;
   const eov = inSequence(await openApiValidator(app, spec, { validateResponses }));
   const validation = createRequestValidation(spec, eov, operationRoutes(), { crossCheck: validateResponses });
-  // Each route's chain runs as one handler (see `inSequence`).
-  const api = Router();
-  api.post(
+  app.post(
     routes.startSession,
-    inSequence([tagOperation('startSession'), ...clientChecks, validation.forOperation('startSession'), startSession(services) as RequestHandler]),
+    inSequence([everyResponse, tagOperation('startSession'), ...clientChecks, validation.forOperation('startSession'), startSession(services) as RequestHandler]),
   );
-  api.get(
+  app.get(
     routes.listVoucherDefinitions,
     inSequence([
+      everyResponse,
       tagOperation('listVoucherDefinitions'),
       ...clientChecks,
       requireSession(services.auth) as RequestHandler,
@@ -81,9 +83,10 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       listVoucherDefinitions(services),
     ]),
   );
-  api.put(
+  app.put(
     routes.updateReservation,
     inSequence([
+      everyResponse,
       tagOperation('updateReservation'),
       ...clientChecks,
       ...jsonBody(config.bodyLimitBytes),
@@ -93,7 +96,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       updateReservation(services) as RequestHandler,
     ]),
   );
-  app.use(api);
+  app.use(everyResponse);
   app.use(apiPrefix, inSequence([...clientChecks, validation.fallback]));
 
   // Operational routes: not part of the API contract, and outside its prefix.

@@ -26,19 +26,20 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
   return [requireJsonContentType, parse];
 }
 
+const plainContentTypes = new Set(['application/json', 'application/json; charset=utf-8']);
+
 /**
  * Runs before the parser, which would skip (not reject) another content
  * type. An empty body passes whatever its type: the schema reports it.
  */
 const requireJsonContentType: RequestHandler = (req, _res, next) => {
   const declaresBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-  if (declaresBody && !req.is('application/json')) {
+  // The usual header is recognised as it is; anything else is parsed by type-is.
+  if (declaresBody && !plainContentTypes.has(req.headers['content-type'] ?? '') && !req.is('application/json')) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
   }
   next();
 };
-
-const plainContentTypes = new Set(['application/json', 'application/json; charset=utf-8']);
 
 /** A request body-parser would read as UTF-8 JSON from exactly `Content-Length` bytes, within the limit. */
 function isPlainJson(req: Request, limitBytes: number): boolean {

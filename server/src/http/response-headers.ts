@@ -62,8 +62,7 @@ export function sendPendingHeadersWithWriteHead(app: Express): void {
     const given = reason === undefined ? rest[0] : rest[1];
     if (this.getHeaderNames().length === 0) {
       // Nothing set the usual way: Node gets one list and writes it as it is.
-      const merged = withoutNames(headers, given);
-      appendGiven(merged, given);
+      const merged = isFlatList(given) ? mergeFlat(headers, given) : mergeAny(headers, given);
       return reason === undefined ? inherited.call(this, statusCode, merged) : inherited.call(this, statusCode, reason, merged);
     }
     // Some headers were set with `setHeader` (an error's Retry-After, the
@@ -100,6 +99,29 @@ function givenPairs(given: unknown): Array<[string, unknown]> {
 function givenHas(given: unknown, name: string): boolean {
   if (given === undefined || given === null) return false;
   return givenPairs(given).some(([candidate]) => candidate.toLowerCase() === name.toLowerCase());
+}
+
+/** A flat `[name, value, ...]` list of strings (what this app's own `res.json` passes). */
+function isFlatList(given: unknown): given is string[] {
+  return Array.isArray(given) && given.length % 2 === 0 && given.every((item) => typeof item === 'string');
+}
+
+/** The pending pairs whose names `given` does not set, then `given`'s pairs: without the copies `mergeAny` makes. */
+function mergeFlat(headers: string[], given: string[]): string[] {
+  if (given.length === 0) return headers;
+  for (let i = 0; i < given.length; i += 2) {
+    const at = indexOfName(headers, given[i]!);
+    if (at !== -1) headers.splice(at, 2);
+  }
+  for (const item of given) headers.push(item);
+  return headers;
+}
+
+/** The same for headers given as an object or a list of pairs. */
+function mergeAny(headers: string[], given: unknown): unknown[] {
+  const merged = withoutNames(headers, given);
+  appendGiven(merged, given);
+  return merged;
 }
 
 /** The pending pairs whose names `given` does not set. */

@@ -16,7 +16,6 @@ import {
   isActive,
   pointBalanceOf,
   reservedToday,
-  sameKey,
 } from './wallet-view';
 
 export interface ReservationServiceDeps {
@@ -81,7 +80,7 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
         if (isNoOp(change)) return respond(context, member, wallet, change.after, items, now);
 
         const audit = auditEntry(context, change, wallet, now);
-        const next = { ...withReservation(wallet, change.after, now), pendingAudit: [audit] };
+        const next = { ...withReservation(wallet, current, change.after, now), pendingAudit: [audit] };
         if (await store.saveWallet(next, wallet.version)) {
           // The change and its audit entry are stored together: from here on
           // the answer is 200 even if this copy fails (the next request on
@@ -239,10 +238,17 @@ function isNoOp(change: Change): boolean {
   );
 }
 
-/** The wallet with `reservation` in place and expired reservations dropped (they count as not existing). */
-function withReservation(wallet: Wallet, reservation: ReservationRecord, now: Date): Wallet {
-  const others = wallet.reservations.filter((r) => !sameKey(r, reservation) && isActive(r, now));
-  return { ...wallet, reservations: [...others, reservation] };
+/**
+ * The wallet with `reservation` in place of `replaced` (the wallet's own
+ * record, found by `findActiveReservation`; null for a new one) and expired
+ * reservations dropped (they count as not existing; an expired one under the
+ * same key is dropped with them).
+ */
+function withReservation(wallet: Wallet, replaced: ReservationRecord | null, reservation: ReservationRecord, now: Date): Wallet {
+  const reservations: ReservationRecord[] = [];
+  for (const r of wallet.reservations) if (r !== replaced && isActive(r, now)) reservations.push(r);
+  reservations.push(reservation);
+  return { ...wallet, reservations };
 }
 
 function respond(
