@@ -20,7 +20,7 @@ import { sendPendingHeadersWithWriteHead } from './http/response-headers';
 import { createRequestValidation } from './http/request-validation';
 import { apiPrefix, methods, routes, tagOperation, type OperationId } from './http/routes';
 import { securityHeaders } from './http/security-headers';
-import { inSequence, onceEach } from './http/sequence';
+import { inSequence } from './http/sequence';
 import { loadApiSpec } from './http/spec';
 import type { Store } from './store/port';
 
@@ -52,10 +52,10 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   sendPendingHeadersWithWriteHead(app);
   sendJsonDirectly(app);
 
-  // Every response: request id, access log, security headers. Part of each
-  // operation's route below (one route match per API request), and mounted
-  // once more after them for every other request.
-  const everyResponse = onceEach([requestId(), accessLog(deps.logger), securityHeaders()]);
+  // Every response: request id, access log, security headers. Before any
+  // route: matching one can already fail (a malformed percent-encoding in a
+  // path parameter is a 400), and that answer carries them too.
+  app.use(inSequence([requestId(), accessLog(deps.logger), securityHeaders()]));
 
   // The API, its checks in the spec's order: API key, rate limit, body size
   // and content type, session, request schema, then the operation's rules.
@@ -70,12 +70,11 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const validation = createRequestValidation(spec, eov, operationRoutes(), { crossCheck: validateResponses });
   app.post(
     routes.startSession,
-    inSequence([everyResponse, tagOperation('startSession'), ...clientChecks, validation.forOperation('startSession'), startSession(services) as RequestHandler]),
+    inSequence([tagOperation('startSession'), ...clientChecks, validation.forOperation('startSession'), startSession(services) as RequestHandler]),
   );
   app.get(
     routes.listVoucherDefinitions,
     inSequence([
-      everyResponse,
       tagOperation('listVoucherDefinitions'),
       ...clientChecks,
       requireSession(services.auth) as RequestHandler,
@@ -86,7 +85,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.put(
     routes.updateReservation,
     inSequence([
-      everyResponse,
       tagOperation('updateReservation'),
       ...clientChecks,
       ...jsonBody(config.bodyLimitBytes),
@@ -96,7 +94,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       updateReservation(services) as RequestHandler,
     ]),
   );
-  app.use(everyResponse);
   app.use(apiPrefix, inSequence([...clientChecks, validation.fallback]));
 
   // Operational routes: not part of the API contract, and outside its prefix.

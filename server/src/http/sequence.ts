@@ -34,21 +34,3 @@ export function inSequence(handlers: readonly RequestHandler[]): RequestHandler 
   };
 }
 
-/**
- * `handlers` in sequence, at most once per request: a request that already
- * went through them (on an operation's route) passes straight on when it
- * meets them again (the same chain mounted for every other request).
- */
-export function onceEach(handlers: readonly RequestHandler[]): RequestHandler {
-  const chain = inSequence(handlers);
-  const applied = Symbol('applied once');
-  return (req, res, next) => {
-    const marked = res as typeof res & { [applied]?: true };
-    if (marked[applied]) {
-      next();
-      return;
-    }
-    marked[applied] = true;
-    chain(req, res, next);
-  };
-}
