@@ -1,12 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { stdSerializers, type Logger } from 'pino';
+import { requestIdOf } from './request-id';
 
 declare module 'http' {
-  interface IncomingMessage {
-    /** Set by `requestId` before anything else runs. */
-    id: string;
-  }
   interface ServerResponse {
     /** What the error middleware hands to the access log (logged with its stack). */
     err?: Error | undefined;
@@ -38,11 +35,12 @@ export function accessLog(logger: Logger): RequestHandler {
   function onDone(this: LoggedResponse, error?: Error): void {
     this.removeListener('close', onDone);
     this.removeListener('error', onDone);
-    writeLine(logger, this.req, this, this[startedAt] ?? Date.now(), error);
+    writeLine(logger, this.req, this, this.locals[startedAt] ?? Date.now(), error);
   }
   return (_req, res, next) => {
     const logged = res as unknown as LoggedResponse;
-    logged[startedAt] = Date.now();
+    // In `res.locals`, not on `res` (see request-id.ts).
+    logged.locals[startedAt] = Date.now();
     logged.on('close', onDone);
     // Also keeps an 'error' on the response from crashing the process.
     logged.on('error', onDone);
@@ -52,24 +50,25 @@ export function accessLog(logger: Logger): RequestHandler {
 
 const startedAt = Symbol('access log start');
 
-type LoggedResponse = ServerResponse<IncomingMessage & { originalUrl?: string }> & { [startedAt]?: number };
+type LoggedResponse = ServerResponse<IncomingMessage & { originalUrl?: string }> & { locals: { [startedAt]?: number } };
 
 function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, startedAt: number, error: Error | undefined): void {
   const failure = error ?? res.err;
   const level = levelOf(res.statusCode, failure);
   if (!logger.isLevelEnabled(level)) return;
   const responseTime = Date.now() - startedAt;
-  const request = { id: req.id, method: req.method, url: req.originalUrl ?? req.url };
+  const id = requestIdOf(res);
+  const request = { id, method: req.method, url: req.originalUrl ?? req.url };
   if (failure || res.statusCode >= 500) {
     const err = failure ?? new Error(`failed with status code ${res.statusCode}`);
     logger[level](
-      { requestId: req.id, req: request, res: { statusCode: res.statusCode }, err: stdSerializers.err(err), responseTime },
+      { requestId: id, req: request, res: { statusCode: res.statusCode }, err: stdSerializers.err(err), responseTime },
       'request errored',
     );
     return;
   }
   const message = !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted';
-  logger[level]({ requestId: req.id, req: request, res: { statusCode: res.statusCode }, responseTime }, message);
+  logger[level]({ requestId: id, req: request, res: { statusCode: res.statusCode }, responseTime }, message);
 }
 
 function levelOf(statusCode: number, failure: Error | undefined): Level {

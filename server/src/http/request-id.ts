@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { addResponseHeader } from './response-headers';
 
@@ -7,17 +8,30 @@ const saneRequestId = /^[A-Za-z0-9._-]{1,128}$/;
 
 export const requestIdHeader = 'X-Request-Id';
 
+const requestIdKey = Symbol('request id');
+
 /**
  * Gives every request an id: the caller's `X-Request-Id` when sane, else a
- * random UUID. Stored as `req.id` (the access log's `requestId`) and echoed
- * on every response, errors included.
+ * random UUID. Kept in `res.locals` (the access log's `requestId`, see
+ * `requestIdOf`) and echoed on every response, errors included.
+ *
+ * Per-request state lives in `res.locals`, never in new properties of `req`
+ * or `res`: each such property gives Node's request and response objects
+ * another hidden class, and Node's own code (header writing, streams) then
+ * runs through slower, polymorphic property lookups on every request.
  */
 export function requestId(): RequestHandler {
   return (req, res, next) => {
     const offered = req.get(requestIdHeader);
     const id = offered !== undefined && saneRequestId.test(offered) ? offered : randomUUID();
-    req.id = id;
+    (res.locals as Record<symbol, string>)[requestIdKey] = id;
     addResponseHeader(res, requestIdHeader, id);
     next();
   };
+}
+
+
+/** The id `requestId` gave the request of `res`; undefined before it ran. */
+export function requestIdOf(res: ServerResponse): string | undefined {
+  return (res as ServerResponse & { locals?: Record<symbol, string> }).locals?.[requestIdKey];
 }

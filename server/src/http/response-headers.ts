@@ -23,13 +23,14 @@ import type { Express } from 'express';
 
 const pending = Symbol('pending response headers');
 
-type Pending = ServerResponse & { [pending]?: string[] };
+/** Kept in `res.locals`, not on `res` (see request-id.ts). */
+type Pending = ServerResponse & { locals: { [pending]?: string[] | undefined } };
 
 /** Adds `name: value` to the headers `res` will start its answer with (replacing one of the same name). */
 export function addResponseHeader(res: ServerResponse, name: string, value: string): void {
-  const headers = (res as Pending)[pending];
+  const headers = (res as Pending).locals[pending];
   if (headers === undefined) {
-    (res as Pending)[pending] = [name, value];
+    (res as Pending).locals[pending] = [name, value];
     return;
   }
   const at = indexOfName(headers, name);
@@ -39,9 +40,9 @@ export function addResponseHeader(res: ServerResponse, name: string, value: stri
 
 /** `addResponseHeader` for each pair of a flat `[name, value, name, value...]` list. */
 export function addResponseHeaders(res: ServerResponse, flat: readonly string[]): void {
-  const headers = (res as Pending)[pending];
+  const headers = (res as Pending).locals[pending];
   if (headers === undefined) {
-    (res as Pending)[pending] = flat.slice();
+    (res as Pending).locals[pending] = flat.slice();
     return;
   }
   for (let i = 0; i < flat.length; i += 2) addResponseHeader(res, flat[i]!, flat[i + 1]!);
@@ -55,9 +56,9 @@ export function addResponseHeaders(res: ServerResponse, flat: readonly string[])
 export function sendPendingHeadersWithWriteHead(app: Express): void {
   const inherited = app.response.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
   app.response.writeHead = function writeHead(this: Pending, statusCode: number, ...rest: unknown[]) {
-    const headers = this[pending];
+    const headers = this.locals?.[pending];
     if (headers === undefined) return inherited.call(this, statusCode, ...rest);
-    this[pending] = undefined;
+    this.locals[pending] = undefined;
     const reason = typeof rest[0] === 'string' ? rest[0] : undefined;
     const given = reason === undefined ? rest[0] : rest[1];
     if (this.getHeaderNames().length === 0) {
