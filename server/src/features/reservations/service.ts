@@ -41,15 +41,17 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
   const maxAttempts = deps.maxAttempts ?? 100;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
-  // Ids of audit entries this process has copied: saves the repeated copy of
-  // the previous change's entry on the next request. Losing it costs only an
+  // Per wallet, the version whose audit entry this process copied last:
+  // saves the repeated copy of the previous change's entry on the next
+  // request (keyed by the wallet id, a string whose hash is already known,
+  // rather than by a new entry id string). Losing it costs only an
   // idempotent write, so it is simply cleared when it grows.
-  const copied = new Set<string>();
+  const copiedVersion = new Map<string, number>();
   async function copyAudit(entry: AuditEntry): Promise<void> {
-    if (copied.has(entry.id)) return;
+    if (copiedVersion.get(entry.walletId) === entry.walletVersion) return;
     await store.appendAudit(entry);
-    if (copied.size >= 10_000) copied.clear();
-    copied.add(entry.id);
+    if (copiedVersion.size >= 10_000) copiedVersion.clear();
+    copiedVersion.set(entry.walletId, entry.walletVersion);
   }
   /** Copies the audit entries a wallet still carries to the audit trail. */
   async function copyPendingAudit(wallet: Wallet): Promise<void> {
