@@ -16,8 +16,9 @@
 // Needs the `pact-broker` command of @pact-foundation/pact-cli, which is not
 // a dependency of this repository: `npm install --save-dev @pact-foundation/pact-cli`,
 // or put `pact-broker` on PATH (for example from the pactfoundation/pact-cli image).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { committedPactDir, consumerName, fail, providerName, repoRoot } from './pact-lib.mjs';
+import { participantBranch, participantVersion } from './pact-participant.mjs';
 
 const [command, participantArg] = process.argv.slice(2);
 const env = process.env;
@@ -27,14 +28,8 @@ if (!env.PACT_BROKER_TOKEN && !(env.PACT_BROKER_USERNAME && env.PACT_BROKER_PASS
   console.warn('No PACT_BROKER_TOKEN nor PACT_BROKER_USERNAME/PACT_BROKER_PASSWORD: calling the broker without credentials.');
 }
 
-const git = (...args) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
-const version = env.PACT_VERSION?.trim() || env.GIT_COMMIT?.trim() || env.GITHUB_SHA?.trim() || git('rev-parse', 'HEAD');
-const branch =
-  env.PACT_BRANCH?.trim() ||
-  env.GIT_BRANCH?.trim() ||
-  env.GITHUB_HEAD_REF?.trim() ||
-  env.GITHUB_REF_NAME?.trim() ||
-  git('rev-parse', '--abbrev-ref', 'HEAD');
+const version = participantVersion(env);
+const branch = participantBranch(env);
 const environment = env.PACT_ENVIRONMENT?.trim() || 'production';
 
 function participant() {

@@ -24,7 +24,7 @@ const jest = createRequire(import.meta.url).resolve('jest/bin/jest');
 const run = spawnSync(process.execPath, [jest, '--selectProjects', 'pact-consumer', '--runInBand'], {
   cwd: repoRoot,
   stdio: 'inherit',
-  env: { ...process.env, PACT_DO_NOT_TRACK: 'true', PACT_OUTPUT_DIR: outputDir },
+  env: { ...process.env, PACT_OUTPUT_DIR: outputDir },
 });
 if (run.status !== 0) fail(`Pact consumer tests failed (exit ${run.status ?? run.signal}).`);
 

@@ -90,12 +90,12 @@ const requestBody = (i) => {
 };
 const ok = (i) => i.response?.status === 200;
 const variants = [
-  ['listVoucherDefinitions', 'default business unit (no businessUnit query)', (i) => i.response?.status === 200 && !i.request?.query?.businessUnit],
-  ['listVoucherDefinitions', 'explicit business unit', (i) => i.response?.status === 200 && Boolean(i.request?.query?.businessUnit)],
+  ['listVoucherDefinitions', 'default business unit (no businessUnit query)', (i) => ok(i) && !i.request?.query?.businessUnit],
+  ['listVoucherDefinitions', 'explicit business unit', (i) => ok(i) && Boolean(i.request?.query?.businessUnit)],
   ['updateReservation', 'plain lowering', (i) => ok(i) && Object.keys(requestBody(i)).join() === 'reservationAmount' && !body(i)?.household],
   ['updateReservation', 'household return', (i) => ok(i) && Boolean(body(i)?.household)],
   ['updateReservation', 'item-level redemption', (i) => ok(i) && Array.isArray(requestBody(i).catalogueItems) && Array.isArray(body(i)?.catalogueItemsData)],
-  ['updateReservation', 'offline creation', (i) => i.response?.status === 200 && requestBody(i).offline === true],
+  ['updateReservation', 'offline creation', (i) => ok(i) && requestBody(i).offline === true],
   ...operations.map((op) => [op.operationId, '401 UNAUTHORIZED', (i) => i.response?.status === 401 && body(i)?.errorCode === 'UNAUTHORIZED']),
 ];
 for (const [operationId, name, matches] of variants) {

@@ -16,7 +16,6 @@ export const committedPact = path.join(committedPactDir, pactFileName);
 /** Where a fresh consumer run writes, to be compared with the committed pact (node_modules/ is ignored by git). */
 export const scratchDir = path.join(repoRoot, 'node_modules', '.cache', 'loyalty-pact');
 export const scratchPactDir = path.join(scratchDir, 'pacts');
-export const scratchPact = path.join(scratchPactDir, pactFileName);
 
 export const specPath = path.join(repoRoot, 'openapi', 'openapi.yaml');
 

@@ -15,27 +15,30 @@ import { MatchersV3 } from '@pact-foundation/pact';
 import { sessionAuth, type ReservationUpdateErrorMessage, type ReservationUpdateRequest } from '@loyalty/sdk';
 import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, states, type IdentifierTypeParam } from '../shared/contract';
 import {
-  apiKeyHeader,
-  bearer,
+  alice,
+  aliceExists,
   createPact,
   errorBody,
   exampleSessionId,
+  expectError,
   interaction,
+  internalError,
   jsonContentType,
+  memberHeaders,
   regex,
-  requestIdHeader,
-  retryAfterHeader,
   sdk,
+  serviceUnavailable,
   settled,
   state,
+  type StateSpec,
   successHeaders,
+  tooManyRequests,
   uuidPattern,
 } from './support';
 
 const { eachLike, like, equal, integer, number, string } = MatchersV3;
 
 const pact = createPact();
-const alice = 'm-alice';
 const reservationPath = (correlationId: string, reservationToken: string) =>
   `/client/users/${correlationId}/reservations/${reservationToken}`;
 
@@ -47,10 +50,6 @@ const coffeeRedemption = state(states.redemptionExists, {
   productCode: '0000000001',
   pointsAmount: 2000,
 });
-
-function putHeaders(requestId: string, token?: string, apiKey: string = apiKeys.partner) {
-  return { ...apiKeyHeader(apiKey), ...bearer(token), ...requestIdHeader(requestId) };
-}
 
 /** The fields of every successful update; the token is echoed from the path, so it is matched exactly. */
 function updated(reservationToken: string, balances: { available: number; total: number }) {
@@ -88,7 +87,7 @@ describe('updateReservation: 200', () => {
     const requestId = 'contract-update-200-lower';
     return interaction(pact, 'a request to lower a reservation', aliceHolds('rt-alice-1', 10000))
       .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers(putHeaders(requestId)).jsonBody({ reservationAmount: 7500 }),
+        req.headers(memberHeaders(requestId)).jsonBody({ reservationAmount: 7500 }),
       )
       .willRespondWith(200, (res) =>
         res.headers(successHeaders(requestId)).jsonBody(updated('rt-alice-1', { available: 42500, total: 50000 })),
@@ -122,7 +121,7 @@ describe('updateReservation: 200', () => {
         ],
       }),
     )
-      .withRequest('PUT', path, (req) => req.headers(putHeaders(requestId)).jsonBody({ reservationAmount: 7500 }))
+      .withRequest('PUT', path, (req) => req.headers(memberHeaders(requestId)).jsonBody({ reservationAmount: 7500 }))
       .willRespondWith(200, (res) =>
         res.headers(successHeaders(requestId)).jsonBody({
           ...updated('rt-hh-1', { available: 27000, total: 30000 }),
@@ -145,7 +144,7 @@ describe('updateReservation: 200', () => {
       catalogueItems: [{ productCode: '0000000001', quantity: 2 }],
     };
     return interaction(pact, 'a request to redeem catalogue items against a reservation', aliceHolds('rt-alice-1', 10000), coffeeRedemption)
-      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) => req.headers(putHeaders(requestId)).jsonBody(body))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) => req.headers(memberHeaders(requestId)).jsonBody(body))
       .willRespondWith(200, (res) =>
         res.headers(successHeaders(requestId)).jsonBody({
           ...updated('rt-alice-1', { available: 46000, total: 50000 }),
@@ -183,10 +182,10 @@ describe('updateReservation: 200', () => {
     return interaction(
       pact,
       'a request to create a reservation offline',
-      state(states.memberExists, { correlationId: alice, pointBalance: 50000 }),
+      aliceExists,
       state(states.noReservation, { correlationId: alice, reservationToken: 'rt-alice-offline' }),
     )
-      .withRequest('PUT', reservationPath(alice, 'rt-alice-offline'), (req) => req.headers(putHeaders(requestId)).jsonBody(body))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-offline'), (req) => req.headers(memberHeaders(requestId)).jsonBody(body))
       .willRespondWith(200, (res) =>
         res.headers(successHeaders(requestId)).jsonBody(updated('rt-alice-offline', { available: 47000, total: 50000 })),
       )
@@ -203,7 +202,7 @@ describe('updateReservation: 200', () => {
 interface MessageCase {
   name: string;
   message: ReservationUpdateErrorMessage;
-  given: Parameters<typeof interaction>[2][];
+  given: StateSpec[];
   body: unknown;
   correlationId?: string;
   reservationToken?: string;
@@ -258,7 +257,7 @@ const messageCases: MessageCase[] = [
     message: 'Reservation Token is invalid',
     reservationToken: 'rt-unknown',
     given: [
-      state(states.memberExists, { correlationId: alice, pointBalance: 50000 }),
+      aliceExists,
       state(states.noReservation, { correlationId: alice, reservationToken: 'rt-unknown' }),
     ],
     body: { reservationAmount: 1000 },
@@ -339,11 +338,9 @@ describe('updateReservation: 400 INVALID_REQUEST with each documented message', 
     const correlationId = c.correlationId ?? alice;
     const reservationToken = c.reservationToken ?? 'rt-alice-1';
     const requestId = `contract-update-400-${messageCases.indexOf(c) + 1}`;
-    const [first, ...rest] = c.given;
-    if (!first) throw new Error(`${c.name}: give at least one provider state`);
-    return interaction(pact, `a request to update a reservation with ${c.name}`, first, ...rest)
+    return interaction(pact, `a request to update a reservation with ${c.name}`, ...c.given)
       .withRequest('PUT', reservationPath(correlationId, reservationToken), (req) =>
-        req.headers(putHeaders(requestId)).jsonBody(c.body),
+        req.headers(memberHeaders(requestId)).jsonBody(c.body),
       )
       .willRespondWith(400, (res) => res.headers(jsonContentType).jsonBody({ ...errorBody(400, 'INVALID_REQUEST', c.message), ...c.extra }))
       .executeTest(settled(async (mock) => {
@@ -365,7 +362,7 @@ describe('updateReservation: 400 INVALID_REQUEST with each documented message', 
     const doubleEncoded = JSON.stringify({ reservationAmount: 7500 });
     return interaction(pact, 'a request to update a reservation with a double-encoded JSON body', aliceHolds('rt-alice-1', 10000))
       .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers(putHeaders(requestId)).body('application/json', Buffer.from(JSON.stringify(doubleEncoded))),
+        req.headers(memberHeaders(requestId)).body('application/json', Buffer.from(JSON.stringify(doubleEncoded))),
       )
       .willRespondWith(400, (res) =>
         res.headers(jsonContentType).jsonBody(errorBody(400, 'INVALID_REQUEST', 'Malformed JSON in request body')),
@@ -391,15 +388,14 @@ describe('updateReservation: other statuses', () => {
     const requestId = 'contract-update-401';
     return interaction(pact, 'a request to update a reservation with an invalid session token', aliceHolds('rt-alice-1', 10000))
       .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers(putHeaders(requestId, invalidSessionToken)).jsonBody({ reservationAmount: 7500 }),
+        req.headers(memberHeaders(requestId, invalidSessionToken)).jsonBody({ reservationAmount: 7500 }),
       )
       .willRespondWith(401, (res) =>
         res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', { example: 'Invalid or expired session' })),
       )
       .executeTest(settled(async (mock) => {
         const result = await update(mock.url, { body: { reservationAmount: 7500 }, token: invalidSessionToken, requestId });
-        expect(result.response.status).toBe(401);
-        expect(result.error?.errorCode).toBe('UNAUTHORIZED');
+        expectError(result, 401, 'UNAUTHORIZED');
       }));
   });
 
@@ -407,14 +403,13 @@ describe('updateReservation: other statuses', () => {
     const requestId = 'contract-update-413';
     const body = { reservationAmount: 7500, channel: 'x'.repeat(20_000) };
     return interaction(pact, 'a request to update a reservation with a body that is too large', aliceHolds('rt-alice-1', 10000))
-      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) => req.headers(putHeaders(requestId)).jsonBody(body))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) => req.headers(memberHeaders(requestId)).jsonBody(body))
       .willRespondWith(413, (res) =>
         res.headers(jsonContentType).jsonBody(errorBody(413, 'PAYLOAD_TOO_LARGE', { example: 'Request body is too large' })),
       )
       .executeTest(settled(async (mock) => {
         const result = await update(mock.url, { body, requestId });
-        expect(result.response.status).toBe(413);
-        expect(result.error?.errorCode).toBe('PAYLOAD_TOO_LARGE');
+        expectError(result, 413, 'PAYLOAD_TOO_LARGE');
       }));
   });
 
@@ -422,7 +417,7 @@ describe('updateReservation: other statuses', () => {
     const requestId = 'contract-update-415';
     return interaction(pact, 'a request to update a reservation with a body that is not JSON', aliceHolds('rt-alice-1', 10000))
       .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers(putHeaders(requestId)).body('text/plain', Buffer.from('reservationAmount=7500')),
+        req.headers(memberHeaders(requestId)).body('text/plain', Buffer.from('reservationAmount=7500')),
       )
       .willRespondWith(415, (res) =>
         res
@@ -437,8 +432,7 @@ describe('updateReservation: other statuses', () => {
           headers: { 'Content-Type': 'text/plain', 'X-Request-Id': requestId },
           middleware: [sessionAuth(placeholderSessionToken)],
         });
-        expect(result.response.status).toBe(415);
-        expect(result.error?.errorCode).toBe('UNSUPPORTED_MEDIA_TYPE');
+        expectError(result, 415, 'UNSUPPORTED_MEDIA_TYPE');
       }));
   });
 
@@ -451,15 +445,12 @@ describe('updateReservation: other statuses', () => {
       state(states.rateLimitUsedUp, { clientId: clientIds.throttled }),
     )
       .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers(putHeaders(requestId, undefined, apiKeys.throttled)).jsonBody({ reservationAmount: 7500 }),
+        req.headers(memberHeaders(requestId, undefined, apiKeys.throttled)).jsonBody({ reservationAmount: 7500 }),
       )
-      .willRespondWith(429, (res) =>
-        res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(429, 'TOO_MANY_REQUESTS', { example: 'Too many requests' })),
-      )
+      .willRespondWith(429, tooManyRequests)
       .executeTest(settled(async (mock) => {
         const result = await update(mock.url, { body: { reservationAmount: 7500 }, apiKey: apiKeys.throttled, requestId });
-        expect(result.response.status).toBe(429);
-        expect(result.error?.errorCode).toBe('TOO_MANY_REQUESTS');
+        expectError(result, 429, 'TOO_MANY_REQUESTS');
       }));
   });
 
@@ -467,13 +458,12 @@ describe('updateReservation: other statuses', () => {
     const requestId = 'contract-update-500';
     return interaction(pact, 'a request to update a reservation while the store fails', aliceHolds('rt-alice-1', 10000), state(states.storeFails, {}))
       .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers(putHeaders(requestId)).jsonBody({ reservationAmount: 7500 }),
+        req.headers(memberHeaders(requestId)).jsonBody({ reservationAmount: 7500 }),
       )
-      .willRespondWith(500, (res) => res.headers(jsonContentType).jsonBody(errorBody(500, 'INTERNAL_ERROR', { example: 'Internal error' })))
+      .willRespondWith(500, internalError)
       .executeTest(settled(async (mock) => {
         const result = await update(mock.url, { body: { reservationAmount: 7500 }, requestId });
-        expect(result.response.status).toBe(500);
-        expect(result.error?.errorCode).toBe('INTERNAL_ERROR');
+        expectError(result, 500, 'INTERNAL_ERROR');
       }));
   });
 
@@ -486,17 +476,12 @@ describe('updateReservation: other statuses', () => {
       state(states.storeUnavailable, {}),
     )
       .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers(putHeaders(requestId)).jsonBody({ reservationAmount: 7500 }),
+        req.headers(memberHeaders(requestId)).jsonBody({ reservationAmount: 7500 }),
       )
-      .willRespondWith(503, (res) =>
-        res
-          .headers({ ...jsonContentType, ...retryAfterHeader })
-          .jsonBody(errorBody(503, 'SERVICE_UNAVAILABLE', { example: 'Service unavailable' })),
-      )
+      .willRespondWith(503, serviceUnavailable)
       .executeTest(settled(async (mock) => {
         const result = await update(mock.url, { body: { reservationAmount: 7500 }, requestId });
-        expect(result.response.status).toBe(503);
-        expect(result.error?.errorCode).toBe('SERVICE_UNAVAILABLE');
+        expectError(result, 503, 'SERVICE_UNAVAILABLE');
       }));
   });
 });

@@ -5,28 +5,31 @@
 import type { IdentifierType } from '@loyalty/sdk';
 import { apiKeys, clientIds, states } from '../shared/contract';
 import {
+  alice,
+  aliceExists,
   apiKeyHeader,
   createPact,
   dateTimePattern,
   errorBody,
   exampleSessionId,
+  expectError,
   interaction,
+  internalError,
   jsonContentType,
   regex,
   requestIdHeader,
-  retryAfterHeader,
   sdk,
+  serviceUnavailable,
   settled,
   state,
   string,
   successHeaders,
+  tooManyRequests,
   uuidPattern,
 } from './support';
 
 const pact = createPact();
-const alice = 'm-alice';
 const path = `/client/users/${alice}/sessions`;
-const aliceExists = state(states.memberExists, { correlationId: alice, pointBalance: 50000 });
 
 function sessionRequest(identifierType: string, requestId: string, apiKey: string = apiKeys.partner) {
   return {
@@ -79,8 +82,7 @@ describe('startSession', () => {
           identifierType: 'PASSPORT' as IdentifierType,
           requestId,
         });
-        expect(result.response.status).toBe(400);
-        expect(result.error?.errorCode).toBe('INVALID_REQUEST');
+        expectError(result, 400, 'INVALID_REQUEST');
       }));
   });
 
@@ -93,8 +95,7 @@ describe('startSession', () => {
       )
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url, apiKeys.unknown).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
-        expect(result.response.status).toBe(401);
-        expect(result.error?.errorCode).toBe('UNAUTHORIZED');
+        expectError(result, 401, 'UNAUTHORIZED');
       }));
   });
 
@@ -107,8 +108,7 @@ describe('startSession', () => {
       )
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).startSession({ correlationId: 'm-nobody', identifierType: 'EMAIL', requestId });
-        expect(result.response.status).toBe(404);
-        expect(result.error?.errorCode).toBe('MEMBER_NOT_FOUND');
+        expectError(result, 404, 'MEMBER_NOT_FOUND');
       }));
   });
 
@@ -121,13 +121,10 @@ describe('startSession', () => {
       state(states.rateLimitUsedUp, { clientId: clientIds.throttled }),
     )
       .withRequest('POST', path, (req) => req.headers(sessionRequest('CARD_NUMBER', requestId, apiKeys.throttled)))
-      .willRespondWith(429, (res) =>
-        res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(429, 'TOO_MANY_REQUESTS', { example: 'Too many requests' })),
-      )
+      .willRespondWith(429, tooManyRequests)
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url, apiKeys.throttled).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
-        expect(result.response.status).toBe(429);
-        expect(result.error?.errorCode).toBe('TOO_MANY_REQUESTS');
+        expectError(result, 429, 'TOO_MANY_REQUESTS');
         expect(result.response.headers.get('Retry-After')).toBe('1');
       }));
   });
@@ -136,13 +133,10 @@ describe('startSession', () => {
     const requestId = 'contract-start-session-500';
     return interaction(pact, 'a request to start a session while the store fails', aliceExists, state(states.storeFails, {}))
       .withRequest('POST', path, (req) => req.headers(sessionRequest('CARD_NUMBER', requestId)))
-      .willRespondWith(500, (res) =>
-        res.headers(jsonContentType).jsonBody(errorBody(500, 'INTERNAL_ERROR', { example: 'Internal error' })),
-      )
+      .willRespondWith(500, internalError)
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
-        expect(result.response.status).toBe(500);
-        expect(result.error?.errorCode).toBe('INTERNAL_ERROR');
+        expectError(result, 500, 'INTERNAL_ERROR');
       }));
   });
 
@@ -150,15 +144,10 @@ describe('startSession', () => {
     const requestId = 'contract-start-session-503';
     return interaction(pact, 'a request to start a session while the store is unavailable', aliceExists, state(states.storeUnavailable, {}))
       .withRequest('POST', path, (req) => req.headers(sessionRequest('CARD_NUMBER', requestId)))
-      .willRespondWith(503, (res) =>
-        res
-          .headers({ ...jsonContentType, ...retryAfterHeader })
-          .jsonBody(errorBody(503, 'SERVICE_UNAVAILABLE', { example: 'Service unavailable' })),
-      )
+      .willRespondWith(503, serviceUnavailable)
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
-        expect(result.response.status).toBe(503);
-        expect(result.error?.errorCode).toBe('SERVICE_UNAVAILABLE');
+        expectError(result, 503, 'SERVICE_UNAVAILABLE');
       }));
   });
 });

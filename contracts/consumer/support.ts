@@ -6,6 +6,7 @@
  * request.
  */
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
+import type { V4ResponseBuilder } from '@pact-foundation/pact/src/v4/http/types';
 import { createLoyaltyClient, type LoyaltyClient } from '@loyalty/sdk';
 import {
   apiKeys,
@@ -13,11 +14,12 @@ import {
   pactOutputDir,
   placeholderSessionToken,
   providerName,
+  states,
   type StateName,
   type StateParams,
 } from '../shared/contract';
 
-const { regex, integer, string } = MatchersV3;
+const { regex, string } = MatchersV3;
 
 /** One Pact per test file; every file writes (merges into) the same pact file, so run them in band. */
 export function createPact(): PactV4 {
@@ -52,7 +54,7 @@ export function settled<M>(test: (mock: M) => Promise<void>): (mock: M) => Promi
 
 // --- provider states ---------------------------------------------------------
 
-type StateSpec = { [S in StateName]: readonly [S, StateParams[S]] }[StateName];
+export type StateSpec = { [S in StateName]: readonly [S, StateParams[S]] }[StateName];
 type UnconfiguredInteraction = ReturnType<PactV4['addInteraction']>;
 type PactParams = Parameters<UnconfiguredInteraction['given']>[1];
 
@@ -70,6 +72,10 @@ export function interaction(pact: PactV4, description: string, ...given: StateSp
   }
   return builder.uponReceiving(description);
 }
+
+/** The member most interactions are about, and the state that she exists. */
+export const alice = 'm-alice';
+export const aliceExists = state(states.memberExists, { correlationId: alice, pointBalance: 50000 });
 
 // --- request headers ---------------------------------------------------------
 
@@ -91,6 +97,11 @@ export function apiKeyHeader(apiKey: string = apiKeys.partner) {
 /** `Authorization: Bearer <token>`; the placeholder stands for a valid member session. */
 export function bearer(token: string = placeholderSessionToken) {
   return { Authorization: regex('^Bearer \\S+$', `Bearer ${token}`) };
+}
+
+/** The headers of Operations A and B: the client's key, a member session (the placeholder unless given) and the request id. */
+export function memberHeaders(requestId: string, token?: string, apiKey: string = apiKeys.partner) {
+  return { ...apiKeyHeader(apiKey), ...bearer(token), ...requestIdHeader(requestId) };
 }
 
 // --- response matchers -------------------------------------------------------
@@ -122,4 +133,24 @@ export function errorBody(statusCode: number, errorCode: string, message: string
   };
 }
 
-export { integer, regex, string };
+// --- the answers every operation shares ---------------------------------------
+
+/** 429: the client used up its rate limit. */
+export const tooManyRequests = (res: V4ResponseBuilder) =>
+  res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(429, 'TOO_MANY_REQUESTS', { example: 'Too many requests' }));
+
+/** 500: the store failed unexpectedly. */
+export const internalError = (res: V4ResponseBuilder) =>
+  res.headers(jsonContentType).jsonBody(errorBody(500, 'INTERNAL_ERROR', { example: 'Internal error' }));
+
+/** 503: the store is unavailable. */
+export const serviceUnavailable = (res: V4ResponseBuilder) =>
+  res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(503, 'SERVICE_UNAVAILABLE', { example: 'Service unavailable' }));
+
+/** What the SDK made of an error answer: its status and errorCode. */
+export function expectError(result: { response: Response; error?: { errorCode?: string } }, status: number, errorCode: string): void {
+  expect(result.response.status).toBe(status);
+  expect(result.error?.errorCode).toBe(errorCode);
+}
+
+export { regex, string };

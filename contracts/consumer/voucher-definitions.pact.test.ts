@@ -6,32 +6,29 @@
 import { MatchersV3 } from '@pact-foundation/pact';
 import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, states } from '../shared/contract';
 import {
-  apiKeyHeader,
-  bearer,
+  alice,
+  aliceExists,
   createPact,
   errorBody,
+  expectError,
   interaction,
+  internalError,
   jsonContentType,
-  requestIdHeader,
-  retryAfterHeader,
+  memberHeaders,
   sdk,
+  serviceUnavailable,
   settled,
   state,
   successHeaders,
+  tooManyRequests,
 } from './support';
 
 const { eachLike, like, equal, string, number } = MatchersV3;
 
 const pact = createPact();
-const alice = 'm-alice';
 const path = `/client/users/${alice}/voucher-definitions`;
-const aliceExists = state(states.memberExists, { correlationId: alice, pointBalance: 50000 });
 const partnerUnits = (defaultBusinessUnit: string | null) =>
   state(states.clientBusinessUnits, { enabledBusinessUnits: ['LCL', 'SDM', 'GAS'], defaultBusinessUnit });
-
-function listRequest(requestId: string, token?: string, apiKey: string = apiKeys.partner) {
-  return { ...apiKeyHeader(apiKey), ...bearer(token), ...requestIdHeader(requestId) };
-}
 
 /**
  * A summary as members see it. The business unit is the resolved one, so it
@@ -65,7 +62,7 @@ describe('listVoucherDefinitions', () => {
       partnerUnits('LCL'),
       state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
     )
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)))
       .willRespondWith(200, (res) => res.headers(successHeaders(requestId)).jsonBody(eachLike(summary('vd-0001', 'LCL'))))
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
@@ -85,7 +82,7 @@ describe('listVoucherDefinitions', () => {
       partnerUnits('LCL'),
       state(states.voucherDefinitionPublished, { businessUnit: 'SDM', voucherDefinitionId: 'vd-0100' }),
     )
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)).query({ businessUnit: 'SDM' }))
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)).query({ businessUnit: 'SDM' }))
       .willRespondWith(200, (res) => res.headers(successHeaders(requestId)).jsonBody(eachLike(summary('vd-0100', 'SDM'))))
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({
@@ -107,7 +104,7 @@ describe('listVoucherDefinitions', () => {
       aliceExists,
       partnerUnits('LCL'),
     )
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)).query({ businessUnit: 'GAS' }))
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)).query({ businessUnit: 'GAS' }))
       .willRespondWith(200, (res) => res.headers(successHeaders(requestId)).jsonBody([]))
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({
@@ -124,7 +121,7 @@ describe('listVoucherDefinitions', () => {
   it('400 INVALID_BUSINESS_UNIT: refuses a business unit the client has not enabled', () => {
     const requestId = 'contract-list-vouchers-400-invalid-bu';
     return interaction(pact, 'a request to list voucher definitions of a business unit the client has not enabled', aliceExists, partnerUnits('LCL'))
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)).query({ businessUnit: 'XYZ' }))
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)).query({ businessUnit: 'XYZ' }))
       .willRespondWith(400, (res) =>
         res
           .headers(jsonContentType)
@@ -137,29 +134,27 @@ describe('listVoucherDefinitions', () => {
           businessUnit: 'XYZ',
           requestId,
         });
-        expect(result.response.status).toBe(400);
-        expect(result.error?.errorCode).toBe('INVALID_BUSINESS_UNIT');
+        expectError(result, 400, 'INVALID_BUSINESS_UNIT');
       }));
   });
 
   it('400 BUSINESS_UNIT_REQUIRED: needs a business unit when the client has no default', () => {
     const requestId = 'contract-list-vouchers-400-bu-required';
     return interaction(pact, 'a request to list voucher definitions without a business unit when the client has no default', aliceExists, partnerUnits(null))
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)))
       .willRespondWith(400, (res) =>
         res.headers(jsonContentType).jsonBody(errorBody(400, 'BUSINESS_UNIT_REQUIRED', { example: 'Business unit is required' })),
       )
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
-        expect(result.response.status).toBe(400);
-        expect(result.error?.errorCode).toBe('BUSINESS_UNIT_REQUIRED');
+        expectError(result, 400, 'BUSINESS_UNIT_REQUIRED');
       }));
   });
 
   it('400 FEATURE_NOT_ENABLED: refuses a client with vouchers switched off', () => {
     const requestId = 'contract-list-vouchers-400-feature-off';
     return interaction(pact, 'a request to list voucher definitions for a client with vouchers switched off', aliceExists, state(states.clientVouchersOff, {}))
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)))
       .willRespondWith(400, (res) =>
         res
           .headers(jsonContentType)
@@ -167,8 +162,7 @@ describe('listVoucherDefinitions', () => {
       )
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
-        expect(result.response.status).toBe(400);
-        expect(result.error?.errorCode).toBe('FEATURE_NOT_ENABLED');
+        expectError(result, 400, 'FEATURE_NOT_ENABLED');
       }));
   });
 
@@ -176,7 +170,7 @@ describe('listVoucherDefinitions', () => {
     const requestId = 'contract-list-vouchers-400-invalid-request';
     const tooLong = 'B'.repeat(65);
     return interaction(pact, 'a request to list voucher definitions with a business unit longer than the spec allows', aliceExists)
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)).query({ businessUnit: tooLong }))
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)).query({ businessUnit: tooLong }))
       .willRespondWith(400, (res) =>
         res.headers(jsonContentType).jsonBody({
           ...errorBody(400, 'INVALID_REQUEST', { example: 'Invalid query parameter businessUnit: must NOT have more than 64 characters' }),
@@ -190,22 +184,20 @@ describe('listVoucherDefinitions', () => {
           businessUnit: tooLong,
           requestId,
         });
-        expect(result.response.status).toBe(400);
-        expect(result.error?.errorCode).toBe('INVALID_REQUEST');
+        expectError(result, 400, 'INVALID_REQUEST');
       }));
   });
 
   it('401: refuses a token that is no session', () => {
     const requestId = 'contract-list-vouchers-401';
     return interaction(pact, 'a request to list voucher definitions with an invalid session token', aliceExists)
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId, invalidSessionToken)))
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId, invalidSessionToken)))
       .willRespondWith(401, (res) =>
         res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', { example: 'Invalid or expired session' })),
       )
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: invalidSessionToken, requestId });
-        expect(result.response.status).toBe(401);
-        expect(result.error?.errorCode).toBe('UNAUTHORIZED');
+        expectError(result, 401, 'UNAUTHORIZED');
       }));
   });
 
@@ -217,46 +209,37 @@ describe('listVoucherDefinitions', () => {
       aliceExists,
       state(states.rateLimitUsedUp, { clientId: clientIds.throttled }),
     )
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId, undefined, apiKeys.throttled)))
-      .willRespondWith(429, (res) =>
-        res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(429, 'TOO_MANY_REQUESTS', { example: 'Too many requests' })),
-      )
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId, undefined, apiKeys.throttled)))
+      .willRespondWith(429, tooManyRequests)
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url, apiKeys.throttled).listVoucherDefinitions({
           correlationId: alice,
           sessionToken: placeholderSessionToken,
           requestId,
         });
-        expect(result.response.status).toBe(429);
-        expect(result.error?.errorCode).toBe('TOO_MANY_REQUESTS');
+        expectError(result, 429, 'TOO_MANY_REQUESTS');
       }));
   });
 
   it('500: answers INTERNAL_ERROR when the store fails unexpectedly', () => {
     const requestId = 'contract-list-vouchers-500';
     return interaction(pact, 'a request to list voucher definitions while the store fails', aliceExists, state(states.storeFails, {}))
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
-      .willRespondWith(500, (res) => res.headers(jsonContentType).jsonBody(errorBody(500, 'INTERNAL_ERROR', { example: 'Internal error' })))
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)))
+      .willRespondWith(500, internalError)
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
-        expect(result.response.status).toBe(500);
-        expect(result.error?.errorCode).toBe('INTERNAL_ERROR');
+        expectError(result, 500, 'INTERNAL_ERROR');
       }));
   });
 
   it('503: answers SERVICE_UNAVAILABLE when the store is unavailable', () => {
     const requestId = 'contract-list-vouchers-503';
     return interaction(pact, 'a request to list voucher definitions while the store is unavailable', aliceExists, state(states.storeUnavailable, {}))
-      .withRequest('GET', path, (req) => req.headers(listRequest(requestId)))
-      .willRespondWith(503, (res) =>
-        res
-          .headers({ ...jsonContentType, ...retryAfterHeader })
-          .jsonBody(errorBody(503, 'SERVICE_UNAVAILABLE', { example: 'Service unavailable' })),
-      )
+      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)))
+      .willRespondWith(503, serviceUnavailable)
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
-        expect(result.response.status).toBe(503);
-        expect(result.error?.errorCode).toBe('SERVICE_UNAVAILABLE');
+        expectError(result, 503, 'SERVICE_UNAVAILABLE');
       }));
   });
 });

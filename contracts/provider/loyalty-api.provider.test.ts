@@ -9,7 +9,6 @@
  * PACT_PUBLISH_VERIFICATION_RESULTS=true, publishes the results that
  * `can-i-deploy` reads. See the README's "Contracts" section.
  */
-import { execFileSync } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -25,6 +24,7 @@ import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { startTestMongo, testMongoSource, uniqueDbName, type TestMongo } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
+import { participantBranch, participantVersion } from '../../scripts/pact-participant.mjs';
 import { committedPactDir, consumerName, pactFileName, providerName } from '../shared/contract';
 import { forwardUnparsedBody, sessionFilter } from './request-filter';
 import { resetState, stateHandlers, type StateContext } from './states';
@@ -38,7 +38,6 @@ const rateLimitPerMinute = 200;
 const verificationTimeoutMs = 120_000;
 
 interface RunningProvider {
-  baseUrl: string;
   context: StateContext;
   options: Pick<VerifierOptions, 'providerBaseUrl' | 'stateHandlers' | 'requestFilter' | 'beforeEach' | 'afterEach'>;
   close(): Promise<void>;
@@ -75,7 +74,6 @@ async function startProvider(store: Store): Promise<RunningProvider> {
   const filter = sessionFilter({ services: filterServices, identifierType: () => context.sessionIdentifierType, failures: context.failures });
 
   return {
-    baseUrl,
     context,
     options: {
       providerBaseUrl: baseUrl,
@@ -136,8 +134,8 @@ describe(`${providerName} honours the pact of ${consumerName}`, () => {
           consumerVersionSelectors: [{ mainBranch: true }, { deployedOrReleased: true }, { matchingBranch: true }],
           enablePending: true,
           publishVerificationResult: process.env.PACT_PUBLISH_VERIFICATION_RESULTS === 'true',
-          providerVersion: providerVersion(),
-          providerVersionBranch: providerBranch(),
+          providerVersion: participantVersion(),
+          providerVersionBranch: participantBranch(),
         });
       },
       verificationTimeoutMs,
@@ -185,16 +183,3 @@ function brokerCredentials(): Pick<VerifierOptions, 'pactBrokerToken' | 'pactBro
   return username && password ? { pactBrokerUsername: username, pactBrokerPassword: password } : {};
 }
 
-/** The provider version is the commit (GIT_COMMIT, GITHUB_SHA, else `git rev-parse HEAD`). */
-function providerVersion(): string {
-  return process.env.GIT_COMMIT?.trim() || process.env.GITHUB_SHA?.trim() || git('rev-parse', 'HEAD');
-}
-
-function providerBranch(): string {
-  const env = process.env;
-  return env.GIT_BRANCH?.trim() || env.GITHUB_HEAD_REF?.trim() || env.GITHUB_REF_NAME?.trim() || git('rev-parse', '--abbrev-ref', 'HEAD');
-}
-
-function git(...args: string[]): string {
-  return execFileSync('git', args, { encoding: 'utf8' }).trim();
-}

@@ -10,7 +10,7 @@
 import type { StateHandlers } from '@pact-foundation/pact/src/dsl/verifier/proxy/types';
 import type { IdentifierType } from '../../server/src/domain/model';
 import { walletIdOf } from '../../server/src/domain/model';
-import { loadFixture, parseFixture, type Fixture } from '../../server/src/store/fixture';
+import { loadFixture, parseFixture } from '../../server/src/store/fixture';
 import type { Store } from '../../server/src/store/port';
 import type { FaultInjectingStore } from '../../server/src/store/fault-injecting/fault-injecting-store';
 import { updateWallet } from '../../server/src/store/wallet-update';
@@ -44,7 +44,7 @@ export interface StateContext {
 type Handler<S extends StateName> = (params: StateParams[S], context: StateContext) => Promise<void>;
 type HandlerWithTeardown<S extends StateName> = { setup: Handler<S>; teardown: Handler<S> };
 
-async function load(context: StateContext, fixture: Fixture, source: string): Promise<void> {
+async function load(context: StateContext, fixture: unknown, source: string): Promise<void> {
   await loadFixture(context.store, parseFixture(fixture, source), context.now());
 }
 
@@ -178,7 +178,7 @@ const handlers: { [S in StateName]: Handler<S> | HandlerWithTeardown<S> } = {
 export async function resetState(context: StateContext): Promise<void> {
   context.faults.inject(null);
   context.sessionIdentifierType = 'CARD_NUMBER';
-  await loadFixture(context.store, parseFixture(baseFixture, 'contracts/provider/fixtures/base.json'), context.now());
+  await load(context, baseFixture, 'contracts/provider/fixtures/base.json');
 }
 
 /** The handlers in the shape Pact's verifier calls them, each failure recorded. */

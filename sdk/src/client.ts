@@ -83,7 +83,7 @@ export function createLoyaltyClient(options: LoyaltyClientOptions): LoyaltyClien
   // request id is recorded on the response the caller finally gets, after
   // errorBodyMiddleware may have replaced it.
   raw.use(
-    requestIdMiddleware(newRequestId),
+    requestIdMiddleware(),
     ...(runsInBrowser() ? [] : [userAgentMiddleware(resolved.userAgent)]),
     apiKeyMiddleware(resolved.apiKey),
     errorBodyMiddleware(),

@@ -18,7 +18,8 @@ function setup(replies: Reply[], retries: RetryOptions = {}) {
 
 const list = { correlationId: 'm-alice', sessionToken: 'st' };
 const update = { correlationId: 'm-alice', sessionToken: 'st', reservationToken: 'rt-1', body: { reservationAmount: 7500 } };
-const unavailable = () => json(503, { statusCode: 503, errorCode: 'SERVICE_UNAVAILABLE', errorMessage: 'Service unavailable' });
+const unavailable = (retryAfter?: string) =>
+  json(503, { statusCode: 503, errorCode: 'SERVICE_UNAVAILABLE', errorMessage: 'Service unavailable' }, retryAfter === undefined ? {} : { 'Retry-After': retryAfter });
 const tooMany = (retryAfter?: string) =>
   json(429, { statusCode: 429, errorCode: 'TOO_MANY_REQUESTS', errorMessage: 'Too many requests' }, retryAfter === undefined ? {} : { 'Retry-After': retryAfter });
 
@@ -140,7 +141,7 @@ describe('Retry-After', () => {
   });
 
   it('honours it on a 503 too', async () => {
-    const { loyalty, delays } = setup([json(503, { statusCode: 503, errorCode: 'SERVICE_UNAVAILABLE', errorMessage: 'x' }, { 'Retry-After': '1' }), json(200, [])]);
+    const { loyalty, delays } = setup([unavailable('1'), json(200, [])]);
     await loyalty.listVoucherDefinitions(list);
     expect(delays).toEqual([1000]);
   });

@@ -1,5 +1,5 @@
 import { createLoyaltyClient, isLoyaltyRequestError, LoyaltyRequestError, type LoyaltyClientOptions } from '@loyalty/sdk';
-import { fakeFetch, hang, hangDeaf, json, networkError, stalledBody, type Reply } from './helpers/fake-fetch';
+import { fakeFetch, hang, hangDeaf, json, networkError, reservation, stalledBody, type Reply } from './helpers/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
 const apiKey = 'pk_test_partner_app_0001';
@@ -66,9 +66,7 @@ describe('timeouts', () => {
   });
 
   it('retries a timed-out PUT and returns the answer of the next attempt', async () => {
-    const { loyalty, requests } = setup([hang, json(200, { reservationToken: 'rt', reservationDuration: 1, availablePointBalance: 1, pointBalance: 1 })], {
-      timeoutMs: 1000,
-    });
+    const { loyalty, requests } = setup([hang, json(200, reservation)], { timeoutMs: 1000 });
     const { outcome } = await settle(loyalty.updateReservation(update));
     expect(outcome.status).toBe('fulfilled');
     expect(requests).toHaveLength(2);

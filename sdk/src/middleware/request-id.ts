@@ -1,5 +1,5 @@
 import type { Middleware } from 'openapi-fetch';
-import { REQUEST_ID_HEADER, rememberRequestId } from '../request-id';
+import { newRequestId, REQUEST_ID_HEADER, rememberRequestId } from '../request-id';
 
 /**
  * Gives every call an `X-Request-Id`, unless the caller set one. It runs in
@@ -7,10 +7,10 @@ import { REQUEST_ID_HEADER, rememberRequestId } from '../request-id';
  * every retry of a call carries the same id, and the server can tell a retry
  * from a new call in its logs.
  */
-export function requestIdMiddleware(generate: () => string): Middleware {
+export function requestIdMiddleware(): Middleware {
   return {
     onRequest({ request }) {
-      if (!request.headers.has(REQUEST_ID_HEADER)) request.headers.set(REQUEST_ID_HEADER, generate());
+      if (!request.headers.has(REQUEST_ID_HEADER)) request.headers.set(REQUEST_ID_HEADER, newRequestId());
       return undefined;
     },
     // Registered first, so its onResponse runs last (openapi-fetch runs them
