@@ -18,7 +18,7 @@ import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { sendPendingHeadersWithWriteHead } from './http/response-headers';
 import { createRequestValidation } from './http/request-validation';
-import { apiPrefix, methods, routes, tagOperation, type OperationId } from './http/routes';
+import { apiPrefix, routes, tagOperation } from './http/routes';
 import { securityHeaders } from './http/security-headers';
 import { inSequence } from './http/sequence';
 import { loadApiSpec } from './http/spec';
@@ -67,7 +67,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
   const validateResponses = deps.validateResponses ?? false;
   const eov = inSequence(await openApiValidator(app, spec, { validateResponses }));
-  const validation = createRequestValidation(spec, eov, operationRoutes(), { crossCheck: validateResponses });
+  const validation = createRequestValidation(spec, eov, { crossCheck: validateResponses });
   app.post(
     routes.startSession,
     inSequence([tagOperation('startSession'), ...clientChecks, validation.forOperation('startSession'), startSession(services) as RequestHandler]),
@@ -105,8 +105,3 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   return app;
 }
 
-/** Each operation's method and Express path. */
-function operationRoutes(): Record<OperationId, { method: string; path: string }> {
-  const entries = (Object.keys(routes) as OperationId[]).map((id) => [id, { method: methods[id], path: routes[id] }] as const);
-  return Object.fromEntries(entries) as Record<OperationId, { method: string; path: string }>;
-}

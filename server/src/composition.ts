@@ -27,12 +27,7 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 
 export const buildDeps: BuildDeps = async (config, logger) => {
   const store = await buildStore(config, logger);
-  try {
-    return { services: buildServices(store, config), store };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  return { services: createServices({ store, clock: systemClock }), store };
 };
 
 /**
@@ -53,7 +48,7 @@ async function buildStore(config: AppConfig, logger: Logger): Promise<Store> {
       })
     : new MemoryStore();
   try {
-    if (fixture && seedFile) {
+    if (fixture) {
       await loadFixture(store, fixture, systemClock());
       logger.info({ seedFile }, 'Loaded fixture');
     }
@@ -62,8 +57,4 @@ async function buildStore(config: AppConfig, logger: Logger): Promise<Store> {
     await store.close();
     throw error;
   }
-}
-
-function buildServices(store: Store, _config: AppConfig): Services {
-  return createServices({ store, clock: systemClock });
 }

@@ -3,13 +3,6 @@ import type { RequestHandler } from 'express';
 import { stdSerializers, type Logger } from 'pino';
 import { requestIdOf } from './request-id';
 
-declare module 'http' {
-  interface ServerResponse {
-    /** What the error middleware hands to the access log (logged with its stack). */
-    err?: Error | undefined;
-  }
-}
-
 type Level = 'info' | 'warn' | 'error';
 
 /**
@@ -20,8 +13,8 @@ type Level = 'info' | 'warn' | 'error';
  *    "res":{"statusCode":200},"responseTime":3,"msg":"request completed"}
  *
  * Headers and bodies are never logged (they hold API keys and bearer tokens).
- * A failed request's line carries the error the error middleware put on
- * `res.err`, with its stack, at `error` level, or `warn` for 503 (the store
+ * A failed request's line carries the error the error middleware handed
+ * over with `setLoggedError`, with its stack, at `error` level, or `warn` for 503 (the store
  * is down: an operational event, not a bug), and says "request errored".
  *
  * The same lines pino-http wrote with this configuration, without its
@@ -49,11 +42,18 @@ export function accessLog(logger: Logger): RequestHandler {
 }
 
 const startedAt = Symbol('access log start');
+const loggedError = Symbol('access log error');
 
-type LoggedResponse = ServerResponse<IncomingMessage & { originalUrl?: string }> & { locals: { [startedAt]?: number } };
+type Locals = { [startedAt]?: number; [loggedError]?: Error };
+type LoggedResponse = ServerResponse<IncomingMessage & { originalUrl?: string }> & { locals: Locals };
 
-function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, startedAt: number, error: Error | undefined): void {
-  const failure = error ?? res.err;
+/** The error the request's log line carries (with its stack); kept in `res.locals` like the rest. */
+export function setLoggedError(res: { locals: Record<string, unknown> }, error: Error): void {
+  (res.locals as Locals)[loggedError] = error;
+}
+
+function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string }, res: LoggedResponse, startedAt: number, error: Error | undefined): void {
+  const failure = error ?? res.locals[loggedError];
   const level = levelOf(res.statusCode, failure);
   if (!logger.isLevelEnabled(level)) return;
   const responseTime = Date.now() - startedAt;

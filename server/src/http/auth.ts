@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { AppError, unauthorized } from '../domain/errors';
+import { unauthorized } from '../domain/errors';
 import type { AuthService } from '../domain/services';
 import { authenticatedClient, setAuthenticatedClient, setMemberSession } from './locals';
 
@@ -7,7 +7,7 @@ import { authenticatedClient, setAuthenticatedClient, setMemberSession } from '.
 export function requireApiKey(auth: AuthService): RequestHandler {
   return async (req, res, next) => {
     const client = await auth.authenticateClient(req.get('x-api-key'));
-    if (!client) throw new AppError('UNAUTHORIZED', 'Missing or unknown API key');
+    if (!client) throw unauthorized('Missing or unknown API key');
     setAuthenticatedClient(res, client);
     next();
   };

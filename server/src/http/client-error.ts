@@ -1,6 +1,10 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../domain/errors';
+import { apiSecurityHeaders } from './security-headers';
+
+/** The security headers these raw answers carry: the ones that matter for a JSON error. */
+const rawAnswerHeaders = new Set(['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy']);
 
 /**
  * Requests Node's HTTP parser refuses (headers or a URL over its 16 KiB
@@ -9,6 +13,9 @@ import { AppError } from '../domain/errors';
  * the security headers too.
  */
 export function answerParserErrors(server: Server): void {
+  const securityLines = apiSecurityHeaders()
+    .filter(([name]) => rawAnswerHeaders.has(name.toLowerCase()))
+    .map(([name, value]) => `${name}: ${value}`);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // Nothing can be answered on a connection that is gone or mid-response.
     if (error.code === 'ECONNRESET' || !socket.writable) {
@@ -19,20 +26,17 @@ export function answerParserErrors(server: Server): void {
     const appError = tooLarge
       ? new AppError('REQUEST_HEADERS_TOO_LARGE', 'Request headers are too large')
       : new AppError('INVALID_REQUEST', 'Malformed HTTP request');
-    socket.end(rawResponse(appError, tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'));
+    socket.end(rawResponse(appError, tooLarge ? 'Request Header Fields Too Large' : 'Bad Request', securityLines));
   });
 }
 
-function rawResponse(error: AppError, reason: string): string {
+function rawResponse(error: AppError, reason: string, securityLines: string[]): string {
   const body = JSON.stringify(error.toBody());
   return [
     `HTTP/1.1 ${error.status} ${reason}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
-    "Content-Security-Policy: default-src 'none';frame-ancestors 'none'",
-    'X-Content-Type-Options: nosniff',
-    'X-Frame-Options: SAMEORIGIN',
-    'Referrer-Policy: no-referrer',
+    ...securityLines,
     'Connection: close',
     '',
     body,

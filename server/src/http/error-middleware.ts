@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../domain/errors';
+import { setLoggedError } from './access-log';
 import { renderError } from './error-rendering';
 import { operationOf } from './routes';
 
@@ -16,8 +17,7 @@ export const notFound: RequestHandler = () => {
 export const errorMiddleware: ErrorRequestHandler = (thrown, _req, res, next) => {
   const rendered = renderError(thrown, operationOf(res));
   if (rendered.log) {
-    // The access log writes `res.err` into the request's line (see access-log.ts).
-    res.err = thrown instanceof Error ? thrown : new Error(String(thrown));
+    setLoggedError(res, thrown instanceof Error ? thrown : new Error(String(thrown)));
   }
   if (res.headersSent) {
     // Too late for a body: Express's final handler closes the connection.

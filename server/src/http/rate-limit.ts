@@ -22,13 +22,13 @@ const oneMinuteMs = 60_000;
  */
 export function rateLimitPerClient(perMinute: number): RequestHandler | null {
   if (perMinute === 0) return null;
-  const windows = new FixedWindows(oneMinuteMs);
   const name = `"${perMinute}-in-1min"`;
   const windowSeconds = Math.ceil(oneMinuteMs / 1000);
+  const windows = new FixedWindows(oneMinuteMs, (key) => `${name}; q=${perMinute}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
   return (_req, res, next) => {
     const key = authenticatedClient(res).clientId;
     const now = Date.now();
-    const window = windows.hit(key, now, () => `${name}; q=${perMinute}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
+    const window = windows.hit(key, now);
     const resetSeconds = Math.max(0, Math.ceil((window.resetAt - now) / 1000));
     addResponseHeader(res, 'RateLimit', `${name}; r=${Math.max(perMinute - window.hits, 0)}; t=${resetSeconds}`);
     addResponseHeader(res, 'RateLimit-Policy', window.policy);
@@ -63,7 +63,11 @@ class FixedWindows {
   private current = new Map<string, Window>();
   private previous = new Map<string, Window>();
 
-  constructor(private readonly windowMs: number) {
+  /** `policyOf` gives a key's `RateLimit-Policy` value, computed once per window. */
+  constructor(
+    private readonly windowMs: number,
+    private readonly policyOf: (key: string) => string,
+  ) {
     const rotation = setInterval(() => {
       this.previous = this.current;
       this.current = new Map();
@@ -72,10 +76,10 @@ class FixedWindows {
     rotation.unref();
   }
 
-  hit(key: string, now: number, policyOf: () => string): Window {
+  hit(key: string, now: number): Window {
     let window = this.current.get(key);
     if (!window) {
-      window = this.previous.get(key) ?? { hits: 0, resetAt: now + this.windowMs, policy: policyOf() };
+      window = this.previous.get(key) ?? { hits: 0, resetAt: now + this.windowMs, policy: this.policyOf(key) };
       this.previous.delete(key);
       this.current.set(key, window);
     }

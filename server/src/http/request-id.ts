@@ -30,7 +30,6 @@ export function requestId(): RequestHandler {
   };
 }
 
-
 /** The id `requestId` gave the request of `res`; undefined before it ran. */
 export function requestIdOf(res: ServerResponse): string | undefined {
   return (res as ServerResponse & { locals?: Record<symbol, string> }).locals?.[requestIdKey];

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import Ajv, { type ValidateFunction } from 'ajv';
-import type { OperationId } from './routes';
+import { methods, routes, type OperationId } from './routes';
 import type { ApiSpec } from './spec';
 
 /**
@@ -40,13 +40,12 @@ export interface RequestValidation {
 export function createRequestValidation(
   spec: ApiSpec,
   eov: RequestHandler,
-  operations: Record<OperationId, { method: string; path: string }>,
   options: { crossCheck: boolean },
 ): RequestValidation {
   const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false });
   const checks = new Map<OperationId, FastCheck | null>();
-  for (const [operationId, route] of Object.entries(operations) as Array<[OperationId, { method: string; path: string }]>) {
-    checks.set(operationId, buildFastCheck(ajv, spec, route.method, route.path));
+  for (const operationId of Object.keys(routes) as OperationId[]) {
+    checks.set(operationId, buildFastCheck(ajv, spec, methods[operationId], routes[operationId]));
   }
   return {
     forOperation(operation) {

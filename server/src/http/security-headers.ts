@@ -23,17 +23,28 @@ const apiHelmetOptions = {
  * functions.
  */
 export function securityHeaders(): RequestHandler {
-  const { set, removed } = helmetOutput(helmet(apiHelmetOptions));
-  const flat = set.flat();
+  const flat = apiSecurityHeaders().flat();
   return (_req, res, next) => {
-    for (const name of removed) res.removeHeader(name);
     addResponseHeaders(res, flat);
     next();
   };
 }
 
+/**
+ * The headers helmet sets on an API answer, as name/value pairs. Helmet also
+ * removes `X-Powered-By`, which this app never sets (`createApp` disables
+ * it): anything else helmet would remove is a change this copy must learn
+ * about, so it stops the start.
+ */
+export function apiSecurityHeaders(): Array<[string, string]> {
+  const { set, removed } = helmetOutput(helmet(apiHelmetOptions));
+  const unexpected = removed.filter((name) => name.toLowerCase() !== 'x-powered-by');
+  if (unexpected.length > 0) throw new Error(`helmet removes headers this app does not expect: ${unexpected.join(', ')}`);
+  return set;
+}
+
 /** What a helmet middleware does to a response that has no headers yet. */
-export function helmetOutput(middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void): {
+function helmetOutput(middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void): {
   set: Array<[string, string]>;
   removed: string[];
 } {

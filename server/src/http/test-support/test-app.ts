@@ -41,7 +41,7 @@ export const asAlice: SendInit = { bearer: aliceToken };
  * `createApp` with fake services and a fake store, listening on a free port,
  * responses validated against the spec.
  */
-export async function startTestApp(overrides: Partial<AppDeps['config']> & Pick<AppDeps, 'specPath'> = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<AppDeps['config']> = {}): Promise<TestApp> {
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   const services = fakeServices();
@@ -52,7 +52,6 @@ export async function startTestApp(overrides: Partial<AppDeps['config']> & Pick<
     logger,
     config: { rateLimitPerMinute: 0, bodyLimitBytes: 16384, trustProxy: false, ...overrides },
     validateResponses: true,
-    ...(overrides.specPath === undefined ? {} : { specPath: overrides.specPath }),
   });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
