@@ -81,6 +81,30 @@ const cases: Case[] = [
   { name: 'a string flag', message: 'Request does not match the API specification', body: { reservationAmount: 1, offline: 'true' } },
   { name: 'an array body', message: 'Request does not match the API specification', body: [{ reservationAmount: 1 }] },
   { name: 'an operator object as amount', message: 'Request does not match the API specification', body: { reservationAmount: { $gt: 0 } } },
+  // The documented order of checks (the spec's Operation B description):
+  // each row breaks two rules and must get the earlier one's message.
+  {
+    name: 'order: item form before the product code lookup',
+    message: 'Invalid catalogue item(s)',
+    body: { reservationAmount: 10000, ...items([{ productCode: '9999999999' }, { productCode: '0000000001', quantity: 0 }]) },
+    invalidCatalogueItems: [{ productCode: '0000000001', quantity: 0 }],
+  },
+  { name: 'order: token before redemption', message: 'Reservation Token is invalid', token: 'rt-nope', body: { reservationAmount: 1, redemptionId: 'rd-999', redeemerId: 'm-alice' } },
+  { name: 'order: identifier type before redemption', message: 'Reservation belongs to a different session', identifierType: 'EMAIL', body: { reservationAmount: 1, redemptionId: 'rd-999', redeemerId: 'm-alice' } },
+  { name: 'order: redeemer before items', message: 'Invalid Redeemer', body: { reservationAmount: 1, redemptionId: 'rd-100', redeemerId: 'm-hh-1', catalogueItems: [{ productCode: '9999999999' }] } },
+  { name: 'order: items before tier', message: 'Invalid catalogue item(s)', apiKey: keys.tiered, member: 'm-tier', token: 'rt-tier', body: { reservationAmount: 3000, ...items([{ productCode: '9999999999' }]) } },
+  { name: 'order: tier before amount', message: 'Invalid tier amount', apiKey: keys.tiered, member: 'm-tier', token: 'rt-tier', body: { reservationAmount: 6000 } },
+  {
+    name: 'order: amount before items total',
+    message: 'New reservation amount cannot be greater than existing reservation amount',
+    body: { reservationAmount: 10001, ...items([{ productCode: '0000000001', quantity: 6 }]) },
+  },
+  {
+    name: 'order: items total before cap and balance',
+    message: 'Total points for catalogue items should be less than or equal to the reservation amount',
+    token: 'rt-new',
+    body: { reservationAmount: 90000, offline: true, ...items([{ productCode: '0000000001', quantity: 50 }]) },
+  },
 ];
 
 describe('Operation B errors: 400 INVALID_REQUEST with the documented message, and nothing changes', () => {

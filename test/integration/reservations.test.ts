@@ -120,6 +120,12 @@ describe('Operation B: extended expiry', () => {
     const response = await update('m-alice', 'rt-alice-late', { reservationAmount: 500, extendedExpiry: true });
     expect(response.body.reservationDuration).toBe(7200);
   });
+
+  it('extends a reservation created offline too', async () => {
+    const response = await update('m-alice', 'rt-new', { reservationAmount: 1000, offline: true, extendedExpiry: true });
+    expect(response.status).toBe(200);
+    expect(response.body.reservationDuration).toBe(3600);
+  });
 });
 
 describe('Operation B: item-level redemption', () => {
@@ -199,6 +205,17 @@ describe('Operation B: offline creation', () => {
     expect(fromCard.body.errorMessage).toBe('Reservation belongs to a different session');
     const fromEmail = await update('m-alice', 'rt-new', { reservationAmount: 2000 }, keys.partner, 'EMAIL');
     expect(fromEmail.status).toBe(200);
+  });
+
+  it("treats another member's token as unknown: creates the member's own, and leaves the other as it was", async () => {
+    const response = await update('m-alice', 'rt-hh-1', { reservationAmount: 1000, offline: true });
+    expect(response.status).toBe(200);
+    expect(response.body.availablePointBalance).toBe(37500);
+    expect(await contributionsOf('household:hh-1', 'rt-hh-1')).toEqual([
+      { correlationId: 'm-hh-1', points: 6000 },
+      { correlationId: 'm-hh-2', points: 4000 },
+    ]);
+    expect(await contributionsOf('member:m-alice', 'rt-hh-1')).toEqual([{ correlationId: 'm-alice', points: 1000 }]);
   });
 
   it('replaces an expired reservation under the same token', async () => {

@@ -1,4 +1,5 @@
-import { findSeedRuleViolation } from './precheck';
+import { loadApiSpec } from '../../http/spec';
+import { findSeedRuleViolation, productCodeMaxLength, quantityMax } from './precheck';
 
 const pair = { redemptionId: 'rd-100', redeemerId: 'm-alice' };
 const withItems = (items: unknown[]): Record<string, unknown> => ({ reservationAmount: 4000, ...pair, catalogueItems: items });
@@ -100,5 +101,28 @@ describe('Operation B seed-rule pre-check', () => {
         "catalogueItems": [{"__proto__": {"productCode": "p"}}]}`);
       expect(findSeedRuleViolation(body)?.message).toBe('Invalid catalogue item(s)');
     });
+
+    // JSON.parse makes "__proto__" an own key, so the cases above pass even
+    // for code that reads inherited fields; these inherit for real.
+    it('ignores a channel the body only inherits', () => {
+      const body: unknown = Object.assign(Object.create({ channel: 5 }), { reservationAmount: 1 });
+      expect(findSeedRuleViolation(body)).toBeNull();
+    });
+
+    it('does not take a productCode an item only inherits', () => {
+      const item: unknown = Object.create({ productCode: 'p' });
+      const body = { reservationAmount: 1, redemptionId: 'r', redeemerId: 'm', catalogueItems: [item] };
+      expect(findSeedRuleViolation(body)?.message).toBe('Invalid catalogue item(s)');
+    });
+  });
+});
+
+describe('the limits it shares with the spec', () => {
+  it("are the spec's CatalogueItem maxLength and maximum", async () => {
+    const spec = (await loadApiSpec()) as unknown as {
+      components: { schemas: { CatalogueItem: { properties: { productCode: { maxLength: number }; quantity: { maximum: number } } } } };
+    };
+    const item = spec.components.schemas.CatalogueItem.properties;
+    expect({ productCodeMaxLength, quantityMax }).toEqual({ productCodeMaxLength: item.productCode.maxLength, quantityMax: item.quantity.maximum });
   });
 });

@@ -27,8 +27,9 @@ function tooDeep(body: unknown): AppError | null {
   });
 }
 
-const productCodeMaxLength = 64;
-const quantityMax = 10000;
+/** The spec's `CatalogueItem` limits, applied before the schema (precheck.test.ts holds them to the spec). */
+export const productCodeMaxLength = 64;
+export const quantityMax = 10000;
 
 type JsonObject = Record<string, unknown>;
 

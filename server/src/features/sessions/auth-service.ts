@@ -22,8 +22,7 @@ export function createAuthService(deps: { store: Store; clock: Clock }): AuthSer
 
     async authenticateSession(client, bearerToken, correlationId) {
       if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
-      const token = bearerToken;
-      const session = await store.findSession(hashSecret(token));
+      const session = await store.findSession(hashSecret(bearerToken));
       return session && isValidFor(session, client, correlationId, clock()) ? session : null;
     },
   };

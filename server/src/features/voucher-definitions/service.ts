@@ -38,9 +38,13 @@ export function createVoucherDefinitionService(deps: { store: Store }): VoucherD
         if (cached?.version === version) return cached.summaries;
       }
       const definitions = await store.listPublishedVoucherDefinitions(resolved, memberChannel);
-      const summaries = freezeSnapshot(definitions.map(toSummary));
-      if (version !== undefined) listings.set(resolved, { version, summaries });
-      return summaries;
+      const summaries = definitions.map(toSummary);
+      // Only a cached listing is answered again: only it is worth freezing
+      // (and serialising once).
+      if (version === undefined) return summaries;
+      const snapshot = freezeSnapshot(summaries);
+      listings.set(resolved, { version, summaries: snapshot });
+      return snapshot;
     },
   };
 }

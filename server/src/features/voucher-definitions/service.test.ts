@@ -1,0 +1,78 @@
+import type { ClientRecord, VoucherDefinitionRecord } from '../../domain/model';
+import { isSnapshot } from '../../domain/snapshot';
+import { MemoryStore } from '../../store/memory/memory-store';
+import { createVoucherDefinitionService } from './service';
+
+/*
+ * The listing is cached per business unit only on a store that says when
+ * its definitions change (the memory store). Every other test reaches the
+ * service through a wrapped store, which turns the cache off: these hold the
+ * cached path to the seed's rules (published only, usable on CUX).
+ */
+
+const client: ClientRecord = {
+  clientId: 'client-partner',
+  apiKeyHash: 'hash',
+  enabledBusinessUnits: ['LCL'],
+  defaultBusinessUnit: 'LCL',
+  vouchersEnabled: true,
+  sessionTtlSeconds: 3600,
+  reservationDurationSeconds: 900,
+  extendedDurationSeconds: 3600,
+  redemptionTiers: null,
+  dailyRedemptionCap: null,
+};
+
+const definition = (voucherDefinitionId: string, changes: Partial<VoucherDefinitionRecord> = {}): VoucherDefinitionRecord => ({
+  voucherDefinitionId,
+  adminId: 'admin-1',
+  businessUnit: 'LCL',
+  status: 'PUBLISHED',
+  usageChannels: ['CUX'],
+  definitionName: `Definition ${voucherDefinitionId}`,
+  rewardType: 'DOLLAR_OFF',
+  rewardMetadata: { amount: 5, scopeType: 'CART', unit: 'FLAT' },
+  expiryRule: { type: 'ROLLING', rollingDays: 30 },
+  creative: {},
+  pointValue: 5000,
+  redeemableValue: 5000,
+  ...changes,
+});
+
+let store: MemoryStore;
+beforeEach(() => {
+  store = new MemoryStore({ sessionSweepIntervalMs: 0 });
+});
+afterEach(() => store.close());
+
+const ids = (list: readonly { voucherDefinitionId: string }[]) => list.map((d) => d.voucherDefinitionId);
+
+describe('the cached listing of the memory store', () => {
+  it('answers the same frozen listing while no definition changes', async () => {
+    await store.upsertVoucherDefinitions([definition('vd-1')]);
+    const service = createVoucherDefinitionService({ store });
+    const first = await service.listVoucherDefinitions(client, undefined);
+    expect(isSnapshot(first)).toBe(true);
+    expect(await service.listVoucherDefinitions(client, undefined)).toBe(first);
+  });
+
+  it.each<[string, Partial<VoucherDefinitionRecord>]>([
+    ['unpublished', { status: 'DRAFT' }],
+    ['moved off the member channel', { usageChannels: ['POS'] }],
+    ['moved to another business unit', { businessUnit: 'SDM' }],
+  ])('drops a definition %s after it was listed', async (_case, change) => {
+    await store.upsertVoucherDefinitions([definition('vd-1'), definition('vd-2')]);
+    const service = createVoucherDefinitionService({ store });
+    expect(ids(await service.listVoucherDefinitions(client, undefined))).toEqual(['vd-1', 'vd-2']);
+    await store.upsertVoucherDefinitions([definition('vd-1', change)]);
+    expect(ids(await service.listVoucherDefinitions(client, undefined))).toEqual(['vd-2']);
+  });
+
+  it('lists a definition published after the first listing', async () => {
+    await store.upsertVoucherDefinitions([definition('vd-1')]);
+    const service = createVoucherDefinitionService({ store });
+    await service.listVoucherDefinitions(client, undefined);
+    await store.upsertVoucherDefinitions([definition('vd-0')]);
+    expect(ids(await service.listVoucherDefinitions(client, undefined))).toEqual(['vd-0', 'vd-1']);
+  });
+});
