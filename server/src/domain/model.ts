@@ -128,6 +128,13 @@ export interface Wallet {
   pendingAudit?: AuditEntry[];
 }
 
+/** A reservation as an audit entry records it, before or after a change. */
+export interface AuditState {
+  reservationAmount: number;
+  contributions: Contribution[];
+  expiresAt: Date;
+}
+
 /** One reservation change, as the audit trail records it. */
 export interface AuditEntry {
   /** `<walletId>@<walletVersion>`: copying an entry twice stores it once. */
@@ -141,8 +148,8 @@ export interface AuditEntry {
   sessionId: string;
   correlationId: string;
   reservationToken: string;
-  before: { reservationAmount: number; contributions: Contribution[]; expiresAt: Date } | null;
-  after: { reservationAmount: number; contributions: Contribution[]; expiresAt: Date };
+  before: AuditState | null;
+  after: AuditState;
   /** Points returned (negative: taken) per member by this change. */
   shares: Contribution[];
 }

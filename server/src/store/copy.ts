@@ -7,8 +7,8 @@
  * production. This copy builds everything in the caller's realm and
  * recognises Dates from any realm.
  *
- * It runs on every read of the memory store, so the common cases come first
- * and cost little: plain assignment into a fresh literal (fast in V8), and
+ * The memory store copies definitions, catalogue items and redemptions with
+ * it on every read, so the common cases come first and cost little: plain assignment into a fresh literal (fast in V8), and
  * `Object.defineProperty` only for a `__proto__` key (from JSON), which
  * assignment would turn into a prototype change.
  */

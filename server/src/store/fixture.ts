@@ -18,7 +18,6 @@ import { compareKeys } from './key-order';
 import type { Store } from './port';
 import { updateWallet } from './wallet-update';
 
-export { fixtureSchema } from './fixture-schema';
 export type {
   Fixture,
   FixtureCatalogueItem,
@@ -35,16 +34,19 @@ export type {
  */
 export const demoFixturePath = path.resolve(__dirname, '..', '..', 'fixtures', 'demo.json');
 
-/** Schema defaults of a client's optional settings. */
+const clientSettings = fixtureSchema.properties.clients.items.properties;
+const memberSettings = fixtureSchema.properties.members.items.properties;
+
+/** The schema's defaults of a client's optional settings (one place to change them: fixture-schema.ts). */
 export const clientDefaults = {
   defaultBusinessUnit: null,
-  vouchersEnabled: true,
-  sessionTtlSeconds: 3600,
-  reservationDurationSeconds: 900,
-  extendedDurationSeconds: 3600,
-  redemptionTiers: null,
-  dailyRedemptionCap: null,
-} as const;
+  vouchersEnabled: clientSettings.vouchersEnabled.default,
+  sessionTtlSeconds: clientSettings.sessionTtlSeconds.default,
+  reservationDurationSeconds: clientSettings.reservationDurationSeconds.default,
+  extendedDurationSeconds: clientSettings.extendedDurationSeconds.default,
+  redemptionTiers: clientSettings.redemptionTiers.default,
+  dailyRedemptionCap: clientSettings.dailyRedemptionCap.default,
+};
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -242,7 +244,7 @@ function reservationIssues(r: FixtureReservation, at: string, clients: FixtureCl
 // ---------------------------------------------------------------------------
 // Records with defaults
 
-export function toClientRecord(client: FixtureClient): ClientRecord {
+function toClientRecord(client: FixtureClient): ClientRecord {
   return {
     clientId: client.clientId,
     apiKeyHash: hashSecret(client.apiKey),
@@ -257,18 +259,18 @@ export function toClientRecord(client: FixtureClient): ClientRecord {
   };
 }
 
-export function toMemberRecord(member: FixtureMember): MemberRecord {
+function toMemberRecord(member: FixtureMember): MemberRecord {
   const householdId = member.householdId ?? null;
   return {
     correlationId: member.correlationId,
     walletId: walletIdOf(member.correlationId, householdId),
     householdId,
-    eligibleForRedemption: member.eligibleForRedemption ?? true,
-    privileges: [...(member.privileges ?? [])],
+    eligibleForRedemption: member.eligibleForRedemption ?? memberSettings.eligibleForRedemption.default,
+    privileges: [...(member.privileges ?? memberSettings.privileges.default)],
   };
 }
 
-export function toVoucherDefinitionRecord(definition: FixtureVoucherDefinition): VoucherDefinitionRecord {
+function toVoucherDefinitionRecord(definition: FixtureVoucherDefinition): VoucherDefinitionRecord {
   const copy = deepCopy(definition);
   return { ...copy, pointValue: copy.pointValue ?? null, redeemableValue: copy.redeemableValue ?? null };
 }

@@ -7,15 +7,17 @@
  * file lives among the sources and is type-checked with them.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type {
-  AuditEntry,
-  CatalogueItemRecord,
-  ClientRecord,
-  MemberRecord,
-  ReservationRecord,
-  SessionRecord,
-  VoucherDefinitionRecord,
-  Wallet,
+import {
+  auditEntryId,
+  walletIdOf,
+  type AuditEntry,
+  type CatalogueItemRecord,
+  type ClientRecord,
+  type MemberRecord,
+  type ReservationRecord,
+  type SessionRecord,
+  type VoucherDefinitionRecord,
+  type Wallet,
 } from '../domain/model';
 import { hashSecret } from '../domain/secrets';
 import { deepCopy } from './copy';
@@ -48,7 +50,7 @@ function clientRecord(clientId: string, overrides: Partial<ClientRecord> = {}): 
 function memberRecord(correlationId: string, householdId: string | null = null): MemberRecord {
   return {
     correlationId,
-    walletId: householdId ? `household:${householdId}` : `member:${correlationId}`,
+    walletId: walletIdOf(correlationId, householdId),
     householdId,
     eligibleForRedemption: true,
     privileges: ['REDEEM'],
@@ -120,7 +122,7 @@ function wallet(walletId: string, balances: Record<string, number>, reservations
 function auditEntry(reservationToken: string, at: string, amount: number): AuditEntry {
   const expiresAt = new Date('2030-01-01T00:15:00.000Z');
   return {
-    id: `member:m-alice@${amount}`,
+    id: auditEntryId('member:m-alice', amount),
     walletId: 'member:m-alice',
     walletVersion: amount,
     at: new Date(at),

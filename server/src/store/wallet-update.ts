@@ -26,7 +26,7 @@ export function assertExpectedVersion(expectedVersion: number): void {
   }
 }
 
-export function emptyWallet(walletId: string): Wallet {
+function emptyWallet(walletId: string): Wallet {
   return { walletId, version: 0, balances: [], reservations: [] };
 }
 

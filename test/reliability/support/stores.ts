@@ -1,5 +1,6 @@
 import type { AuditEntry, Wallet } from '../../../server/src/domain/model';
 import { deepCopy } from '../../../server/src/store/copy';
+import type { StoreMethod } from '../../../server/src/store/fault-injecting/fault-injecting-store';
 import type { Store } from '../../../server/src/store/port';
 
 /**
@@ -16,9 +17,6 @@ import type { Store } from '../../../server/src/store/port';
  * starts: a race test over it proves nothing.)
  */
 
-type StoreMethod = {
-  [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
-}[keyof Store];
 
 type Around = (method: StoreMethod, args: unknown[], run: () => Promise<unknown>) => Promise<unknown>;
 

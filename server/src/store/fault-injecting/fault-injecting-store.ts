@@ -3,7 +3,8 @@ import { StoreUnavailableError, type Store } from '../port';
 /** What a failing store does: look unreachable (503) or fail unexpectedly (500). */
 export type Fault = 'unavailable' | 'error';
 
-type StoreMethod = {
+/** The names of the Store's async methods. */
+export type StoreMethod = {
   [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
 }[keyof Store];
 

@@ -6,11 +6,12 @@ import type { ClientRecord, MemberRecord, SessionRecord } from '../../domain/mod
  * each object's keys and checks each value's kind; these build each record
  * in one literal, several times faster. They copy exactly the fields of the
  * record types, as the MongoDB adapter maps them (documents.ts); Dates are
- * new Dates, arrays new arrays. Wallets and audit entries are packed instead
- * (packed.ts).
+ * new Dates, arrays new arrays. Wallets are kept frozen instead
+ * (frozen-wallet.ts), audit entries packed (packed.ts).
  */
 
-const date = (value: Date): Date => new Date(value.getTime());
+/** A new Date at the same time. */
+export const date = (value: Date): Date => new Date(value.getTime());
 
 export function copyClient(c: ClientRecord): ClientRecord {
   return {

@@ -1,4 +1,5 @@
-import type { AuditEntry, Contribution, MemberBalance, ReservationRecord, Wallet } from '../../domain/model';
+import type { AuditEntry, AuditState, Contribution, MemberBalance, ReservationRecord, Wallet } from '../../domain/model';
+import { date } from './copies';
 
 /*
  * Wallets as the memory store keeps them: deep-frozen values, handed out as
@@ -52,8 +53,6 @@ function frozenList<T>(list: readonly T[], copy: (item: T) => T): T[] {
   return Object.freeze(out) as T[];
 }
 
-const date = (value: Date): Date => new Date(value.getTime());
-
 function frozenBalance(b: MemberBalance): MemberBalance {
   return Object.freeze({ correlationId: b.correlationId, pointBalance: b.pointBalance });
 }
@@ -75,8 +74,6 @@ function frozenReservation(r: ReservationRecord): ReservationRecord {
     excludedFromCap: r.excludedFromCap,
   });
 }
-
-type AuditState = AuditEntry['after'];
 
 function frozenState(s: AuditState): AuditState {
   return Object.freeze({ reservationAmount: s.reservationAmount, contributions: frozenList(s.contributions, frozenContribution), expiresAt: date(s.expiresAt) });

@@ -1,4 +1,4 @@
-import { auditEntryId, type AuditEntry, type Contribution } from '../../domain/model';
+import { auditEntryId, type AuditEntry, type AuditState, type Contribution } from '../../domain/model';
 
 /*
  * How the memory store's audit log keeps its entries: each one packed as
@@ -9,7 +9,6 @@ import { auditEntryId, type AuditEntry, type Contribution } from '../../domain/m
  */
 
 type PackedContribution = [correlationId: string, points: number];
-type AuditState = NonNullable<AuditEntry['before']>;
 type PackedAuditState = [reservationAmount: number, contributions: PackedContribution[], expiresAt: number | null];
 
 /** Epoch ms; an invalid Date (NaN, which JSON cannot hold) as null. */

@@ -1,6 +1,7 @@
 import {
   auditEntryId,
   type AuditEntry,
+  type AuditState,
   type CatalogueItemRecord,
   type ClientRecord,
   type Contribution,
@@ -279,7 +280,6 @@ export function walletFromDoc(d: WalletDoc): Wallet {
 
 // --- audit -----------------------------------------------------------------
 
-type AuditState = NonNullable<AuditEntry['before']>;
 
 function auditState(s: AuditState): AuditState {
   return { reservationAmount: s.reservationAmount, contributions: contributionsOf(s.contributions), expiresAt: s.expiresAt };

@@ -55,7 +55,7 @@ const unavailableClasses = [
 ];
 
 /** True when the error says the database cannot be reached, not that the operation is wrong. */
-export function isUnavailable(error: unknown): boolean {
+function isUnavailable(error: unknown): boolean {
   if (!(error instanceof MongoError)) return false;
   if (unavailableClasses.some((type) => error instanceof type)) return true;
   if (unavailableNames.has(error.name)) return true;

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
-import type { AuditEntry, ClientRecord, MemberRecord, VoucherDefinitionRecord, Wallet } from '../../domain/model';
+import { auditEntryId, type AuditEntry, type ClientRecord, type MemberRecord, type VoucherDefinitionRecord, type Wallet } from '../../domain/model';
 import { hashSecret } from '../../domain/secrets';
 import { MongoStore } from './mongo-store';
-import { startTestMongo, testMongoSource, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
+import { startTestMongo, testMongoSource, stageNames, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
 
 /*
  * Every query shape of the hot paths (Operations A and B and session start),
@@ -97,13 +97,6 @@ if (source.kind === 'none') {
   });
 }
 
-/** Every `stage` in an explain plan, whichever engine (classic or SBE) produced it. */
-function stageNames(plan: unknown): string[] {
-  if (plan === null || typeof plan !== 'object') return [];
-  const own = 'stage' in plan && typeof plan.stage === 'string' ? [plan.stage] : [];
-  return [...own, ...Object.values(plan).flatMap(stageNames)];
-}
-
 /**
  * Enough of every collection that a scan would show: 40 clients, members,
  * sessions, wallets, catalogue items, redemptions, 200 definitions over 5
@@ -193,7 +186,7 @@ function sampleAudit(walletId: string, walletVersion: number): AuditEntry {
   const correlationId = walletId.slice('member:'.length);
   const expiresAt = new Date(Date.now() + 900_000);
   return {
-    id: `${walletId}@${walletVersion}`,
+    id: auditEntryId(walletId, walletVersion),
     walletId,
     walletVersion,
     at: new Date(),

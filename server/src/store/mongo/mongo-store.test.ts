@@ -3,7 +3,7 @@ import { MongoClient } from 'mongodb';
 import { StoreUnavailableError } from '../port';
 import { describeStoreContract } from '../store.contract';
 import { collectionNames, MongoStore } from './mongo-store';
-import { startTestMongo, testMongoSource, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
+import { startTestMongo, testMongoSource, stageNames, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
 
 /*
  * Runs the shared Store contract against a real MongoDB when one is reachable
@@ -81,7 +81,7 @@ if (source.kind === 'none') {
         unique: undefined,
         ttl: undefined,
       });
-      expect(await keysOf(collectionNames.audit)).toContainEqual({ key: { reservationToken: 1, at: 1 }, unique: undefined, ttl: undefined });
+      expect(await keysOf(collectionNames.audit)).toContainEqual({ key: { reservationToken: 1, at: 1, walletVersion: 1 }, unique: undefined, ttl: undefined });
     });
 
     it('answers the voucher listing from its index, without reading other units or statuses or sorting', async () => {
@@ -134,11 +134,4 @@ if (source.kind === 'none') {
       expect(Object.keys((await store.findSession('h1')) ?? {})).not.toContain('_id');
     });
   });
-}
-
-/** Every `stage` in an explain plan, whichever engine (classic or SBE) produced it. */
-function stageNames(plan: unknown): string[] {
-  if (plan === null || typeof plan !== 'object') return [];
-  const own = 'stage' in plan && typeof plan.stage === 'string' ? [plan.stage] : [];
-  return [...own, ...Object.values(plan).flatMap(stageNames)];
 }

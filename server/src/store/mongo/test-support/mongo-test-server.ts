@@ -20,7 +20,7 @@ export interface TestMongo {
   stop: () => Promise<void>;
 }
 
-export const noMongoReason =
+const noMongoReason =
   'no MongoDB reachable: set MONGODB_URI, or MONGOMS_SYSTEM_BINARY / put mongod on PATH';
 
 /** Decided synchronously, so a test file can choose between its suite and a skip while jest collects tests. */
@@ -87,4 +87,11 @@ function isExecutableFile(file: string): boolean {
 function mongodVersion(binary: string): string | undefined {
   const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10_000 });
   return /db version v?(\d+\.\d+\.\d+)/.exec(result.stdout ?? '')?.[1];
+}
+
+/** Every `stage` named in an explain() plan, at any depth (IXSCAN, FETCH, SORT, COLLSCAN...). */
+export function stageNames(plan: unknown): string[] {
+  if (plan === null || typeof plan !== 'object') return [];
+  const own = 'stage' in plan && typeof plan.stage === 'string' ? [plan.stage] : [];
+  return [...own, ...Object.values(plan).flatMap(stageNames)];
 }
