@@ -1,8 +1,8 @@
 /**
  * Preloaded (`node --require bench/dist/profile-hook.js ...`) into a process
  * the bench profiles: the first SIGUSR2 starts V8's CPU profiler, the second
- * stops it and writes `$BENCH_PROFILE_FILE`, then the process sends itself
- * nothing more. Unlike `--cpu-prof`, the profile covers only the measured
+ * stops it and writes `$BENCH_PROFILE_FILE` (the bench waits for the file).
+ * Unlike `--cpu-prof`, the profile covers only the measured
  * load, not start-up, seeding and warm-up.
  */
 import { writeFileSync } from 'node:fs';
@@ -21,7 +21,6 @@ if (file) {
     }
     session.post('Profiler.stop', (error, result) => {
       if (!error) writeFileSync(file, JSON.stringify(result.profile));
-      process.send?.({ profileWritten: file });
     });
   });
 }

@@ -25,9 +25,10 @@
  */
 import fc from 'fast-check';
 import { problemsOfAnswer } from '../reliability/support/answers';
-import { clientIds, keys, type ClientName } from '../reliability/support/fixture';
+import { clientIds, identifierTypes, keys, type ClientName } from '../reliability/support/fixture';
 import { anyBody, memberArb, reservationTokenArb, segment, serialize } from '../reliability/support/generators';
 import { HangError, send, type RawRequest, type RawResponse } from '../reliability/support/http';
+import { reservationKey } from '../reliability/support/invariants';
 import { prng } from '../reliability/support/stores';
 import { startWorld, type World } from '../reliability/support/world';
 import type { FaultPlan } from '../../server/src/store/fault-injecting/fault-injecting-store';
@@ -167,7 +168,7 @@ async function worker(world: World, w: number, deadline: number, hostileRequests
     if (roll < 0.45) {
       // A reservation's life: create offline, lower once or twice, release.
       const token = `rt-soak-${w}-${n++}`;
-      const key = `${clientIds[client]}|${member}|${token}`;
+      const key = reservationKey({ clientId: clientIds[client], correlationId: member, reservationToken: token });
       const entry: Tracked = { member, client, confirmed: null, expiresAt: 0 };
       const confirm = (res: RawResponse, amount: number) => {
         entry.confirmed = amount;
@@ -209,7 +210,7 @@ async function worker(world: World, w: number, deadline: number, hostileRequests
       await call(world, instance(), 'start session', {
         method: 'POST',
         path: `/client/users/${segment(random() < 0.1 ? 'm-nobody' : member)}/sessions`,
-        headers: { 'x-api-key': keys[client], 'x-identifier-type': pick(['CARD_NUMBER', 'EMAIL', 'PHONE_NUMBER', 'MEMBER_ID']) },
+        headers: { 'x-api-key': keys[client], 'x-identifier-type': pick(identifierTypes) },
       });
     } else if (roll < 0.8) {
       const session = await sessionFor(member);
@@ -327,10 +328,10 @@ async function main(): Promise<void> {
   let confirmedChecked = 0;
   for (const [key, entry] of tracked) {
     if (entry.confirmed === null) continue;
-    const stored = [...wallets.values()].flatMap((wallet) => wallet?.reservations ?? []).find((r) => `${r.clientId}|${r.correlationId}|${r.reservationToken}` === key);
-    confirmedChecked++;
+    const stored = [...wallets.values()].flatMap((wallet) => wallet?.reservations ?? []).find((r) => reservationKey(r) === key);
     const now = world.clock().getTime();
     if (now >= entry.expiresAt - 1000) continue; // expired (or about to): dropped by the next write of its wallet
+    confirmedChecked++;
     if (stored && stored.reservationAmount !== entry.confirmed) problem('a confirmed reservation is not as confirmed (lost update)', `${key}: confirmed ${entry.confirmed}, stored ${stored.reservationAmount}`);
     if (!stored) problem('a confirmed reservation is missing (lost update)', `${key}: confirmed ${entry.confirmed}`);
   }

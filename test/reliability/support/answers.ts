@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { defaultSpecPath } from '../../../server/src/http/spec';
 import type { RawRequest, RawResponse } from './http';
 
 /**
@@ -17,7 +17,7 @@ import type { RawRequest, RawResponse } from './http';
  * Problems are returned as strings (not thrown), so the soak can count them too.
  */
 
-export const specPath = path.resolve(__dirname, '../../../openapi/openapi.yaml');
+const specPath = defaultSpecPath;
 
 interface OperationObject {
   operationId: string;

@@ -6,6 +6,9 @@
  * REDEEM). Reservations of partner-app hold 6000 + 4000 (rt-hh-1), 1 + 1 + 1
  * (rt-odd) and 1500 + 3000 + 500 (rt-hh-2).
  */
+import { identifierTypes, walletIdOf } from '../../../server/src/domain/model';
+
+export { identifierTypes };
 export const t0 = Date.parse('2026-11-21T12:00:00.000Z');
 
 export const keys = {
@@ -42,8 +45,7 @@ export const initialBalances: Record<MemberId, number> = {
 export const householdOf: Partial<Record<MemberId, string>> = { 'm-hh-1': 'hh-1', 'm-hh-2': 'hh-1', 'm-hh-3': 'hh-1' };
 
 export function walletIdOfMember(member: string): string {
-  const household = householdOf[member as MemberId];
-  return household ? `household:${household}` : `member:${member}`;
+  return walletIdOf(member, householdOf[member as MemberId] ?? null);
 }
 
 export const walletIds = [...new Set(members.map(walletIdOfMember))];
@@ -169,4 +171,3 @@ export const redemptions = [
   { redemptionId: 'rd-100', redeemerId: 'm-alice' },
   { redemptionId: 'rd-200', redeemerId: 'm-hh-1' },
 ] as const;
-export const identifierTypes = ['CARD_NUMBER', 'EMAIL', 'PHONE_NUMBER', 'MEMBER_ID'] as const;

@@ -55,28 +55,20 @@ export interface LatencyControl {
   store: Store;
   /** Changes the latency from now on (e.g. a slow store for the shutdown test). */
   set(options: Partial<LatencyOptions>): void;
-  /** Calls that have started and not finished yet. */
-  inFlight(): number;
 }
 
 /** Delays every call (close excepted) by a random time; models a store across a network. */
 export function withLatency(inner: Store, options: LatencyOptions): LatencyControl {
   let { minMs, maxMs } = options;
   const random = prng(options.seed ?? 1);
-  let inFlight = 0;
   const wait = (): Promise<void> => {
     const ms = minMs + Math.floor(random() * (maxMs - minMs + 1));
     return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
   };
   const store = wrapStore(inner, async (method, _args, run) => {
     if (method === 'close') return run();
-    inFlight++;
-    try {
-      await wait();
-      return await run();
-    } finally {
-      inFlight--;
-    }
+    await wait();
+    return run();
   });
   return {
     store,
@@ -84,7 +76,6 @@ export function withLatency(inner: Store, options: LatencyOptions): LatencyContr
       minMs = next.minMs ?? minMs;
       maxMs = next.maxMs ?? maxMs;
     },
-    inFlight: () => inFlight,
   };
 }
 
