@@ -19,6 +19,7 @@ import pino from 'pino';
 import { createApp } from '../../server/src/app';
 import { systemClock } from '../../server/src/domain/clock';
 import { createServices } from '../../server/src/features';
+import { createHttpServer } from '../../server/src/http/http-server';
 import { FaultInjectingStore } from '../../server/src/store/fault-injecting/fault-injecting-store';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
@@ -55,7 +56,7 @@ async function startProvider(store: Store): Promise<RunningProvider> {
     validateResponses: true,
   });
   const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

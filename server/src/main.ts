@@ -7,6 +7,7 @@ import { buildDeps, describeStore, type BuildDeps } from './composition';
 import { ConfigError, loadConfig, type AppConfig } from './config';
 import { answerParserErrors } from './http/client-error';
 import { prepareGracefulClose } from './http/graceful-shutdown';
+import { createHttpServer } from './http/http-server';
 
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
@@ -46,7 +47,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
 
 function listen(app: Express, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port);
+    const server = createHttpServer(app).listen(port);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createApp } from '../../server/src/app';
 import type { Clock } from '../../server/src/domain/clock';
+import { createHttpServer } from '../../server/src/http/http-server';
 import { createServices } from '../../server/src/features';
 import { loadFixture, parseFixture } from '../../server/src/store/fixture';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
@@ -45,7 +46,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     validateResponses: true,
   });
   const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
   });
   const { port } = server.address() as AddressInfo;
 

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type RequestHandler } from 'express';
+import { createHttpServer } from './http-server';
 import { addResponseHeader, addResponseHeaders, sendPendingHeadersWithWriteHead } from './response-headers';
 
 /*
@@ -34,7 +35,7 @@ beforeAll(async () => {
   app.get('/error', () => {
     throw new Error('boom');
   });
-  server = app.listen(0, '127.0.0.1');
+  server = createHttpServer(app).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../app';
+import { createHttpServer } from '../http-server';
 import { aliceToken, apiKeys, fakeServices, type FakeServices } from './fakes';
 
 export interface TestApp {
@@ -54,7 +55,7 @@ export async function startTestApp(overrides: Partial<AppDeps['config']> = {}): 
     validateResponses: true,
   });
   const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
