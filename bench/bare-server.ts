@@ -10,8 +10,8 @@
  * ready.
  */
 import { readFileSync } from 'node:fs';
-import type { OutgoingHttpHeaders } from 'node:http';
-import express from 'express';
+import { createServer, type OutgoingHttpHeaders, type Server } from 'node:http';
+import express, { type Express } from 'express';
 
 export interface CapturedResponse {
   /** `get` or `put`. */
@@ -27,6 +27,8 @@ export interface CapturedResponse {
 export interface BareConfig {
   port: number;
   responses: CapturedResponse[];
+  /** Serve through the server's `createHttpServer` (`--bare-app-classes`) instead of `app.listen`. */
+  appClasses: boolean;
 }
 
 /** Headers Node writes itself for every response. */
@@ -50,8 +52,22 @@ function main(): void {
       res.writeHead(response.status, headers).end(body);
     });
   }
-  const server = app.listen(config.port, '127.0.0.1', () => process.send?.({ ready: true }));
+  const server = (config.appClasses ? serverWithAppClasses(app) : createServer(app)).listen(config.port, '127.0.0.1', () =>
+    process.send?.({ ready: true }),
+  );
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+/**
+ * The server's own `createHttpServer` (requests and responses created with
+ * the app's prototypes), from its build: `npm run bench` builds the server
+ * before the bench. Loaded only when asked, so the default bare app is plain
+ * Express and nothing of the server.
+ */
+function serverWithAppClasses(app: Express): Server {
+  // The server's build: outside this project's rootDir, so not an import.
+  const { createHttpServer } = require('../../server/dist/http/http-server.js') as { createHttpServer: (app: Express) => Server };
+  return createHttpServer(app);
 }
 
 main();

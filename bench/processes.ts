@@ -82,9 +82,14 @@ export async function startServer(options: ServerOptions): Promise<Child> {
 }
 
 /** The bare Express app, answering with `responses`. */
-export async function startBare(responses: BareConfig['responses'], configFile: string, logFile: string, profileFile?: string): Promise<Child> {
+export async function startBare(
+  responses: BareConfig['responses'],
+  configFile: string,
+  logFile: string,
+  { profileFile, appClasses = false }: { profileFile?: string; appClasses?: boolean } = {},
+): Promise<Child> {
   const port = await freePort();
-  writeFileSync(configFile, JSON.stringify({ port, responses } satisfies BareConfig));
+  writeFileSync(configFile, JSON.stringify({ port, responses, appClasses } satisfies BareConfig));
   const out = openSync(logFile, 'w');
   const execArgv = profileFile ? ['--require', profileHook] : [];
   const env = { ...process.env, NODE_ENV: 'production', ...(profileFile ? { BENCH_PROFILE_FILE: profileFile } : {}) };

@@ -15,6 +15,7 @@
  *   --only=A|B            measure one operation only (experiments)
  *   --profile=A|B         instead: CPU-profile the server under one operation and summarise it
  *   --keep                keep the temporary directory (fixtures, logs, profiles)
+ *   --bare-app-classes    serve the bare app through the server's createHttpServer too (see README.md)
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -41,6 +42,8 @@ interface Options {
   /** Measure only this operation (quicker experiments); both by default. */
   only: 'A' | 'B' | null;
   keep: boolean;
+  /** The bare app served through the server's `createHttpServer` instead of `app.listen`. */
+  bareAppClasses: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -58,7 +61,7 @@ function parseOptions(argv: string[]): Options {
   if (profile !== undefined && profile !== 'A' && profile !== 'B') throw new Error('--profile must be A or B');
   const only = value('only');
   if (only !== undefined && only !== 'A' && only !== 'B') throw new Error('--only must be A or B');
-  const known = /^--(ratio|scale|memory|mongodb|keep|(rounds|duration|warmup|memory-requests|profile|only)=.*)$/;
+  const known = /^--(ratio|scale|memory|mongodb|keep|bare-app-classes|(rounds|duration|warmup|memory-requests|profile|only)=.*)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length > 0) throw new Error(`unknown option(s): ${unknown.join(' ')}`);
   return {
@@ -71,6 +74,7 @@ function parseOptions(argv: string[]): Options {
     profile: profile ?? null,
     only: only ?? null,
     keep: argv.includes('--keep'),
+    bareAppClasses: argv.includes('--bare-app-classes'),
   };
 }
 
@@ -344,7 +348,10 @@ async function profileRun(env: Env, which: 'A' | 'B'): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const files = { server: path.join(dir, `${stamp}-${which}-server.cpuprofile`), bare: path.join(dir, `${stamp}-${which}-bare.cpuprofile`) };
   const deployment = await deploy(env, 'server', {}, files.server);
-  const bare = await startBare(deployment.captured, path.join(env.tmp, 'bare.json'), path.join(env.tmp, 'bare.log'), files.bare);
+  const bare = await startBare(deployment.captured, path.join(env.tmp, 'bare.json'), path.join(env.tmp, 'bare.log'), {
+    profileFile: files.bare,
+    appClasses: env.options.bareAppClasses,
+  });
   const requests = { server: 0, bare: 0 };
   try {
     const op = which === 'A' ? deployment.a : deployment.b;
@@ -414,7 +421,7 @@ function printReport(report: Report): void {
   const header = `  ${''.padEnd(22)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'failed'.padStart(7)} ${'requests'.padStart(9)}`;
   lines.push('', `=== Results (${report.options.mongodb ? 'MongoDB' : 'embedded store'}, ${connections} connections) ===`);
   for (const r of report.ratio ?? []) {
-    lines.push('', r.label, header, row('bare Express', r.bare), row('server', r.server));
+    lines.push('', r.label, header, row(report.options.bareAppClasses ? 'bare, app classes' : 'bare Express', r.bare), row('server', r.server));
     lines.push(`  ratio ${fmt(r.ratio)} (target >= ${fmt(r.target)}, per round: ${r.perRound.map((x) => fmt(x)).join(' ')})  ${r.pass ? 'PASS' : 'FAIL'}`);
   }
   if (report.scale) {
@@ -471,7 +478,9 @@ async function main(): Promise<void> {
     if (options.sections.has('ratio') || options.sections.has('memory')) {
       const deployment = await deploy(env, 'server', {});
       children.push(deployment.server);
-      const bare = options.sections.has('ratio') ? await startBare(deployment.captured, path.join(tmp, 'bare.json'), path.join(tmp, 'bare.log')) : null;
+      const bare = options.sections.has('ratio')
+        ? await startBare(deployment.captured, path.join(tmp, 'bare.json'), path.join(tmp, 'bare.log'), { appClasses: options.bareAppClasses })
+        : null;
       if (bare) children.push(bare);
       log('Warm-up');
       let sentTotal = 2 + (await warmUp(env, deployment, bare));
