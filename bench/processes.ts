@@ -4,7 +4,7 @@
  * generator (this process) has a core of its own.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import type { BareConfig } from './bare-server';
@@ -14,6 +14,7 @@ export const repoRoot = path.resolve(__dirname, '..', '..');
 const serverMain = process.env.BENCH_SERVER_MAIN ?? path.join(repoRoot, 'server', 'dist', 'main.js');
 const bareMain = path.join(__dirname, 'bare-server.js');
 const profileHook = path.join(__dirname, 'profile-hook.js');
+const gcHook = path.join(__dirname, 'gc-hook.js');
 
 export interface Child {
   name: string;
@@ -48,6 +49,8 @@ export interface ServerOptions {
   mongo?: { uri: string; dbName: string };
   /** Preload the profiling hook: SIGUSR2 starts, a second one writes this file (see profile-hook.ts). */
   profileFile?: string;
+  /** Load `gc-hook.js` (see `collectGarbage`); not with `profileFile`, which uses the same signal. */
+  gcFile?: string;
 }
 
 /**
@@ -72,6 +75,9 @@ export async function startServer(options: ServerOptions): Promise<Child> {
   if (options.profileFile) {
     nodeArgs.push('--require', profileHook);
     env.BENCH_PROFILE_FILE = options.profileFile;
+  } else if (options.gcFile) {
+    nodeArgs.push('--require', gcHook);
+    env.BENCH_GC_FILE = options.gcFile;
   }
   const out = openSync(options.logFile, 'w');
   const child = spawn(process.execPath, [...nodeArgs, serverMain], { env, stdio: ['ignore', out, 'pipe'] });
@@ -177,4 +183,16 @@ export function countLines(file: string): number {
   let lines = 0;
   for (let i = buffer.indexOf(10); i !== -1; i = buffer.indexOf(10, i + 1)) lines++;
   return lines;
+}
+
+/** Full garbage collections in a server started with `gcFile`, then resolves (at most 30 s). */
+export async function collectGarbage(server: Child, gcFile: string): Promise<void> {
+  const count = (): string => (existsSync(gcFile) ? readFileSync(gcFile, 'utf8') : '');
+  const before = count();
+  server.signal('SIGUSR2');
+  const deadline = Date.now() + 30_000;
+  while (count() === before) {
+    if (Date.now() > deadline) throw new Error(`${server.name}: no garbage collection reported in ${gcFile}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
