@@ -21,12 +21,13 @@ import type { Express } from 'express';
  * classes. The request and response are otherwise Node's own: the
  * constructors below only run Node's.
  *
- * They call Node's constructors as functions (`IncomingMessage.call(this,
- * ...)`), as Node's own streams do with their parents. Construction through
+ * They call Node's constructors as functions (`IncomingMessage.apply(this,
+ * args)`), as Node's own streams do with their parents. Construction through
  * `Reflect.construct` with another `new.target` would also set the
  * prototype, but V8 then again gives each object its own hidden classes.
- * Node 20 and 22 define both as plain functions; if a later Node makes
- * them classes, the plain server is used (`http-server.test.ts` tells).
+ * Node defines both as plain functions (checked on Node 20); if a later
+ * Node makes them classes, the plain server is used, and
+ * `http-server.test.ts` fails to say so.
  */
 export function createHttpServer(app: Express): Server {
   if (!callableWithoutNew(IncomingMessage) || !callableWithoutNew(ServerResponse)) return createServer(app);
