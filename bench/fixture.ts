@@ -60,12 +60,14 @@ export interface BenchPlan {
   listed: number;
 }
 
-/** The fixture JSON shape (server/src/store/fixture-schema.ts); the server validates it on load. */
+/**
+ * The fixture JSON shape (server/src/store/fixture-schema.ts); the server
+ * validates it on load. No catalogue items or redemptions: neither operation
+ * the bench measures uses them, and the schema makes them optional.
+ */
 export interface FixtureJson {
   clients: Array<Record<string, unknown>>;
   members: Array<{ correlationId: string; pointBalance: number; householdId: string | null; privileges: string[] }>;
-  catalogueItems: Array<Record<string, unknown>>;
-  redemptions: Array<Record<string, unknown>>;
   reservations: Array<{
     reservationToken: string;
     clientId: string;
@@ -107,17 +109,6 @@ export function generateFixture(partial: Partial<FixtureOptions> = {}, now = new
       dailyRedemptionCap: null,
     })),
     members,
-    catalogueItems: [
-      {
-        productCode: '0000000001',
-        catalogueItemId: 'ci-coffee',
-        catalogueItemName: 'Medium coffee',
-        redemptionType: 'TENDER',
-        pointsAmount: 2000,
-        messages: { 'en-CA': { promptText: 'Redeem for a coffee?', receiptTextLong: 'Coffee redeemed with points', receiptTextShort: 'Coffee' } },
-      },
-    ],
-    redemptions: [{ redemptionId: 'rd-100', redeemerId: 'm-00000', redemptionName: 'In-store coffee' }],
     reservations,
     voucherDefinitions: definitions(options, units),
   };

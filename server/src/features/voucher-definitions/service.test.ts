@@ -1,5 +1,6 @@
 import type { ClientRecord, VoucherDefinitionRecord } from '../../domain/model';
 import { isSnapshot } from '../../domain/snapshot';
+import { clientDefaults } from '../../store/fixture';
 import { MemoryStore } from '../../store/memory/memory-store';
 import { createVoucherDefinitionService } from './service';
 
@@ -11,16 +12,11 @@ import { createVoucherDefinitionService } from './service';
  */
 
 const client: ClientRecord = {
+  ...clientDefaults,
   clientId: 'client-partner',
   apiKeyHash: 'hash',
   enabledBusinessUnits: ['LCL'],
   defaultBusinessUnit: 'LCL',
-  vouchersEnabled: true,
-  sessionTtlSeconds: 3600,
-  reservationDurationSeconds: 900,
-  extendedDurationSeconds: 3600,
-  redemptionTiers: null,
-  dailyRedemptionCap: null,
 };
 
 const definition = (voucherDefinitionId: string, changes: Partial<VoucherDefinitionRecord> = {}): VoucherDefinitionRecord => ({

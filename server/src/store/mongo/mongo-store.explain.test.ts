@@ -2,6 +2,7 @@ import path from 'node:path';
 import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { auditEntryId, type AuditEntry, type ClientRecord, type MemberRecord, type VoucherDefinitionRecord, type Wallet } from '../../domain/model';
 import { hashSecret } from '../../domain/secrets';
+import { clientDefaults } from '../fixture';
 import { MongoStore } from './mongo-store';
 import { startTestMongo, testMongoSource, stageNames, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
 
@@ -106,16 +107,11 @@ async function seed(store: MongoStore): Promise<void> {
   const n = 40;
   const ids = Array.from({ length: n }, (_, i) => String(i).padStart(3, '0'));
   const clients: ClientRecord[] = ids.map((id, i) => ({
+    ...clientDefaults,
     clientId: `client-${id}`,
     apiKeyHash: hashSecret(`key-${i}`),
     enabledBusinessUnits: ['BU-1'],
     defaultBusinessUnit: 'BU-1',
-    vouchersEnabled: true,
-    sessionTtlSeconds: 3600,
-    reservationDurationSeconds: 900,
-    extendedDurationSeconds: 3600,
-    redemptionTiers: null,
-    dailyRedemptionCap: null,
   }));
   await store.upsertClients(clients);
   const members: MemberRecord[] = ids.map((id) => ({
