@@ -3,7 +3,7 @@
  * validated by the server when it loads it) and the plan the load generator
  * follows: which API key, member and reservation each request uses.
  *
- * Deterministic: the same options give the same fixture.
+ * Deterministic: the same options and `now` give the same fixture.
  */
 
 export interface FixtureOptions {
@@ -101,12 +101,8 @@ export function generateFixture(partial: Partial<FixtureOptions> = {}, now = new
       apiKey: c.apiKey,
       enabledBusinessUnits: units,
       defaultBusinessUnit,
-      vouchersEnabled: true,
+      // A session outlives the run; the other settings are the schema's defaults.
       sessionTtlSeconds: 86_400,
-      reservationDurationSeconds: 900,
-      extendedDurationSeconds: 3600,
-      redemptionTiers: null,
-      dailyRedemptionCap: null,
     })),
     members,
     reservations,

@@ -1,5 +1,5 @@
 /**
- * Summarises a V8 `.cpuprofile` (from `node --cpu-prof`): self time by
+ * Summarises a V8 `.cpuprofile` (written by profile-hook.ts): self time by
  * function and by package, so the hot spots can be read without DevTools.
  */
 import { readFileSync } from 'node:fs';
