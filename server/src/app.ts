@@ -52,10 +52,12 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   sendPendingHeadersWithWriteHead(app);
   sendJsonDirectly(app);
 
-  // Every response: request id, access log, security headers. Before any
+  // Every response: security headers, request id, access log. Before any
   // route: matching one can already fail (a malformed percent-encoding in a
-  // path parameter is a 400), and that answer carries them too.
-  app.use(inSequence([requestId(), accessLog(deps.logger), securityHeaders()]));
+  // path parameter is a 400), and that answer carries them too. Security
+  // headers first: the first pending headers of a response are taken as a
+  // list without a lookup per name (see `addResponseHeaders`).
+  app.use(inSequence([securityHeaders(), requestId(), accessLog(deps.logger)]));
 
   // The API, its checks in the spec's order: API key, rate limit, body size
   // and content type, session, request schema, then the operation's rules.

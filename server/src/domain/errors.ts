@@ -59,3 +59,6 @@ export function reservationError(message: ReservationErrorMessage, extras?: Erro
 
 export const unauthorized = (message = 'Invalid or expired session'): AppError =>
   new AppError('UNAUTHORIZED', message);
+
+/** The store cannot answer now (down, or too many conflicting writes): 503. */
+export const serviceUnavailable = (): AppError => new AppError('SERVICE_UNAVAILABLE', 'Service unavailable');

@@ -1,5 +1,5 @@
 import { error as validatorErrors } from 'express-openapi-validator';
-import { AppError, type ErrorCode } from '../domain/errors';
+import { AppError, serviceUnavailable, type ErrorCode } from '../domain/errors';
 import { StoreUnavailableError } from '../store/port';
 import type { OperationId } from './routes';
 
@@ -23,7 +23,7 @@ const schemaMismatch = 'Request does not match the API specification';
 export function renderError(thrown: unknown, operation: OperationId | null): RenderedError {
   if (thrown instanceof AppError) return clientFault(thrown);
   if (thrown instanceof StoreUnavailableError) {
-    return { error: new AppError('SERVICE_UNAVAILABLE', 'Service unavailable'), headers: { 'Retry-After': '1' }, log: true };
+    return { error: serviceUnavailable(), headers: { 'Retry-After': '1' }, log: true };
   }
   if (isValidatorError(thrown)) return fromValidatorError(thrown, operation);
   if (isBodyParserError(thrown)) return fromBodyParserError(thrown);

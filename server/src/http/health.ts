@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError } from '../domain/errors';
+import { serviceUnavailable } from '../domain/errors';
 import type { Store } from '../store/port';
 
 /** How long /readyz waits for the store before it calls it unavailable. */
@@ -19,7 +19,7 @@ export function healthRoutes(store: Pick<Store, 'ping'>): Router {
     if (await answersWithin(store.ping(), readinessTimeoutMs)) {
       res.json({ status: 'ok' });
     } else {
-      res.status(503).json(new AppError('SERVICE_UNAVAILABLE', 'Service unavailable').toBody());
+      res.status(503).json(serviceUnavailable().toBody());
     }
   });
   return router;

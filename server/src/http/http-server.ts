@@ -31,23 +31,16 @@ import type { Express } from 'express';
  */
 export function createHttpServer(app: Express): Server {
   if (!callableWithoutNew(IncomingMessage) || !callableWithoutNew(ServerResponse)) return createServer(app);
-  return createServer({ IncomingMessage: requestClass(app), ServerResponse: responseClass(app) }, app);
+  return createServer({ IncomingMessage: withPrototype(IncomingMessage, app.request), ServerResponse: withPrototype(ServerResponse, app.response) }, app);
 }
 
-function requestClass(app: Express): typeof IncomingMessage {
-  function AppRequest(this: IncomingMessage, ...args: ConstructorParameters<typeof IncomingMessage>): void {
-    (IncomingMessage as unknown as (...params: typeof args) => void).apply(this, args);
+/** A constructor running Node's `base` on objects made with `prototype`. */
+function withPrototype<T extends typeof IncomingMessage | typeof ServerResponse>(base: T, prototype: object): T {
+  function Constructor(this: object, ...args: unknown[]): void {
+    (base as unknown as (...params: unknown[]) => void).apply(this, args);
   }
-  AppRequest.prototype = app.request;
-  return AppRequest as unknown as typeof IncomingMessage;
-}
-
-function responseClass(app: Express): typeof ServerResponse {
-  function AppResponse(this: ServerResponse, ...args: ConstructorParameters<typeof ServerResponse>): void {
-    (ServerResponse as unknown as (...params: typeof args) => void).apply(this, args);
-  }
-  AppResponse.prototype = app.response;
-  return AppResponse as unknown as typeof ServerResponse;
+  Constructor.prototype = prototype;
+  return Constructor as unknown as T;
 }
 
 /** A `class` constructor throws when called without `new`; Node's function constructors do not. */

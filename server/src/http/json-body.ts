@@ -28,6 +28,11 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
 
 const plainContentTypes = new Set(['application/json', 'application/json; charset=utf-8']);
 
+/** The usual JSON content types, as clients send them (any case): read and checked without type-is. */
+export function isPlainJsonContentType(contentType: string | undefined): boolean {
+  return contentType !== undefined && plainContentTypes.has(contentType.toLowerCase());
+}
+
 /**
  * Runs before the parser, which would skip (not reject) another content
  * type. An empty body passes whatever its type: the schema reports it.
@@ -35,7 +40,7 @@ const plainContentTypes = new Set(['application/json', 'application/json; charse
 const requireJsonContentType: RequestHandler = (req, _res, next) => {
   const declaresBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
   // The usual header is recognised as it is; anything else is parsed by type-is.
-  if (declaresBody && !plainContentTypes.has(req.headers['content-type'] ?? '') && !req.is('application/json')) {
+  if (declaresBody && !isPlainJsonContentType(req.headers['content-type']) && !req.is('application/json')) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
   }
   next();
@@ -45,8 +50,7 @@ const requireJsonContentType: RequestHandler = (req, _res, next) => {
 function isPlainJson(req: Request, limitBytes: number): boolean {
   const { headers } = req;
   if (headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined) return false;
-  const contentType = headers['content-type'];
-  if (contentType === undefined || !plainContentTypes.has(contentType.toLowerCase())) return false;
+  if (!isPlainJsonContentType(headers['content-type'])) return false;
   const length = headers['content-length'];
   return length !== undefined && /^\d{1,9}$/.test(length) && Number(length) <= limitBytes;
 }

@@ -36,19 +36,13 @@ export function sendJsonDirectly(app: Express): void {
     if (typeof body !== 'object' || body === null || !plainResponse(this) || !plainJsonSettings(this.app)) {
       return expressJson.call(this, body);
     }
-    if (isSnapshot(body)) {
-      let bytes = serialised.get(body);
-      if (!bytes) {
-        bytes = Buffer.from(JSON.stringify(body), 'utf8');
-        serialised.set(body, bytes);
-      }
-      this.writeHead(this.statusCode, ['Content-Type', jsonContentType, 'Content-Length', String(bytes.length)]);
-      this.end(bytes);
-      return this;
+    let bytes = isSnapshot(body) ? serialised.get(body) : undefined;
+    if (!bytes) {
+      bytes = Buffer.from(JSON.stringify(body), 'utf8');
+      if (isSnapshot(body)) serialised.set(body, bytes);
     }
-    const text = JSON.stringify(body);
-    this.writeHead(this.statusCode, ['Content-Type', jsonContentType, 'Content-Length', String(Buffer.byteLength(text, 'utf8'))]);
-    this.end(text, 'utf8');
+    this.writeHead(this.statusCode, ['Content-Type', jsonContentType, 'Content-Length', String(bytes.length)]);
+    this.end(bytes);
     return this;
   };
 }

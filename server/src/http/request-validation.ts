@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import Ajv, { type ValidateFunction } from 'ajv';
+import { isPlainJsonContentType } from './json-body';
 import { methods, routes, type OperationId } from './routes';
 import type { ApiSpec } from './spec';
 
@@ -166,7 +167,7 @@ function buildFastCheck(ajv: Ajv, spec: ApiSpec, method: string, expressPath: st
     if (!validateParameters({ params: req.params, query, headers })) return false;
     const declaresBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
     if (!validateBody) return !declaresBody;
-    if (!declaresBody || req.headers['content-type'] !== 'application/json') return false;
+    if (!declaresBody || !isPlainJsonContentType(req.headers['content-type'])) return false;
     const body: unknown = req.body;
     return typeof body === 'object' && body !== null && !Array.isArray(body) && validateBody(body);
   };

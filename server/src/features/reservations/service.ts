@@ -1,5 +1,5 @@
 import type { Clock } from '../../domain/clock';
-import { AppError, reservationError } from '../../domain/errors';
+import { reservationError, serviceUnavailable } from '../../domain/errors';
 import { auditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationRecord, type Wallet } from '../../domain/model';
 import type {
   ReservationContext,
@@ -92,7 +92,7 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
         }
         await sleep(Math.floor(Math.random() * Math.min(50, attempt * 2)));
       }
-      throw new AppError('SERVICE_UNAVAILABLE', 'Service unavailable');
+      throw serviceUnavailable();
     },
   };
 }
