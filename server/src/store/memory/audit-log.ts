@@ -2,7 +2,7 @@ import { auditEntryId, type AuditEntry } from '../../domain/model';
 import { packAudit, unpackAudit } from './packed';
 
 /** Bytes per chunk of the log; an entry is a few hundred. */
-const chunkBytes = 1 << 20;
+const defaultChunkBytes = 1 << 20;
 
 /**
  * The memory store's audit trail: append-only, entries packed as UTF-8 JSON
@@ -19,7 +19,12 @@ const chunkBytes = 1 << 20;
 export class AuditLog {
   private chunks: Buffer[] = [];
   /** Write position in the last chunk. */
-  private used = chunkBytes;
+  private used: number;
+
+  /** `chunkBytes`: the size of each buffer (smaller in tests, to cross chunks with a few entries). */
+  constructor(private readonly chunkBytes = defaultChunkBytes) {
+    this.used = chunkBytes;
+  }
   /** Per token, four numbers per entry: chunk, offset, length, wallet version (-1: an id of another form). */
   private readonly byToken = new Map<string, number[]>();
 
@@ -36,7 +41,7 @@ export class AuditLog {
       const mayMatch = !derived || version === entry.walletVersion || version === -1;
       if (mayMatch && this.read(refs, i, entry.reservationToken).id === entry.id) return;
     }
-    this.write(packAudit(entry), refs);
+    this.write(packAudit(entry, derived), refs);
     refs.push(derived ? entry.walletVersion : -1);
   }
 
@@ -56,16 +61,16 @@ export class AuditLog {
 
   clear(): void {
     this.chunks = [];
-    this.used = chunkBytes;
+    this.used = this.chunkBytes;
     this.byToken.clear();
   }
 
   /** Writes `text` and appends its position (chunk, offset, length) to `refs`. */
   private write(text: string, refs: number[]): void {
     const length = Buffer.byteLength(text, 'utf8');
-    if (this.used + length > chunkBytes) {
+    if (this.used + length > this.chunkBytes) {
       // A new chunk; an entry larger than a chunk gets one of its own size.
-      this.chunks.push(Buffer.allocUnsafeSlow(Math.max(chunkBytes, length)));
+      this.chunks.push(Buffer.allocUnsafeSlow(Math.max(this.chunkBytes, length)));
       this.used = 0;
     }
     const chunk = this.chunks.length - 1;

@@ -40,9 +40,14 @@ export function frozenWallet(wallet: Wallet, version: number, stored: Wallet | u
 function reservationsOf(given: readonly ReservationRecord[], held: readonly ReservationRecord[]): ReservationRecord[] {
   if (given === held) return held as ReservationRecord[];
   const out = new Array<ReservationRecord>(given.length);
+  // Services keep the stored order (dropping some, appending the changed
+  // one): search on from the last one found, so a save is one pass.
+  let next = 0;
   for (let i = 0; i < given.length; i++) {
     const reservation = given[i]!;
-    out[i] = held[i] === reservation || held.includes(reservation) ? reservation : frozenReservation(reservation);
+    const at = held.indexOf(reservation, next);
+    if (at !== -1) next = at + 1;
+    out[i] = at !== -1 || held.includes(reservation) ? reservation : frozenReservation(reservation);
   }
   return Object.freeze(out) as ReservationRecord[];
 }

@@ -45,9 +45,10 @@ function unpackState(p: PackedAuditState): AuditState {
  */
 type LoggedAudit = [id: string | 0, walletId: string, walletVersion: number, at: number | null, action: AuditEntry['action'], clientId: string, sessionId: string, correlationId: string, before: PackedAuditState | null, after: PackedAuditState, shares: PackedContribution[]];
 
-export function packAudit(e: AuditEntry): string {
+/** `derived`: the entry's id is `auditEntryId(walletId, walletVersion)` (the caller has usually checked already). */
+export function packAudit(e: AuditEntry, derived = e.id === auditEntryId(e.walletId, e.walletVersion)): string {
   const logged: LoggedAudit = [
-    e.id === auditEntryId(e.walletId, e.walletVersion) ? 0 : e.id,
+    derived ? 0 : e.id,
     e.walletId,
     e.walletVersion,
     time(e.at),

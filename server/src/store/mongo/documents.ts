@@ -280,7 +280,6 @@ export function walletFromDoc(d: WalletDoc): Wallet {
 
 // --- audit -----------------------------------------------------------------
 
-
 function auditState(s: AuditState): AuditState {
   return { reservationAmount: s.reservationAmount, contributions: contributionsOf(s.contributions), expiresAt: s.expiresAt };
 }
