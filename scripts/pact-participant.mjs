@@ -3,10 +3,8 @@
 // verification (which publishes its results), so that both name the same
 // version.
 import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from './pact-lib.mjs';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const git = (...args) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trim();
 
 /** PACT_VERSION, else the commit: GIT_COMMIT, GITHUB_SHA, or `git rev-parse HEAD`. */

@@ -95,7 +95,7 @@ export function apiKeyHeader(apiKey: string = apiKeys.partner) {
 }
 
 /** `Authorization: Bearer <token>`; the placeholder stands for a valid member session. */
-export function bearer(token: string = placeholderSessionToken) {
+function bearer(token: string = placeholderSessionToken) {
   return { Authorization: regex('^Bearer \\S+$', `Bearer ${token}`) };
 }
 
@@ -118,7 +118,7 @@ export function successHeaders(requestId: string) {
 }
 
 /** 429 and 503 tell the client when to try again; the SDK's retries honour it. */
-export const retryAfterHeader = { 'Retry-After': regex('^\\d+$', '1') };
+const retryAfterHeader = { 'Retry-After': regex('^\\d+$', '1') };
 
 /**
  * An error body: statusCode and errorCode are the contract; the message is

@@ -222,6 +222,25 @@ describe('Operation B: offline creation', () => {
     const response = await update('m-alice', 'rt-alice-expired', { reservationAmount: 400, offline: true });
     expect(response.status).toBe(200);
     expect(response.body.availablePointBalance).toBe(38100);
+    // The expired one is gone, not kept beside the new one.
+    const wallet = await server.store.loadWallet('member:m-alice');
+    expect(wallet?.reservations.filter((r) => r.reservationToken === 'rt-alice-expired').map((r) => r.reservationAmount)).toEqual([400]);
+  });
+
+  it("keeps two members' reservations under one token in one household wallet apart", async () => {
+    // m-hh-1 holds rt-hh-1 in the household wallet; m-hh-2, same wallet, makes its own under that token, then lowers it.
+    expect((await update('m-hh-2', 'rt-hh-1', { reservationAmount: 1000, offline: true })).status).toBe(200);
+    expect((await update('m-hh-2', 'rt-hh-1', { reservationAmount: 500 })).status).toBe(200);
+    const wallet = await server.store.loadWallet('household:hh-1');
+    const underToken = wallet?.reservations.filter((r) => r.reservationToken === 'rt-hh-1') ?? [];
+    expect(underToken.map((r) => [r.correlationId, r.reservationAmount])).toEqual([
+      ['m-hh-1', 10000],
+      ['m-hh-2', 500],
+    ]);
+    expect(underToken[0]?.contributions).toEqual([
+      { correlationId: 'm-hh-1', points: 6000 },
+      { correlationId: 'm-hh-2', points: 4000 },
+    ]);
   });
 
   it('takes the amount from the items when none is sent', async () => {

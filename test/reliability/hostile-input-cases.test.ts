@@ -27,7 +27,8 @@ beforeEach(async () => {
   world.spy.violations.splice(0);
 });
 
-async function expectRejectedCleanly(req: RawRequest): Promise<void> {
+/** Sends `req`; expects a documented 4xx and nothing written. Returns the answer for further checks. */
+async function expectRejectedCleanly(req: RawRequest): Promise<Awaited<ReturnType<typeof send>>> {
   const writes = world.spy.writes;
   const before = await world.wallets();
   const res = await send(world.urls[0]!, req);
@@ -35,6 +36,7 @@ async function expectRejectedCleanly(req: RawRequest): Promise<void> {
   expect(res.status).toBeGreaterThanOrEqual(400);
   expect(world.spy.writes).toBe(writes);
   expect(await world.wallets()).toEqual(before);
+  return res;
 }
 
 describe('compressed bodies', () => {
@@ -42,9 +44,7 @@ describe('compressed bodies', () => {
   // compressed body is 415, so nothing is ever inflated.
   it('a valid gzip body: 415 in the documented shape', async () => {
     const req = { method: 'PUT', path, headers: { ...headers, 'content-encoding': 'gzip' }, body: gzipSync('{"reservationAmount":10000}') };
-    const res = await send(world.urls[0]!, req);
-    expect(problemsOfAnswer(req, res)).toEqual([]);
-    expect(res.status).toBe(415);
+    expect((await expectRejectedCleanly(req)).status).toBe(415);
   });
 
   it.each(['gzip', 'deflate', 'br'])('a %s body that does not decompress: a documented 4xx, not a 500', async (encoding) => {

@@ -100,5 +100,5 @@ describe('createHttpServer', () => {
       { cwd: repoRoot, timeout: 30_000 },
     );
     expect(JSON.parse(stdout)).toEqual({ req: shared, res: shared });
-  });
+  }, 30_000);
 });

@@ -17,7 +17,6 @@ import type { Store } from '../../../server/src/store/port';
  * starts: a race test over it proves nothing.)
  */
 
-
 type Around = (method: StoreMethod, args: unknown[], run: () => Promise<unknown>) => Promise<unknown>;
 
 /** A Store whose every method call goes through `around`. */
