@@ -1,7 +1,8 @@
 // Fails unless the committed pact covers:
 //  - every (operation, status) pair the spec documents for /client/... paths;
-//  - every documented error code of Operation A and every documented
-//    message of Operation B (the spec's enums), each matched exactly;
+//  - every documented error code of Operation A, every documented message
+//    of Operation B and every 401 message (the spec's enums), each matched
+//    exactly;
 //  - the variants the SDK's users depend on (default and explicit business
 //    unit, plain lowering, household return, item-level redemption, offline
 //    creation, 401 on each operation).
@@ -67,20 +68,23 @@ const body = (i) => i.response?.body?.content;
 /** No matching rule on the field: Pact compares it exactly. */
 const exact = (i, field) => !i.response?.matchingRules?.body?.[`$.${field}`];
 
+/** Every value of the enum is answered, exactly matched, by an interaction of `operationId` (or of any operation). */
 function requireEnum({ operationId, status, field, schemaName }) {
   const values = schemas[schemaName]?.enum;
   if (!Array.isArray(values)) {
     problems.push(`spec: components.schemas.${schemaName} has no enum`);
     return;
   }
-  const seen = (byOperation.get(operationId) ?? []).filter((i) => i.response?.status === status && exact(i, field)).map((i) => body(i)?.[field]);
+  const candidates = operationId ? (byOperation.get(operationId) ?? []) : interactions;
+  const seen = candidates.filter((i) => i.response?.status === status && exact(i, field)).map((i) => body(i)?.[field]);
   for (const value of values) {
-    if (!seen.includes(value)) problems.push(`${operationId} ${status}: no interaction answers ${field} "${value}" (exactly matched)`);
+    if (!seen.includes(value)) problems.push(`${operationId ?? 'any operation'} ${status}: no interaction answers ${field} "${value}" (exactly matched)`);
   }
 }
 
 requireEnum({ operationId: 'listVoucherDefinitions', status: 400, field: 'errorCode', schemaName: 'VoucherDefinitionsErrorCode' });
 requireEnum({ operationId: 'updateReservation', status: 400, field: 'errorMessage', schemaName: 'ReservationUpdateErrorMessage' });
+requireEnum({ operationId: null, status: 401, field: 'errorMessage', schemaName: 'UnauthorizedErrorMessage' });
 
 // --- variants -------------------------------------------------------------------------
 
@@ -113,4 +117,4 @@ if (problems.length > 0) {
 }
 console.log(`${rel(committedPact)} covers every documented status of ${operations.length} operations (${interactions.length} interactions):`);
 console.log(table.join('\n'));
-console.log('  ...and every Operation A error code, every Operation B message and the required variants.');
+console.log('  ...and every Operation A error code, every Operation B message, every 401 message and the required variants.');

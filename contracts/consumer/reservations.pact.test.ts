@@ -17,6 +17,7 @@ import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, state
 import {
   alice,
   aliceExists,
+  apiKeyHeader,
   createPact,
   errorBody,
   exampleSessionId,
@@ -26,6 +27,7 @@ import {
   jsonContentType,
   memberHeaders,
   regex,
+  requestIdHeader,
   sdk,
   serviceUnavailable,
   settled,
@@ -33,6 +35,7 @@ import {
   type StateSpec,
   successHeaders,
   tooManyRequests,
+  unauthorized,
   uuidPattern,
 } from './support';
 
@@ -390,12 +393,30 @@ describe('updateReservation: other statuses', () => {
       .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
         req.headers(memberHeaders(requestId, invalidSessionToken)).jsonBody({ reservationAmount: 7500 }),
       )
-      .willRespondWith(401, (res) =>
-        res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', { example: 'Invalid or expired session' })),
-      )
+      .willRespondWith(401, unauthorized('Invalid or expired session'))
       .executeTest(settled(async (mock) => {
         const result = await update(mock.url, { body: { reservationAmount: 7500 }, token: invalidSessionToken, requestId });
         expectError(result, 401, 'UNAUTHORIZED');
+        expect(result.error?.errorMessage).toBe('Invalid or expired session');
+      }));
+  });
+
+  it('401: says how to send the session when there is none', () => {
+    const requestId = 'contract-update-401-no-session';
+    return interaction(pact, 'a request to update a reservation without a session', aliceHolds('rt-alice-1', 10000))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers({ ...apiKeyHeader(), ...requestIdHeader(requestId) }).jsonBody({ reservationAmount: 7500 }),
+      )
+      .willRespondWith(401, unauthorized('Missing session: send Authorization: Bearer <sessionToken>'))
+      .executeTest(settled(async (mock) => {
+        // The raw client without `sessionAuth`: what a partner app that forgot the session sends.
+        const result = await sdk(mock.url).raw.PUT('/client/users/{correlation_id}/reservations/{reservation_token}', {
+          params: { path: { correlation_id: alice, reservation_token: 'rt-alice-1' } },
+          body: { reservationAmount: 7500 },
+          headers: { 'X-Request-Id': requestId },
+        });
+        expect(result.response.status).toBe(401);
+        expect(result.error).toMatchObject({ errorCode: 'UNAUTHORIZED', errorMessage: 'Missing session: send Authorization: Bearer <sessionToken>' });
       }));
   });
 

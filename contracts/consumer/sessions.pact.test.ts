@@ -25,6 +25,7 @@ import {
   string,
   successHeaders,
   tooManyRequests,
+  unauthorized,
   uuidPattern,
 } from './support';
 
@@ -90,12 +91,11 @@ describe('startSession', () => {
     const requestId = 'contract-start-session-401';
     return interaction(pact, 'a request to start a session with an unknown API key', aliceExists)
       .withRequest('POST', path, (req) => req.headers(sessionRequest('CARD_NUMBER', requestId, apiKeys.unknown)))
-      .willRespondWith(401, (res) =>
-        res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', { example: 'Missing or unknown API key' })),
-      )
+      .willRespondWith(401, unauthorized('Missing or unknown API key'))
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url, apiKeys.unknown).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
         expectError(result, 401, 'UNAUTHORIZED');
+        expect(result.error?.errorMessage).toBe('Missing or unknown API key');
       }));
   });
 

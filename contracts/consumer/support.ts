@@ -7,7 +7,7 @@
  */
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
 import type { V4ResponseBuilder } from '@pact-foundation/pact/src/v4/http/types';
-import { createLoyaltyClient, type LoyaltyClient } from '@loyalty/sdk';
+import { createLoyaltyClient, type LoyaltyClient, type UnauthorizedErrorMessage } from '@loyalty/sdk';
 import {
   apiKeys,
   consumerName,
@@ -146,6 +146,10 @@ export const internalError = (res: V4ResponseBuilder) =>
 /** 503: the store is unavailable. */
 export const serviceUnavailable = (res: V4ResponseBuilder) =>
   res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(503, 'SERVICE_UNAVAILABLE', { example: 'Service unavailable' }));
+
+/** 401: the credentials do not allow the call; the message (an enum of the spec) says what to fix. */
+export const unauthorized = (message: UnauthorizedErrorMessage) => (res: V4ResponseBuilder) =>
+  res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', message));
 
 /** What the SDK made of an error answer: its status and errorCode. */
 export function expectError(result: { response: Response; error?: { errorCode?: string } }, status: number, errorCode: string): void {

@@ -8,6 +8,7 @@ import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, state
 import {
   alice,
   aliceExists,
+  apiKeyHeader,
   createPact,
   errorBody,
   expectError,
@@ -15,12 +16,14 @@ import {
   internalError,
   jsonContentType,
   memberHeaders,
+  requestIdHeader,
   sdk,
   serviceUnavailable,
   settled,
   state,
   successHeaders,
   tooManyRequests,
+  unauthorized,
 } from './support';
 
 const { eachLike, like, equal, string, number } = MatchersV3;
@@ -192,12 +195,27 @@ describe('listVoucherDefinitions', () => {
     const requestId = 'contract-list-vouchers-401';
     return interaction(pact, 'a request to list voucher definitions with an invalid session token', aliceExists)
       .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId, invalidSessionToken)))
-      .willRespondWith(401, (res) =>
-        res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', { example: 'Invalid or expired session' })),
-      )
+      .willRespondWith(401, unauthorized('Invalid or expired session'))
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: invalidSessionToken, requestId });
         expectError(result, 401, 'UNAUTHORIZED');
+        expect(result.error?.errorMessage).toBe('Invalid or expired session');
+      }));
+  });
+
+  it('401: says how to send the session when there is none', () => {
+    const requestId = 'contract-list-vouchers-401-no-session';
+    return interaction(pact, 'a request to list voucher definitions without a session', aliceExists)
+      .withRequest('GET', path, (req) => req.headers({ ...apiKeyHeader(), ...requestIdHeader(requestId) }))
+      .willRespondWith(401, unauthorized('Missing session: send Authorization: Bearer <sessionToken>'))
+      .executeTest(settled(async (mock) => {
+        // The raw client without `sessionAuth`: what a partner app that forgot the session sends.
+        const result = await sdk(mock.url).raw.GET('/client/users/{correlation_id}/voucher-definitions', {
+          params: { path: { correlation_id: alice } },
+          headers: { 'X-Request-Id': requestId },
+        });
+        expect(result.response.status).toBe(401);
+        expect(result.error).toMatchObject({ errorCode: 'UNAUTHORIZED', errorMessage: 'Missing session: send Authorization: Bearer <sessionToken>' });
       }));
   });
 

@@ -50,6 +50,7 @@ export type {
   SuccessBody,
   TooManyRequestsError,
   UnauthorizedError,
+  UnauthorizedErrorMessage,
   UnexpectedResponseError,
   UnsupportedMediaTypeError,
   UpdateReservationError,

@@ -31,6 +31,7 @@ export type ReservationUpdateError = Schemas['ReservationUpdateError'];
 export type VoucherDefinitionsErrorCode = Schemas['VoucherDefinitionsErrorCode'];
 export type VoucherDefinitionsError = Schemas['VoucherDefinitionsError'];
 export type InvalidRequestError = Schemas['InvalidRequestError'];
+export type UnauthorizedErrorMessage = Schemas['UnauthorizedErrorMessage'];
 export type UnauthorizedError = Schemas['UnauthorizedError'];
 export type MemberNotFoundError = Schemas['MemberNotFoundError'];
 export type PayloadTooLargeError = Schemas['PayloadTooLargeError'];

@@ -14,6 +14,7 @@ import {
   type ReservationUpdateRequest,
   type ReservationUpdateResponse,
   type Session,
+  type UnauthorizedErrorMessage,
   type UpdateReservationError,
   type VoucherDefinitionsErrorCode,
   type VoucherDefinitionSummary,
@@ -149,6 +150,21 @@ export async function operationBErrors(): Promise<void> {
     void status;
     void body;
   }
+}
+
+export async function unauthorizedMessages(): Promise<void> {
+  const { error } = await client.listVoucherDefinitions(ids);
+  if (error?.errorCode !== 'UNAUTHORIZED') return;
+  // Narrowed on errorCode, a 401's message is one of the spec's three: a switch can say what to fix.
+  assertType<Equal<typeof error.errorMessage, UnauthorizedErrorMessage>>();
+  assertType<
+    Equal<
+      UnauthorizedErrorMessage,
+      'Missing or unknown API key' | 'Missing session: send Authorization: Bearer <sessionToken>' | 'Invalid or expired session'
+    >
+  >();
+  // @ts-expect-error a 401 message the spec does not have
+  if (error.errorMessage === 'Session expired') return;
 }
 
 export async function operationAErrors(): Promise<void> {

@@ -64,7 +64,7 @@ describe('Start Session', () => {
   ])('answers 401 UNAUTHORIZED with %s', async (_name, apiKey) => {
     const response = await api.call('POST', sessionPath, { apiKey, headers: { 'x-identifier-type': 'EMAIL' } });
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ statusCode: 401, errorCode: 'UNAUTHORIZED' });
+    expect(response.body).toEqual(unauthorized('Missing or unknown API key'));
   });
 });
 
@@ -78,29 +78,40 @@ describe('sessions guard Operations A and B', () => {
     ],
   ] as const;
 
-  it.each(operations)('%s answers 401 without a session', async (_name, run) => {
+  // Every session failure but a missing one reads the same: the answer never says whose a token is.
+  const invalid = unauthorized('Invalid or expired session');
+
+  it.each(operations)('%s answers 401 without a session, saying how to send one', async (_name, run) => {
     const response = await run(undefined);
     expect(response.status).toBe(401);
-    expect(response.body).toMatchObject({ statusCode: 401, errorCode: 'UNAUTHORIZED' });
+    expect(response.body).toEqual(unauthorized('Missing session: send Authorization: Bearer <sessionToken>'));
   });
 
   it.each(operations)('%s answers 401 with a token that is no session', async (_name, run) => {
-    expect((await run('st_not_a_real_session_token_at_all')).status).toBe(401);
+    const response = await run('st_not_a_real_session_token_at_all');
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(invalid);
   });
 
   it.each(operations)("%s answers 401 with another member's session", async (_name, run) => {
     const token = await api.startSession(keys.partner, 'm-hh-1');
-    expect((await run(token)).status).toBe(401);
+    const response = await run(token);
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(invalid);
   });
 
   it.each(operations)("%s answers 401 with another client's session", async (_name, run) => {
     const token = await api.startSession(keys.tiered, 'm-alice');
-    expect((await run(token)).status).toBe(401);
+    const response = await run(token);
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(invalid);
   });
 
   it.each(operations)('%s answers 401 with a valid session but no API key', async (_name, run) => {
     const token = await api.startSession(keys.partner, 'm-alice');
-    expect((await run(token, '')).status).toBe(401);
+    const response = await run(token, '');
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(unauthorized('Missing or unknown API key'));
   });
 
   it.each(operations)('%s answers 401 once the session has expired', async (_name, run) => {
@@ -110,9 +121,13 @@ describe('sessions guard Operations A and B', () => {
     try {
       const response = await run(token);
       expect(response.status).toBe(401);
-      expect(response.body.errorCode).toBe('UNAUTHORIZED');
+      expect(response.body).toEqual(invalid);
     } finally {
       server.advance(-3600);
     }
   });
 });
+
+function unauthorized(errorMessage: string) {
+  return { statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage };
+}

@@ -3,6 +3,7 @@ import type { components } from '../generated/api-types';
 type Schemas = components['schemas'];
 export type ReservationErrorMessage = Schemas['ReservationUpdateErrorMessage'];
 export type VoucherErrorCode = Schemas['VoucherDefinitionsErrorCode'];
+export type UnauthorizedMessage = Schemas['UnauthorizedErrorMessage'];
 
 /** Stable error codes of the API, each with its HTTP status. */
 export const errorStatus = {
@@ -57,8 +58,14 @@ export function reservationError(message: ReservationErrorMessage, extras?: Erro
   return new AppError('INVALID_REQUEST', message, extras);
 }
 
-export const unauthorized = (message = 'Invalid or expired session'): AppError =>
-  new AppError('UNAUTHORIZED', message);
+/** The spec's 401 messages: each names what to fix, none whose a token is. */
+export const unauthorizedMessages = {
+  apiKey: 'Missing or unknown API key',
+  missingSession: 'Missing session: send Authorization: Bearer <sessionToken>',
+  invalidSession: 'Invalid or expired session',
+} as const satisfies Record<string, UnauthorizedMessage>;
+
+export const unauthorized = (message: UnauthorizedMessage): AppError => new AppError('UNAUTHORIZED', message);
 
 /** The store cannot answer now (down, or too many conflicting writes): 503. */
 export const serviceUnavailable = (): AppError => new AppError('SERVICE_UNAVAILABLE', 'Service unavailable');

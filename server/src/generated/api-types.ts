@@ -488,13 +488,20 @@ export interface components {
             errorMessage: string;
             details?: components["schemas"]["ErrorDetails"];
         };
+        /**
+         * @description What a developer has to fix. The three texts are decided in
+         *     api-decisions.md: a message per cause, rather than one for all, so
+         *     that a missing header is not mistaken for an expired session; none
+         *     says whose a token is.
+         * @enum {string}
+         */
+        UnauthorizedErrorMessage: "Missing or unknown API key" | "Missing session: send Authorization: Bearer <sessionToken>" | "Invalid or expired session";
         UnauthorizedError: {
             /** @enum {integer} */
             statusCode: 401;
             /** @enum {string} */
             errorCode: "UNAUTHORIZED";
-            /** @example Invalid or expired session */
-            errorMessage: string;
+            errorMessage: components["schemas"]["UnauthorizedErrorMessage"];
         };
         MemberNotFoundError: {
             /** @enum {integer} */
@@ -546,19 +553,20 @@ export interface components {
         };
     };
     responses: {
-        /** @description Missing or unknown API key, or missing, invalid or expired session, or a session of another client or member. */
+        /**
+         * @description The credentials do not allow the call. `errorMessage` says what to fix,
+         *     never whose a token is: `Missing or unknown API key` (no `X-Api-Key`,
+         *     or a key the service does not know), `Missing session: send
+         *     Authorization: Bearer <sessionToken>` (Operations A and B without an
+         *     `Authorization` header, or with another scheme than `Bearer`), or
+         *     `Invalid or expired session` (any other session failure: unknown,
+         *     expired, or started by another client or for another member).
+         */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "statusCode": 401,
-                 *       "errorCode": "UNAUTHORIZED",
-                 *       "errorMessage": "Invalid or expired session"
-                 *     }
-                 */
                 "application/json": components["schemas"]["UnauthorizedError"];
             };
         };

@@ -44,24 +44,30 @@ describe('API key', () => {
 });
 
 describe('member session of Operations A and B', () => {
-  const cases: Array<[string, SendInit]> = [
-    ['no Authorization header', {}],
-    ['an unknown token', { bearer: 'st_unknown_0123456789abcdefgh' }],
-    ['another scheme', { headers: { authorization: `Basic ${aliceToken}` } }],
-    ['a bare token', { headers: { authorization: aliceToken } }],
+  const missing = 'Missing session: send Authorization: Bearer <sessionToken>';
+  const invalid = 'Invalid or expired session';
+  const cases: Array<[string, SendInit, string]> = [
+    ['no Authorization header', {}, missing],
+    ['another scheme', { headers: { authorization: `Basic ${aliceToken}` } }, missing],
+    ['a bare token', { headers: { authorization: aliceToken } }, missing],
+    ['the scheme without a token', { headers: { authorization: 'Bearer ' } }, missing],
+    ['an unknown token', { bearer: 'st_unknown_0123456789abcdefgh' }, invalid],
+    ['two words after the scheme', { headers: { authorization: `Bearer ${aliceToken} extra` } }, invalid],
   ];
   it.each(sessionOperations.flatMap(([operationId, method, path, init]) =>
-    cases.map(([name, auth]) => [operationId, name, method, path, { ...init, bearer: undefined, ...auth }] as const),
-  ))('%s with %s: 401 UNAUTHORIZED', async (operationId, _case, method, path, init) => {
+    cases.map(([name, auth, message]) => [operationId, name, message, method, path, { ...init, bearer: undefined, ...auth }] as const),
+  ))('%s with %s: 401 UNAUTHORIZED %p', async (operationId, _case, message, method, path, init) => {
     const response = await app.send(method, path, init);
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: 'Invalid or expired session' });
+    expect(response.body).toEqual({ statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: message });
     expectDocumentedBody(operationId, 401, response.body);
   });
 
-  it.each(sessionOperations)('%s on the path of another member: 401', async (_operationId, method, path, init) => {
+  it.each(sessionOperations)('%s on the path of another member: 401, and the answer does not say whose the token is', async (operationId, method, path, init) => {
     const response = await app.send(method, path.replace('m-alice', 'm-bob'), init);
     expect(response.status).toBe(401);
+    expect(response.body).toEqual({ statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: invalid });
+    expectDocumentedBody(operationId, 401, response.body);
   });
 
   it('hands the bearer token, the client and the path member to the auth service', async () => {

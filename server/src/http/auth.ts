@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { unauthorized } from '../domain/errors';
+import { unauthorized, unauthorizedMessages } from '../domain/errors';
 import type { AuthService } from '../domain/services';
 import { authenticatedClient, setAuthenticatedClient, setMemberSession } from './locals';
 
@@ -7,7 +7,7 @@ import { authenticatedClient, setAuthenticatedClient, setMemberSession } from '.
 export function requireApiKey(auth: AuthService): RequestHandler {
   return async (req, res, next) => {
     const client = await auth.authenticateClient(req.get('x-api-key'));
-    if (!client) throw unauthorized('Missing or unknown API key');
+    if (!client) throw unauthorized(unauthorizedMessages.apiKey);
     setAuthenticatedClient(res, client);
     next();
   };
@@ -15,21 +15,33 @@ export function requireApiKey(auth: AuthService): RequestHandler {
 
 /**
  * Operations A and B: the member session of `Authorization: Bearer <token>`,
- * valid for this client and the path's member, or 401. Mount after
- * `requireApiKey`, on a route with `:correlation_id`.
+ * valid for this client and the path's member, or 401. No header, another
+ * scheme or no token at all is a missing session; anything else that fails
+ * is an invalid one, whatever the reason (the answer never says whose a
+ * token is). Mount after `requireApiKey`, on a route with `:correlation_id`.
  */
 export function requireSession(auth: AuthService): RequestHandler<{ correlation_id: string }> {
   return async (req, res, next) => {
-    const bearerToken = bearerTokenOf(req.get('authorization'));
-    const session = await auth.authenticateSession(authenticatedClient(res), bearerToken, req.params.correlation_id);
-    if (!session) throw unauthorized();
+    const credentials = bearerCredentialsOf(req.get('authorization'));
+    if (credentials === null) throw unauthorized(unauthorizedMessages.missingSession);
+    const session = await auth.authenticateSession(authenticatedClient(res), bearerTokenOf(credentials), req.params.correlation_id);
+    if (!session) throw unauthorized(unauthorizedMessages.invalidSession);
     setMemberSession(res, session);
     next();
   };
 }
 
-/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive, RFC 7235). */
-export function bearerTokenOf(authorization: string | undefined): string | undefined {
-  const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
-  return match?.[1];
+/**
+ * What follows the `Bearer` scheme (case-insensitive, RFC 9110 11.1), or null
+ * when there is no header, another scheme, or nothing after it.
+ */
+export function bearerCredentialsOf(authorization: string | undefined): string | null {
+  const match = /^Bearer(?: +(.*))?$/i.exec(authorization ?? '');
+  const credentials = match?.[1]?.trim();
+  return credentials ? credentials : null;
+}
+
+/** The token of bearer credentials: one token68 word (RFC 6750), else undefined (no session has it). */
+export function bearerTokenOf(credentials: string): string | undefined {
+  return /^\S+$/.test(credentials) ? credentials : undefined;
 }
