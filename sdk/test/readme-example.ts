@@ -1,5 +1,11 @@
 import { createLoyaltyClient, isLoyaltyRequestError } from '@loyalty/sdk';
 
+/** Says what went wrong; the program then ends with exit code 1. */
+function fail(message: string): void {
+  console.error(message);
+  process.exitCode = 1;
+}
+
 const apiKey = process.env.LOYALTY_API_KEY;
 if (!apiKey) throw new Error('Set LOYALTY_API_KEY to your client application key');
 
@@ -16,8 +22,7 @@ async function main(): Promise<void> {
   // 1. Start a member session. Sessions are per member: keep the token with the member.
   const session = await loyalty.startSession({ correlationId, identifierType: 'CARD_NUMBER' });
   if (session.error) {
-    console.error(`No session: ${session.error.errorCode} ${session.error.errorMessage} (request ${session.requestId})`);
-    return;
+    return fail(`No session: ${session.error.errorCode} ${session.error.errorMessage} (request ${session.requestId})`);
   }
   const { sessionToken } = session.data;
 
@@ -26,16 +31,13 @@ async function main(): Promise<void> {
   if (vouchers.error) {
     switch (vouchers.error.errorCode) {
       case 'UNAUTHORIZED':
-        console.error('The session expired: start a new one');
-        break;
+        return fail(`Start a new session: ${vouchers.error.errorMessage}`);
       case 'BUSINESS_UNIT_REQUIRED':
       case 'INVALID_BUSINESS_UNIT':
-        console.error('Pass a businessUnit enabled for this application');
-        break;
+        return fail('Pass a businessUnit enabled for this application');
       default:
-        console.error(`Vouchers failed: ${vouchers.error.errorCode} (request ${vouchers.requestId})`);
+        return fail(`Vouchers failed: ${vouchers.error.errorCode} (request ${vouchers.requestId})`);
     }
-    return;
   }
   for (const voucher of vouchers.data) {
     const text = voucher.creative['en-CA']?.shortDescription1 ?? voucher.definitionName;
@@ -50,22 +52,18 @@ async function main(): Promise<void> {
     body: { reservationAmount: 7500 },
   });
   if (updated.error) {
-    if (updated.error.errorCode === 'INVALID_REQUEST') {
-      // Narrowed on errorCode, errorMessage is the union of the documented messages.
-      switch (updated.error.errorMessage) {
-        case 'New reservation amount cannot be greater than existing reservation amount':
-          console.error('A reservation can only go down');
-          break;
-        case 'Reservation Token is invalid':
-          console.error('No such reservation (or it expired)');
-          break;
-        default:
-          console.error(`Rejected: ${updated.error.errorMessage}`);
-      }
-    } else {
-      console.error(`Update failed: HTTP ${updated.response.status} ${updated.error.errorCode} (request ${updated.requestId})`);
+    if (updated.error.errorCode !== 'INVALID_REQUEST') {
+      return fail(`Update failed: HTTP ${updated.response.status} ${updated.error.errorCode} (request ${updated.requestId})`);
     }
-    return;
+    // Narrowed on errorCode, errorMessage is the union of the documented messages.
+    switch (updated.error.errorMessage) {
+      case 'New reservation amount cannot be greater than existing reservation amount':
+        return fail('A reservation can only go down');
+      case 'Reservation Token is invalid':
+        return fail('No such reservation (or it expired)');
+      default:
+        return fail(`Rejected: ${updated.error.errorMessage}`);
+    }
   }
   const { reservationToken, reservationDuration, availablePointBalance } = updated.data;
   console.log(`Reservation ${reservationToken} holds for ${reservationDuration} s; ${availablePointBalance} points available`);
@@ -74,9 +72,9 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   // Calls reject only when no answer came from the API: timeout, network, abort.
   if (isLoyaltyRequestError(error)) {
-    console.error(`No answer from the loyalty API: ${error.reason} after ${error.attempts} attempt(s), request ${error.requestId}`);
+    fail(`No answer from the loyalty API: ${error.reason} after ${error.attempts} attempt(s), request ${error.requestId}`);
   } else {
     console.error(error);
+    process.exitCode = 1;
   }
-  process.exitCode = 1;
 });
