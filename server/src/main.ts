@@ -1,13 +1,16 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import type { Express } from 'express';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app';
 import { buildDeps, describeStore, type BuildDeps } from './composition';
-import { ConfigError, loadConfig, type AppConfig } from './config';
+import { loadConfig, type AppConfig } from './config';
 import { answerParserErrors } from './http/client-error';
 import { prepareGracefulClose } from './http/graceful-shutdown';
 import { createHttpServer } from './http/http-server';
+import { loadApiSpec } from './http/spec';
+import { describeStartFailure } from './start-failure';
 
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
@@ -19,6 +22,8 @@ export interface RunningServer {
 /** Builds everything from `config`, listens on `config.port`; closes the store again if the start fails. */
 export async function startServer(config: AppConfig, logger: Logger, build: BuildDeps = buildDeps): Promise<RunningServer> {
   logger.info(`Using ${describeStore(config)}`);
+  // A broken spec stops the start before anything connects or loads.
+  await loadApiSpec();
   const deps = await build(config, logger);
   let server: Server;
   try {
@@ -70,36 +75,62 @@ function urlOf(server: Server): string {
  */
 export const logDestination = { dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 } as const;
 
-/** The process: config, start, and a graceful stop on SIGTERM/SIGINT (a second signal kills at once). */
-function main(): void {
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    console.error(error instanceof ConfigError ? error.message : error);
-    process.exit(1);
-  }
-  const logger = pino({ level: config.logLevel }, pino.destination(logDestination));
-  startServer(config, logger).then(
-    (running) => {
-      const onSignal = (signal: NodeJS.Signals): void => {
-        logger.info(`${signal} received`);
-        running.stop().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            logger.error({ err: error }, 'Shutdown failed');
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
-    },
-    (error: unknown) => {
-      logger.fatal({ err: error }, `Start failed: ${error instanceof Error ? error.message : String(error)}`);
-      process.exit(1);
-    },
-  );
+/**
+ * A terminal's Ctrl+C reaches the server twice under `npm start`: from the
+ * terminal, and again from npm, which forwards the signals it gets. A signal
+ * this soon after the first is that copy, not a second request to stop.
+ */
+const repeatedSignalMs = 1000;
+
+/**
+ * Stops gracefully on the first SIGTERM or SIGINT, then exits 0 (1 if the
+ * stop failed). A later signal exits at once with 128 + its number, without
+ * waiting for requests in flight.
+ */
+export function stopOnSignals(
+  running: RunningServer,
+  logger: Logger,
+  processLike: Pick<NodeJS.Process, 'on' | 'exit'> = process,
+  now: () => number = Date.now,
+): void {
+  let firstAt: number | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (firstAt !== null) {
+      if (now() - firstAt < repeatedSignalMs) return;
+      logger.warn(`${signal} received again: exiting without waiting for requests in flight`);
+      processLike.exit(128 + osConstants.signals[signal]);
+      return;
+    }
+    firstAt = now();
+    logger.info(`${signal} received`);
+    running.stop().then(
+      () => processLike.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'Shutdown failed');
+        processLike.exit(1);
+      },
+    );
+  };
+  processLike.on('SIGTERM', onSignal);
+  processLike.on('SIGINT', onSignal);
 }
 
-if (require.main === module) main();
+/**
+ * The process: config, start, and a graceful stop on SIGTERM/SIGINT. A start
+ * that fails prints one plain message on stderr (describeStartFailure) and
+ * exits 1.
+ */
+async function main(): Promise<void> {
+  let config: AppConfig | null = null;
+  try {
+    config = loadConfig();
+    const logger = pino({ level: config.logLevel }, pino.destination(logDestination));
+    stopOnSignals(await startServer(config, logger), logger);
+  } catch (error) {
+    const verbose = config?.logLevel === 'debug' || config?.logLevel === 'trace';
+    process.stderr.write(`${describeStartFailure(error, { config, verbose })}\n`);
+    process.exit(1);
+  }
+}
+
+if (require.main === module) void main();

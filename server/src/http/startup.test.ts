@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type { RuntimeDeps } from '../composition';
 import { loadConfig } from '../config';
-import { startServer, type RunningServer } from '../main';
+import { EventEmitter } from 'node:events';
+import { startServer, stopOnSignals, type RunningServer } from '../main';
 import { fakeServices } from './test-support/fakes';
 
 /** startServer with fake deps; the store records when it is closed. */
@@ -101,6 +102,57 @@ describe('stop', () => {
     const { running, store } = await start();
     await Promise.all([running.stop(), running.stop()]);
     expect(store.close).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('stopOnSignals', () => {
+  /** A process stand-in: signals are emitted by hand, exit is recorded, time moves when told. */
+  function setUp(stopResult: Promise<void> = Promise.resolve()) {
+    const emitter = new EventEmitter();
+    const exit = jest.fn();
+    let nowMs = 0;
+    const running = { url: 'http://127.0.0.1:1', stop: jest.fn(() => stopResult) };
+    const logs: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line).msg) });
+    stopOnSignals(running, logger, { on: emitter.on.bind(emitter), exit } as never, () => nowMs);
+    const signal = (name: NodeJS.Signals, atMs: number) => {
+      nowMs = atMs;
+      emitter.emit(name, name);
+    };
+    return { signal, exit, running, logs };
+  }
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s stops gracefully, then exits 0', async (name) => {
+    const { signal, exit, running, logs } = setUp();
+    signal(name, 0);
+    await waitFor(() => exit.mock.calls.length > 0);
+    expect(running.stop).toHaveBeenCalledTimes(1);
+    expect(exit.mock.calls).toEqual([[0]]);
+    expect(logs).toEqual([`${name} received`]);
+  });
+
+  it("takes a repeat within a second for the same Ctrl+C (npm forwards the terminal's signal)", () => {
+    const { signal, exit, running } = setUp(new Promise(() => undefined));
+    signal('SIGINT', 0);
+    signal('SIGINT', 5);
+    signal('SIGTERM', 999);
+    expect(running.stop).toHaveBeenCalledTimes(1);
+    expect(exit).not.toHaveBeenCalled();
+  });
+
+  it('exits at once on a signal after that, with 128 + its number', () => {
+    const { signal, exit, logs } = setUp(new Promise(() => undefined));
+    signal('SIGINT', 0);
+    signal('SIGINT', 1500);
+    expect(exit.mock.calls).toEqual([[130]]);
+    expect(logs).toContain('SIGINT received again: exiting without waiting for requests in flight');
+  });
+
+  it('exits 1 when the stop fails', async () => {
+    const { signal, exit } = setUp(Promise.reject(new Error('close failed')));
+    signal('SIGTERM', 0);
+    await waitFor(() => exit.mock.calls.length > 0);
+    expect(exit.mock.calls).toEqual([[1]]);
   });
 });
 

@@ -4,10 +4,11 @@ import {
   MongoNetworkError,
   MongoNetworkTimeoutError,
   MongoServerError,
+  MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
 import { StoreUnavailableError } from '../port';
-import { isDuplicateKey, toStoreError } from './errors';
+import { isDuplicateKey, toStoreError, unreachableReason } from './errors';
 
 /** A server error as the driver builds it from a reply. */
 const serverError = (code: number, message = 'server said no'): MongoServerError => new MongoServerError({ message, code, ok: 0 });
@@ -55,5 +56,20 @@ describe('isDuplicateKey', () => {
     expect(isDuplicateKey(serverError(11000))).toBe(true);
     expect(isDuplicateKey(serverError(11001))).toBe(false);
     expect(isDuplicateKey(new Error('E11000'))).toBe(false);
+  });
+});
+
+describe('unreachableReason', () => {
+  it("gives the driver's message, and each server's own error when it differs", () => {
+    const serverError = new Error('connect ECONNREFUSED 10.0.0.5:27017');
+    const servers = new Map([['db-1:27017', { error: serverError }], ['db-2:27017', { error: null }]]);
+    const selection = new MongoServerSelectionError('Server selection timed out after 500 ms', { servers } as never);
+    expect(unreachableReason(selection)).toBe('Server selection timed out after 500 ms; db-1:27017: connect ECONNREFUSED 10.0.0.5:27017');
+  });
+
+  it('does not repeat a cause the message already holds', () => {
+    const serverError = new Error('getaddrinfo ENOTFOUND db-1');
+    const selection = new MongoServerSelectionError('getaddrinfo ENOTFOUND db-1', { servers: new Map([['db-1:27017', { error: serverError }]]) } as never);
+    expect(unreachableReason(selection)).toBe('getaddrinfo ENOTFOUND db-1');
   });
 });

@@ -71,6 +71,22 @@ export function toStoreError(error: unknown): unknown {
   return isUnavailable(error) ? new StoreUnavailableError('store unavailable', { cause: error }) : error;
 }
 
+/**
+ * Why the driver could not reach the server, in its own words: the
+ * selection error's message and, where the driver kept them, each server's
+ * last error (`connect ECONNREFUSED 10.0.0.5:27017`, `getaddrinfo ENOTFOUND
+ * db`). For operators (start-up failures, logs), never for clients.
+ */
+export function unreachableReason(error: unknown): string {
+  const reasons = [error instanceof Error ? error.message : String(error)];
+  const servers = error instanceof MongoServerSelectionError ? error.reason?.servers : undefined;
+  for (const [address, description] of servers ?? []) {
+    const message = description.error?.message;
+    if (message && !reasons.some((reason) => reason.includes(message))) reasons.push(`${address}: ${message}`);
+  }
+  return reasons.join('; ');
+}
+
 /** E11000: a unique index (or `_id`) already holds this key. */
 export function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === 11000;

@@ -9,7 +9,7 @@ import type {
   VoucherDefinitionRecord,
   Wallet,
 } from '../../domain/model';
-import type { Store } from '../port';
+import { StoreUnavailableError, type Store } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import {
   auditDoc,
@@ -38,7 +38,7 @@ import {
   type VoucherDefinitionDoc,
   type WalletDoc,
 } from './documents';
-import { isDuplicateKey, toStoreError } from './errors';
+import { isDuplicateKey, toStoreError, unreachableReason } from './errors';
 
 export interface MongoStoreOptions {
   uri: string;
@@ -114,8 +114,9 @@ export class MongoStore implements Store {
 
   /**
    * Connects, checks the server answers and creates the indexes. An
-   * unreachable server gives `StoreUnavailableError`; a malformed URI gives
-   * the driver's parse error (a configuration mistake, not an outage).
+   * unreachable server gives `StoreUnavailableError` whose message is the
+   * driver's own reason (for the operator: it names hosts); a malformed URI
+   * gives the driver's parse error (a configuration mistake, not an outage).
    */
   static async connect(options: MongoStoreOptions): Promise<MongoStore> {
     const client = new MongoClient(options.uri, clientOptions(options));
@@ -126,7 +127,8 @@ export class MongoStore implements Store {
       return store;
     } catch (error) {
       await client.close().catch(() => undefined);
-      throw toStoreError(error);
+      const mapped = toStoreError(error);
+      throw mapped instanceof StoreUnavailableError ? new StoreUnavailableError(unreachableReason(error), { cause: error }) : mapped;
     }
   }
 

@@ -1,0 +1,36 @@
+import { ConfigError, loadConfig } from './config';
+import { InvalidSpecError } from './http/spec';
+import { describeStartFailure } from './start-failure';
+import { FixtureError } from './store/fixture';
+import { StoreUnavailableError } from './store/port';
+
+const embedded = loadConfig({ PORT: '3000' });
+const mongo = loadConfig({ MONGODB_URI: 'mongodb://app:s3cret@db-1:27017/?replicaSet=rs0', MONGODB_SERVER_SELECTION_TIMEOUT_MS: '500' });
+const errno = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+describe('describeStartFailure', () => {
+  it.each([
+    ['an invalid variable', new ConfigError(['PORT must be an integer from 0 to 65535 (got "abc")']), null,
+      'Invalid configuration:\n  - PORT must be an integer from 0 to 65535 (got "abc")'],
+    ['a bad fixture, with its paths', new FixtureError([{ path: '/members/0/pointBalance', message: 'must be >= 0' }], 'fixture file /data/seed.json'), embedded,
+      'Invalid fixture file /data/seed.json:\n  /members/0/pointBalance: must be >= 0'],
+    ['a broken spec', new InvalidSpecError('/app/openapi/openapi.yaml', 'missing $ref #/components/schemas/Sesion'), embedded,
+      'OpenAPI spec /app/openapi/openapi.yaml is not usable: missing $ref #/components/schemas/Sesion'],
+    ['an unreachable MongoDB, with the driver\'s cause and no credentials', new StoreUnavailableError('connect ECONNREFUSED 10.0.0.5:27017'), mongo,
+      'Cannot reach MongoDB at db-1:27017/loyalty (within MONGODB_SERVER_SELECTION_TIMEOUT_MS=500): connect ECONNREFUSED 10.0.0.5:27017'],
+    ['a port in use', errno('EADDRINUSE', 'listen EADDRINUSE: address already in use :::3000'), embedded,
+      'Port 3000 is already in use: stop what listens there, or set PORT to another port.'],
+    ['a port it may not use', errno('EACCES', 'listen EACCES: permission denied 0.0.0.0:80'), loadConfig({ PORT: '80' }),
+      'No permission to listen on port 80: set PORT to a port above 1023.'],
+    ['anything else, with a hint', new Error('boom'), embedded,
+      'The server cannot start: boom\n(Set LOG_LEVEL=debug to see where it failed.)'],
+  ])('%s', (_case, error, config, expected) => {
+    expect(describeStartFailure(error, { config, verbose: false })).toBe(expected);
+  });
+
+  it('adds the stack trace only when verbose', () => {
+    const error = new FixtureError([{ path: '/', message: 'cannot read the file (ENOENT)' }], 'fixture file x.json');
+    expect(describeStartFailure(error, { config: embedded, verbose: false })).not.toMatch(/\n\s+at /);
+    expect(describeStartFailure(error, { config: embedded, verbose: true })).toMatch(/^Invalid fixture file x\.json:\n.*\n\nFixtureError: .*\n\s+at /s);
+  });
+});
