@@ -16,14 +16,16 @@ const source = testMongoSource();
 const dbName = uniqueDbName(path.basename(__filename, '.test.ts'));
 
 describe('MongoStore without a server', () => {
-  it('fails to connect with StoreUnavailableError and a message that names no host', async () => {
+  // For the operator's start-up message: the driver's own reason, never the URI's credentials.
+  // (Clients never see it: a StoreUnavailableError always answers the fixed 503 body.)
+  it("fails to connect with StoreUnavailableError giving the driver's reason, without credentials", async () => {
     const connecting = MongoStore.connect({
-      uri: 'mongodb://127.0.0.1:1/?directConnection=true',
+      uri: 'mongodb://app:s3cret@127.0.0.1:1/?directConnection=true',
       dbName,
       serverSelectionTimeoutMS: 300,
     });
     await expect(connecting).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(connecting).rejects.toThrow(/^store unavailable$/);
+    await expect(connecting).rejects.toThrow(/^connect ECONNREFUSED 127\.0\.0\.1:1$/);
   });
 });
 
