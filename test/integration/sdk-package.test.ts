@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { demoFixturePath } from '../../server/src/store/fixture';
 import { startTestServer, type TestServer } from '../support/harness';
+import { childProcessEnv } from '../support/process-env';
 
 /*
  * The SDK as a partner gets it: the tarball `npm pack -w @loyalty/sdk` makes
@@ -20,14 +21,8 @@ const sdkRoot = path.join(repoRoot, 'sdk');
 const bin = (name: string) => path.join(repoRoot, 'node_modules', '.bin', name);
 const shippedFiles = ['README.md', 'dist/index.d.mts', 'dist/index.d.ts', 'dist/index.js', 'dist/index.mjs', 'package.json'];
 
-/** The environment of a command a partner types: none of the `npm test` run's own npm settings. */
-function partnerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
-  return { ...env, ...extra };
-}
-
 function run(command: string, args: string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, env: partnerEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(command, args, { cwd, env: childProcessEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 interface Outcome {
@@ -39,7 +34,7 @@ interface Outcome {
 /** Runs a compiled example asynchronously: the server it talks to lives in this process. */
 function runApp(app: string, script: string, env: Record<string, string>): Promise<Outcome> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [script], { cwd: app, env: partnerEnv(env), timeout: 60_000 }, (error: ExecFileException | null, stdout, stderr) => {
+    execFile(process.execPath, [script], { cwd: app, env: childProcessEnv(env), timeout: 60_000 }, (error: ExecFileException | null, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });

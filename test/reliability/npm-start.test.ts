@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { childProcessEnv } from '../support/process-env';
 
 /*
  * `npm start` as an operator or a process manager runs it: the real npm, the
@@ -26,10 +27,9 @@ interface Started {
 
 /** `npm start` on a free port, in its own process group (as a terminal session would have it). */
 async function npmStart(): Promise<Started> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
   const npm = spawn('npm', ['start'], {
     cwd: repoRoot,
-    env: { ...env, PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '10000' },
+    env: childProcessEnv({ PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '10000' }),
     detached: true,
   });
   const output: string[] = [];

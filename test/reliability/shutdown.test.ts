@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { childProcessEnv } from '../support/process-env';
 import { problemsOfAnswer } from './support/answers';
 import { keys, reliabilityFixture } from './support/fixture';
 import { send, type RawRequest, type RawResponse } from './support/http';
@@ -73,7 +74,7 @@ describe('graceful shutdown', () => {
     writeFileSync(seedFile, JSON.stringify(reliabilityFixture));
     const child = spawn(process.execPath, ['-r', path.join(repoRoot, 'test/soak/register.cjs'), path.join(repoRoot, 'server/src/main.ts')], {
       cwd: repoRoot,
-      env: { ...process.env, PORT: '0', SEED_FILE: seedFile, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0', SHUTDOWN_GRACE_MS: '10000', NODE_ENV: 'production' },
+      env: childProcessEnv({ PORT: '0', SEED_FILE: seedFile, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0', SHUTDOWN_GRACE_MS: '10000', NODE_ENV: 'production' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: string[] = [];

@@ -3,7 +3,7 @@ import { MongoClient } from 'mongodb';
 import { StoreUnavailableError } from '../port';
 import { describeStoreContract } from '../store.contract';
 import { collectionNames, MongoStore } from './mongo-store';
-import { startTestMongo, testMongoSource, stageNames, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
+import { explainMissing, startTestMongo, testMongoSource, stageNames, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
 
 /*
  * Runs the shared Store contract against a real MongoDB when one is reachable
@@ -13,6 +13,8 @@ import { startTestMongo, testMongoSource, stageNames, uniqueDbName, type TestMon
  */
 
 const source = testMongoSource();
+/** Null when the server explains query plans (mongo-wire does not). */
+const explainSkip = source.kind === 'none' ? null : explainMissing(source);
 const dbName = uniqueDbName(path.basename(__filename, '.test.ts'));
 
 describe('MongoStore without a server', () => {
@@ -86,41 +88,50 @@ if (source.kind === 'none') {
       expect(await keysOf(collectionNames.audit)).toContainEqual({ key: { reservationToken: 1, at: 1, walletVersion: 1 }, unique: undefined, ttl: undefined });
     });
 
-    it('answers the voucher listing from its index, without reading other units or statuses or sorting', async () => {
-      const definition = (id: string, businessUnit: string, status: string) => ({
-        voucherDefinitionId: id,
-        adminId: `ADM-${id}`,
-        businessUnit,
-        status,
-        definitionName: id,
-        rewardType: 'DOLLAR_OFF',
-        rewardMetadata: { amount: 1, scopeType: 'CART' },
-        expiryRule: { type: 'ROLLING' },
-        creative: {},
-        pointValue: null,
-        redeemableValue: null,
-      });
-      const others = Array.from({ length: 60 }, (_, i) => definition(`x-${String(i).padStart(3, '0')}`, i % 2 ? 'SDM' : 'LCL', i % 2 ? 'PUBLISHED' : 'DRAFT'));
+    const definition = (id: string, businessUnit: string, status: string) => ({
+      voucherDefinitionId: id,
+      adminId: `ADM-${id}`,
+      businessUnit,
+      status,
+      definitionName: id,
+      rewardType: 'DOLLAR_OFF',
+      rewardMetadata: { amount: 1, scopeType: 'CART' },
+      expiryRule: { type: 'ROLLING' },
+      creative: {},
+      pointValue: null,
+      redeemableValue: null,
+    });
+    const others = Array.from({ length: 60 }, (_, i) => definition(`x-${String(i).padStart(3, '0')}`, i % 2 ? 'SDM' : 'LCL', i % 2 ? 'PUBLISHED' : 'DRAFT'));
+
+    it('lists only the published definitions of one unit, sorted, among others', async () => {
       await store.upsertVoucherDefinitions([...others, definition('vd-2', 'LCL', 'PUBLISHED'), definition('vd-1', 'LCL', 'PUBLISHED')]);
       expect((await store.listPublishedVoucherDefinitions('LCL', 'CUX')).map((d) => d.voucherDefinitionId)).toEqual(['vd-1', 'vd-2']);
-
-      // The same filter and sort the adapter sends.
-      const explain = await admin
-        .db(dbName)
-        .collection(collectionNames.voucherDefinitions)
-        .find({
-          businessUnit: 'LCL',
-          status: 'PUBLISHED',
-          $or: [{ usageChannels: 'CUX' }, { usageChannels: { $exists: false } }, { usageChannels: { $size: 0 } }],
-        })
-        .sort({ voucherDefinitionId: 1 })
-        .explain('executionStats');
-      const stages = stageNames(explain.queryPlanner?.winningPlan);
-      expect(stages).toContain('IXSCAN');
-      expect(stages).not.toContain('SORT');
-      expect(stages).not.toContain('COLLSCAN');
-      expect(explain.executionStats?.totalDocsExamined).toBeLessThanOrEqual(2);
     });
+
+    (explainSkip === null ? it : it.skip)(
+      explainSkip === null
+        ? 'answers the voucher listing from its index, without reading other units or statuses or sorting'
+        : `answers the voucher listing from its index: skipped, ${explainSkip}`,
+      async () => {
+        await store.upsertVoucherDefinitions([...others, definition('vd-2', 'LCL', 'PUBLISHED'), definition('vd-1', 'LCL', 'PUBLISHED')]);
+        // The same filter and sort the adapter sends.
+        const explain = await admin
+          .db(dbName)
+          .collection(collectionNames.voucherDefinitions)
+          .find({
+            businessUnit: 'LCL',
+            status: 'PUBLISHED',
+            $or: [{ usageChannels: 'CUX' }, { usageChannels: { $exists: false } }, { usageChannels: { $size: 0 } }],
+          })
+          .sort({ voucherDefinitionId: 1 })
+          .explain('executionStats');
+        const stages = stageNames(explain.queryPlanner?.winningPlan);
+        expect(stages).toContain('IXSCAN');
+        expect(stages).not.toContain('SORT');
+        expect(stages).not.toContain('COLLSCAN');
+        expect(explain.executionStats?.totalDocsExamined).toBeLessThanOrEqual(2);
+      },
+    );
 
     it('stores dates as BSON dates and keeps internal fields inside the adapter', async () => {
       await store.insertSession({

@@ -32,6 +32,51 @@ export function testMongoSource(env: NodeJS.ProcessEnv = process.env): TestMongo
   return { kind: 'none', reason: noMongoReason };
 }
 
+/** What the MongoDB behind a URI can do, as far as some tests need to know. */
+export interface MongoServerFeatures {
+  /** Null when it explains query plans; otherwise why a test that needs them is skipped. */
+  explainMissing: string | null;
+}
+
+/**
+ * Asks the server itself (not an environment flag) whether it has the
+ * `explain` command: real mongod has it, mongo-wire (a wire-protocol
+ * imitation for machines without mongod) answers "no such command".
+ * Synchronous, in a child process, so that a test file can decide between a
+ * test and a skip while jest collects its tests.
+ */
+export function probeMongoServerFeatures(uri: string): MongoServerFeatures {
+  const script = `
+    const { MongoClient } = require('mongodb');
+    (async () => {
+      const client = await new MongoClient(process.env.PROBE_URI, { serverSelectionTimeoutMS: 10000 }).connect();
+      try {
+        await client.db('test_feature_probe').command({ explain: { find: 'probe', filter: {} }, verbosity: 'queryPlanner' });
+        console.log(JSON.stringify({ explainMissing: null }));
+      } catch (error) {
+        const missing = error.code === 59 || /no such command/i.test(error.message);
+        if (!missing) throw error;
+        console.log(JSON.stringify({ explainMissing: 'the MongoDB at MONGODB_URI has no explain command (query plans need a real mongod, as in the GitHub workflow)' }));
+      } finally {
+        await client.close();
+      }
+    })().catch((error) => { console.error(error.message); process.exit(1); });`;
+  const result = spawnSync(process.execPath, ['-e', script], {
+    cwd: __dirname,
+    env: { ...process.env, PROBE_URI: uri },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  if (result.status !== 0) throw new Error(`could not ask the MongoDB at MONGODB_URI what it supports: ${result.stderr || result.error?.message}`);
+  return JSON.parse(result.stdout) as MongoServerFeatures;
+}
+
+/** Why the tests of query plans cannot run on `source` (null: they can). A mongod started here always has explain. */
+export function explainMissing(source: TestMongoSource): string | null {
+  if (source.kind === 'none') return source.reason;
+  return source.kind === 'uri' ? probeMongoServerFeatures(source.uri).explainMissing : null;
+}
+
 /** A MongoDB for tests, or null when there is none (see testMongoSource). */
 export async function startTestMongo(): Promise<TestMongo | null> {
   const source = testMongoSource();
