@@ -9,6 +9,7 @@ import {
 } from 'mongodb';
 import { StoreUnavailableError } from '../port';
 import { isDuplicateKey, toStoreError, unreachableReason } from './errors';
+import { rawSocketErrors, systemError } from './test-support/raw-errors';
 
 /** A server error as the driver builds it from a reply. */
 const serverError = (code: number, message = 'server said no'): MongoServerError => new MongoServerError({ message, code, ok: 0 });
@@ -33,6 +34,9 @@ describe('toStoreError', () => {
     ['InterruptedDueToReplStateChange', serverError(11602)],
     ['NotPrimaryOrSecondary', serverError(13436)],
     ['HostUnreachable', serverError(6)],
+    // Node's own errors, as the driver lets some through unwrapped.
+    ...rawSocketErrors,
+    ['a plain error caused by a reset socket', new Error('write failed', { cause: systemError('ECONNRESET', 'read ECONNRESET') })],
   ])('turns %s into StoreUnavailableError with a generic message', (_what, error) => {
     const mapped = toStoreError(error);
     expect(mapped).toBeInstanceOf(StoreUnavailableError);
@@ -45,6 +49,7 @@ describe('toStoreError', () => {
     ['a bad query', serverError(2, 'bad value')],
     ['a driver usage error', new MongoInvalidArgumentError('bad option')],
     ['a plain error', new Error('bug')],
+    ['a file system error', systemError('ENOENT', 'no such file')],
     ['a non-error', 'string thrown'],
   ])('leaves %s as it is', (_what, error) => {
     expect(toStoreError(error)).toBe(error);

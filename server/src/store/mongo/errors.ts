@@ -54,12 +54,46 @@ const unavailableClasses = [
   MongoOperationTimeoutError,
 ];
 
-/** True when the error says the database cannot be reached, not that the operation is wrong. */
-function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof MongoError)) return false;
-  if (unavailableClasses.some((type) => error instanceof type)) return true;
-  if (unavailableNames.has(error.name)) return true;
-  return typeof error.code === 'number' && unavailableCodes.has(error.code);
+/**
+ * Node's own socket and stream errors. The driver passes some through
+ * unwrapped: a write to a socket the server has just closed rejects with a
+ * raw `EPIPE` ("This socket has been ended by the other party"), and
+ * non-driver errors are neither wrapped, retried nor counted against the
+ * server (mongodb's connection.ts writeCommand, server.ts handleError).
+ */
+const unavailableSystemCodes = new Set<string>([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'ENOTCONN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ERR_STREAM_WRITE_AFTER_END',
+  'ERR_STREAM_DESTROYED',
+  'ERR_SOCKET_CLOSED',
+]);
+
+/** How deep a chain of causes is followed (a cycle must not hang the check). */
+const maxCauseDepth = 5;
+
+/** True when the error, or what caused it, says the database cannot be reached, not that the operation is wrong. */
+function isUnavailable(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > maxCauseDepth) return false;
+  if (error instanceof MongoError) {
+    if (unavailableClasses.some((type) => error instanceof type)) return true;
+    if (unavailableNames.has(error.name)) return true;
+    if (typeof error.code === 'number' && unavailableCodes.has(error.code)) return true;
+  } else {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && unavailableSystemCodes.has(code)) return true;
+  }
+  return isUnavailable(error.cause, depth + 1);
 }
 
 /**
