@@ -326,6 +326,17 @@ const messageCases: MessageCase[] = [
     body: { reservationAmount: 101, offline: true },
   },
   {
+    name: 'a new reservation in a wallet that holds as many live reservations as it may',
+    message: 'Too many active reservations',
+    correlationId: 'm-full',
+    reservationToken: 'rt-full-new',
+    given: [
+      state(states.walletFull, { correlationId: 'm-full' }),
+      state(states.noReservation, { correlationId: 'm-full', reservationToken: 'rt-full-new' }),
+    ],
+    body: { reservationAmount: 1, offline: true },
+  },
+  {
     name: 'an amount of the wrong type',
     message: 'Request does not match the API specification',
     given: [aliceHolds('rt-alice-1', 10000)],

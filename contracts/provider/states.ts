@@ -8,6 +8,7 @@
  * empty after verification.
  */
 import type { StateHandlers } from '@pact-foundation/pact/src/dsl/verifier/proxy/types';
+import { defaultWalletLimits } from '../../server/src/domain/limits';
 import type { IdentifierType } from '../../server/src/domain/model';
 import { walletIdOf } from '../../server/src/domain/model';
 import { loadFixture, parseFixture } from '../../server/src/store/fixture';
@@ -125,6 +126,13 @@ const handlers: { [S in StateName]: Handler<S> | HandlerWithTeardown<S> } = {
 
   [states.noReservation]: async ({ correlationId, reservationToken }, context) => {
     await removeReservation(context, correlationId, reservationToken);
+  },
+
+  [states.walletFull]: async ({ correlationId }, context) => {
+    // As many as the app under test allows: it runs with the server's default limit.
+    const count = defaultWalletLimits.maxActiveReservationsPerWallet;
+    const reservations = Array.from({ length: count }, (_, i) => reservation(context.now(), `rt-full-${i}`, correlationId, [{ correlationId, points: 1 }]));
+    await load(context, { members: [member(correlationId, 10 * count)], reservations }, states.walletFull);
   },
 
   [states.redemptionExists]: async ({ redemptionId, redeemerId, productCode, pointsAmount }, context) => {

@@ -63,6 +63,7 @@ export const states = {
   householdMemberHoldsReservation:
     'member {correlationId} of household {householdId} holds reservation {reservationToken} funded by {contributions}',
   noReservation: 'member {correlationId} has no reservation {reservationToken}',
+  walletFull: 'member {correlationId} holds as many live reservations as a wallet may',
   redemptionExists:
     'redemption {redemptionId} of redeemer {redeemerId} exists, with catalogue item {productCode} worth {pointsAmount} points',
   sessionIdentifierType: 'the member session was started with identifier type {identifierType}',
@@ -96,6 +97,7 @@ export interface StateParams {
     contributions: Array<{ correlationId: string; points: number }>;
   };
   [states.noReservation]: { correlationId: string; reservationToken: string };
+  [states.walletFull]: { correlationId: string };
   [states.redemptionExists]: { redemptionId: string; redeemerId: string; productCode: string; pointsAmount: number };
   [states.sessionIdentifierType]: { identifierType: IdentifierTypeParam };
   [states.clientBusinessUnits]: { enabledBusinessUnits: string[]; defaultBusinessUnit: string | null };

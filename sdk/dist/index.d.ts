@@ -123,6 +123,13 @@ interface paths {
          *     the path of the member it was made for; an expired reservation counts
          *     as not existing.
          *
+         *     A wallet (a member without a household, or a household) holds at most
+         *     `MAX_ACTIVE_RESERVATIONS_PER_WALLET` live reservations (server
+         *     configuration, default 1000; one lowered to `0` is live until it
+         *     expires). An offline creation that would pass it answers `Too many
+         *     active reservations` and changes nothing; lowering or extending an
+         *     existing reservation never does.
+         *
          *     The same request sent twice leaves the same state: the update is
          *     idempotent and safe to retry.
          *
@@ -131,7 +138,8 @@ interface paths {
          *     catalogueItems is required`, `redemptionId and redeemerId, both are
          *     required`, `Invalid catalogue item(s)`), account eligibility, token,
          *     session identifier type, redemption identifier, redeemer, catalogue
-         *     items, tier, amount, items total, cap, balance.
+         *     items, tier, amount, items total, cap, the wallet's live reservations
+         *     (creation only), balance.
          *
          *     Catalogue items are checked in two steps: first their form (`productCode`
          *     a non-empty string, `quantity` a positive whole number when sent), then
@@ -448,11 +456,12 @@ interface components {
         };
         /**
          * @description The seed's messages of Operation B, the two messages of the cap and
-         *     balance rules, and the two messages of requests that break the schema
-         *     where no other message applies.
+         *     balance rules, the limit of live reservations per wallet, and the two
+         *     messages of requests that break the schema where no other message
+         *     applies.
          * @enum {string}
          */
-        ReservationUpdateErrorMessage: "Account is not eligible for redemption" | "Invalid tier amount" | "Either reservationAmount or catalogueItems is required" | "redemptionId and redeemerId, both are required" | "Invalid catalogue item(s)" | "Reservation Token is invalid" | "Total points for catalogue items should be less than or equal to the reservation amount" | "New reservation amount cannot be greater than existing reservation amount" | "Invalid redemption identifier" | "Invalid Redeemer" | "Reservation belongs to a different session" | "Channel should be a string value" | "Redemption cap exceeded" | "Insufficient points balance" | "Malformed JSON in request body" | "Request does not match the API specification";
+        ReservationUpdateErrorMessage: "Account is not eligible for redemption" | "Invalid tier amount" | "Either reservationAmount or catalogueItems is required" | "redemptionId and redeemerId, both are required" | "Invalid catalogue item(s)" | "Reservation Token is invalid" | "Total points for catalogue items should be less than or equal to the reservation amount" | "New reservation amount cannot be greater than existing reservation amount" | "Invalid redemption identifier" | "Invalid Redeemer" | "Reservation belongs to a different session" | "Channel should be a string value" | "Redemption cap exceeded" | "Insufficient points balance" | "Too many active reservations" | "Malformed JSON in request body" | "Request does not match the API specification";
         /** @description A `400` of Operation B. */
         ReservationUpdateError: {
             /** @enum {integer} */

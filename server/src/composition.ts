@@ -27,7 +27,7 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 
 export const buildDeps: BuildDeps = async (config, logger) => {
   const store = await buildStore(config, logger);
-  return { services: createServices({ store, clock: systemClock }), store };
+  return { services: createServices({ store, clock: systemClock, walletLimits: config.walletLimits }), store };
 };
 
 /**
@@ -49,7 +49,7 @@ async function buildStore(config: AppConfig, logger: Logger): Promise<Store> {
     : new MemoryStore();
   try {
     if (fixture) {
-      await loadFixture(store, fixture, systemClock());
+      await loadFixture(store, fixture, systemClock(), config.walletLimits);
       logger.info({ seedFile }, 'Loaded fixture');
     }
     return store;

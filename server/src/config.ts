@@ -19,8 +19,18 @@
  * | BODY_LIMIT_BYTES                    | 16384    | largest accepted request body; larger gives 413                         |
  * | SHUTDOWN_GRACE_MS                   | 10000    | on SIGTERM/SIGINT, how long in-flight requests may take before the      |
  * |                                     |          | remaining connections are cut                                           |
+ * | MAX_ACTIVE_RESERVATIONS_PER_WALLET  | 1000     | live reservations one wallet (member or household) may hold, 1 to 5000  |
  * | TRUST_PROXY                         | false    | `true`/`false`, or the number of proxy hops in front of the server      |
  */
+
+import { defaultWalletLimits, type WalletLimits } from './domain/limits';
+
+/**
+ * A wallet is one MongoDB document (16 MiB at most). A reservation takes
+ * about 300 bytes, and about 2 KB when eight members with the longest ids
+ * the spec allows fund it: 5,000 of those still fit.
+ */
+const maxWalletLimit = 5000;
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -45,6 +55,7 @@ export interface AppConfig {
   readonly shutdownGraceMs: number;
   /** Express's `trust proxy`: a boolean or a number of hops. */
   readonly trustProxy: boolean | number;
+  readonly walletLimits: WalletLimits;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -75,6 +86,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bodyLimitBytes: reader.integer('BODY_LIMIT_BYTES', 16384, { min: 1 }),
     shutdownGraceMs: reader.integer('SHUTDOWN_GRACE_MS', 10000, { min: 0 }),
     trustProxy: reader.trustProxy('TRUST_PROXY'),
+    walletLimits: Object.freeze({
+      maxActiveReservationsPerWallet: reader.integer('MAX_ACTIVE_RESERVATIONS_PER_WALLET', defaultWalletLimits.maxActiveReservationsPerWallet, {
+        min: 1,
+        max: maxWalletLimit,
+      }),
+    }),
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);

@@ -20,8 +20,8 @@ export const operationBSeedMessages = [
   'Channel should be a string value',
 ] as const;
 
-/** Operation B: the cap and balance rules api-decisions.md names. */
-export const operationBDecisionMessages = ['Redemption cap exceeded', 'Insufficient points balance'] as const;
+/** Operation B: the cap, balance and wallet-size rules api-decisions.md names. */
+export const operationBDecisionMessages = ['Redemption cap exceeded', 'Insufficient points balance', 'Too many active reservations'] as const;
 
 /** Operation B's one error code. */
 export const operationBCodes = ['INVALID_REQUEST'] as const;

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createApp } from '../../server/src/app';
 import type { Clock } from '../../server/src/domain/clock';
+import type { WalletLimits } from '../../server/src/domain/limits';
 import { createHttpServer } from '../../server/src/http/http-server';
 import { createServices } from '../../server/src/features';
 import { loadFixture, parseFixture } from '../../server/src/store/fixture';
@@ -25,6 +26,8 @@ export interface TestServerOptions {
   store?: Store;
   rateLimitPerMinute?: number;
   bodyLimitBytes?: number;
+  /** Default: the server's default (defaultWalletLimits). */
+  walletLimits?: WalletLimits;
 }
 
 /** The real app on the given store (in-process by default), listening on port 0, responses validated. */
@@ -32,10 +35,10 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   let nowMs = options.startAt;
   const clock: Clock = () => new Date(nowMs);
   const store = options.store ?? new MemoryStore({ clock });
-  await loadFixture(store, parseFixture(options.fixture), clock());
+  await loadFixture(store, parseFixture(options.fixture), clock(), options.walletLimits);
 
   const app = await createApp({
-    services: createServices({ store, clock }),
+    services: createServices({ store, clock, ...(options.walletLimits && { walletLimits: options.walletLimits }) }),
     store,
     logger: pino({ level: 'silent' }),
     config: {

@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 16384,
       shutdownGraceMs: 10000,
       trustProxy: false,
+      walletLimits: { maxActiveReservationsPerWallet: 1000 },
     });
   });
 
@@ -27,6 +28,7 @@ describe('loadConfig', () => {
       BODY_LIMIT_BYTES: '1024',
       SHUTDOWN_GRACE_MS: '500',
       TRUST_PROXY: '1',
+      MAX_ACTIVE_RESERVATIONS_PER_WALLET: '250',
     });
     expect(config).toEqual({
       port: 8080,
@@ -37,6 +39,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1024,
       shutdownGraceMs: 500,
       trustProxy: 1,
+      walletLimits: { maxActiveReservationsPerWallet: 250 },
     });
   });
 
@@ -72,6 +75,8 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'verbose', /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "verbose"\)/],
     ['TRUST_PROXY', 'yes', /TRUST_PROXY must be true, false or a number of proxy hops/],
     ['MONGODB_URI', 'postgres://db', /MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ URI/],
+    ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '0', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000 \(got "0"\)/],
+    ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '5001', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000/],
   ])('rejects %s=%s, naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

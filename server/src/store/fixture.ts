@@ -13,6 +13,7 @@ import {
   type FixtureReservation,
   type FixtureVoucherDefinition,
 } from './fixture-schema';
+import { defaultWalletLimits, type WalletLimits } from '../domain/limits';
 import { deepCopy } from './copy';
 import { compareKeys } from './key-order';
 import type { Store } from './port';
@@ -302,6 +303,8 @@ function defaultExpiry(r: FixtureReservation, durationSeconds: number | undefine
 interface WalletChange {
   balances: Map<string, number>;
   reservations: ReservationRecord[];
+  /** JSON pointer of each reservation in the fixture, in the same order. */
+  paths: string[];
 }
 
 /** A member leaving its wallet: its balance is removed there. */
@@ -326,10 +329,10 @@ interface LoadPlan {
  * Everything is read and checked before the first write: a fixture that
  * refers to unknown members fails without having changed the store.
  */
-export async function loadFixture(store: Store, fixture: Fixture, now: Date): Promise<void> {
+export async function loadFixture(store: Store, fixture: Fixture, now: Date, limits: WalletLimits = defaultWalletLimits): Promise<void> {
   const issues = semanticIssues(fixture);
   if (issues.length > 0) throw new FixtureError(issues);
-  const plan = await planLoad(store, fixture, now);
+  const plan = await planLoad(store, fixture, now, limits);
 
   await store.upsertClients(plan.clients);
   await store.upsertCatalogueItems(deepCopy(fixture.catalogueItems ?? []));
@@ -346,7 +349,7 @@ export async function loadFixture(store: Store, fixture: Fixture, now: Date): Pr
   }
 }
 
-async function planLoad(store: Store, fixture: Fixture, now: Date): Promise<LoadPlan> {
+async function planLoad(store: Store, fixture: Fixture, now: Date, limits: WalletLimits): Promise<LoadPlan> {
   const clients = (fixture.clients ?? []).map(toClientRecord);
   const members = (fixture.members ?? []).map(toMemberRecord);
   const stored = await storedMembers(store, fixture);
@@ -357,6 +360,7 @@ async function planLoad(store: Store, fixture: Fixture, now: Date): Promise<Load
 
   const issues: FixtureIssue[] = [];
   const walletChanges = planWalletChanges(fixture, clients, walletOf, now, issues);
+  await checkWalletSizes(store, walletChanges, now, limits, issues);
   const moves = await planMoves(store, members, stored, now, issues);
   if (issues.length > 0) throw new FixtureError(issues);
 
@@ -375,19 +379,58 @@ function planWalletChanges(
   const changes = new Map<string, WalletChange>();
   const changeOf = (walletId: string): WalletChange => {
     let change = changes.get(walletId);
-    if (!change) changes.set(walletId, (change = { balances: new Map(), reservations: [] }));
+    if (!change) changes.set(walletId, (change = { balances: new Map(), reservations: [], paths: [] }));
     return change;
   };
   for (const m of fixture.members ?? []) {
     changeOf(walletIdOf(m.correlationId, m.householdId ?? null)).balances.set(m.correlationId, m.pointBalance);
   }
+  const clientById = new Map(clients.map((c) => [c.clientId, c]));
   (fixture.reservations ?? []).forEach((r, i) => {
-    const walletId = reservationWallet(r, `/reservations/${i}`, walletOf, issues);
+    const path = `/reservations/${i}`;
+    const walletId = reservationWallet(r, path, walletOf, issues);
     if (walletId === undefined) return;
-    const client = clients.find((c) => c.clientId === r.clientId);
-    changeOf(walletId).reservations.push(toReservationRecord(r, client?.reservationDurationSeconds, now));
+    const change = changeOf(walletId);
+    change.reservations.push(toReservationRecord(r, clientById.get(r.clientId)?.reservationDurationSeconds, now));
+    change.paths.push(path);
   });
   return changes;
+}
+
+/**
+ * No wallet may end up with more live reservations than the limit: those it
+ * keeps from the store plus those the fixture brings. The issue points at the
+ * first of the fixture's reservations past the limit.
+ */
+async function checkWalletSizes(
+  store: Store,
+  changes: Map<string, WalletChange>,
+  now: Date,
+  limits: WalletLimits,
+  issues: FixtureIssue[],
+): Promise<void> {
+  const limit = limits.maxActiveReservationsPerWallet;
+  for (const [walletId, change] of changes) {
+    const incoming = new Set(change.reservations.map(reservationKey));
+    const stored = (await store.loadWallet(walletId))?.reservations ?? [];
+    let live = stored.filter((r) => isLive(r, now) && !incoming.has(reservationKey(r))).length;
+    let firstPast: string | undefined;
+    change.reservations.forEach((r, i) => {
+      if (!isLive(r, now)) return;
+      live++;
+      if (live > limit) firstPast ??= change.paths[i];
+    });
+    if (firstPast !== undefined) {
+      issues.push({
+        path: firstPast,
+        message: `wallet ${walletId} would hold ${live} live reservations; MAX_ACTIVE_RESERVATIONS_PER_WALLET allows ${limit}`,
+      });
+    }
+  }
+}
+
+function isLive(r: ReservationRecord, now: Date): boolean {
+  return r.expiresAt.getTime() > now.getTime();
 }
 
 /** Stored records of the fixture's members and of every member its reservations name. */
@@ -466,7 +509,7 @@ async function planMoves(
 
 function activeReservationsOf(wallet: Wallet, correlationId: string, now: Date): string[] {
   return wallet.reservations
-    .filter((r) => r.expiresAt.getTime() > now.getTime())
+    .filter((r) => isLive(r, now))
     .filter((r) => r.correlationId === correlationId || r.contributions.some((c) => c.correlationId === correlationId && c.points > 0))
     .map((r) => r.reservationToken);
 }
@@ -477,12 +520,19 @@ function applyWalletChange(wallet: Wallet, change: WalletChange): boolean {
     if (balance) balance.pointBalance = pointBalance;
     else wallet.balances.push({ correlationId, pointBalance });
   }
+  // One pass over the wallet and one over the fixture's records: keyed, not searched.
+  const indexByKey = new Map(wallet.reservations.map((r, index) => [reservationKey(r), index]));
   for (const reservation of change.reservations) {
     // A fresh copy per attempt: the CAS loop may run this more than once.
     const record = deepCopy(reservation);
-    const index = wallet.reservations.findIndex((r) => reservationKey(r) === reservationKey(record));
-    if (index >= 0) wallet.reservations[index] = record;
-    else wallet.reservations.push(record);
+    const key = reservationKey(record);
+    const index = indexByKey.get(key);
+    if (index !== undefined) {
+      wallet.reservations[index] = record;
+    } else {
+      indexByKey.set(key, wallet.reservations.length);
+      wallet.reservations.push(record);
+    }
   }
   wallet.balances.sort((a, b) => compareKeys(a.correlationId, b.correlationId));
   return true;

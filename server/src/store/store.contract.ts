@@ -21,7 +21,7 @@ import {
 } from '../domain/model';
 import { hashSecret } from '../domain/secrets';
 import { deepCopy } from './copy';
-import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture } from './fixture';
+import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture, type FixtureReservation } from './fixture';
 import type { Store } from './port';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
@@ -692,6 +692,55 @@ function describeLoadFixture(currentStore: () => Store): void {
       await expect(load).rejects.toThrow(path);
       expect(await currentStore().findClientByApiKeyHash(hashSecret('pk_minimal_0001'))).toBeNull();
       expect(await currentStore().findMember('m-solo')).toBeNull();
+    });
+
+    describe('the limit of live reservations per wallet', () => {
+      const limits = { maxActiveReservationsPerWallet: 3 };
+      const members = [{ correlationId: 'm-solo', pointBalance: 10_000 }];
+      const clients = [{ clientId: 'minimal-app', apiKey: 'pk_minimal_0001', enabledBusinessUnits: ['LCL'] }];
+      const live = (token: string, extra: Partial<FixtureReservation> = {}): FixtureReservation => ({
+        reservationToken: token,
+        clientId: 'minimal-app',
+        correlationId: 'm-solo',
+        identifierType: 'EMAIL',
+        reservationAmount: 1,
+        contributions: [{ correlationId: 'm-solo', points: 1 }],
+        ...extra,
+      });
+      const expired = { expiresAt: new Date(fixtureNow.getTime() - 1000).toISOString() };
+
+      it('takes a wallet filled to the limit; expired reservations do not count', async () => {
+        await loadFixture(currentStore(), { clients, members, reservations: [live('rt-1'), live('rt-2'), live('rt-old', expired), live('rt-3')] }, fixtureNow, limits);
+        expect((await currentStore().loadWallet('member:m-solo'))?.reservations).toHaveLength(4);
+      });
+
+      it('refuses one past the limit, naming the first reservation past it, before writing anything', async () => {
+        const fixture = { clients, members, reservations: [live('rt-1'), live('rt-old', expired), live('rt-2'), live('rt-3'), live('rt-4')] };
+        const load = loadFixture(currentStore(), fixture, fixtureNow, limits);
+        await expect(load).rejects.toThrow(FixtureError);
+        await expect(load).rejects.toThrow('/reservations/4: wallet member:m-solo would hold 4 live reservations; MAX_ACTIVE_RESERVATIONS_PER_WALLET allows 3');
+        expect(await currentStore().findMember('m-solo')).toBeNull();
+        expect(await currentStore().loadWallet('member:m-solo')).toBeNull();
+      });
+
+      it('counts what the wallet already holds, except the records the fixture replaces', async () => {
+        await loadFixture(currentStore(), { clients, members, reservations: [live('rt-1'), live('rt-2')] }, fixtureNow, limits);
+        // rt-2 replaced, rt-3 new: 3 live.
+        await loadFixture(currentStore(), { clients, reservations: [live('rt-2'), live('rt-3')] }, fixtureNow, limits);
+        const more = loadFixture(currentStore(), { clients, reservations: [live('rt-4')] }, fixtureNow, limits);
+        await expect(more).rejects.toThrow('/reservations/0: wallet member:m-solo would hold 4 live reservations');
+      });
+
+      it('loads thousands of reservations into one wallet in one pass (linear in the fixture)', async () => {
+        const count = 5000;
+        const reservations = Array.from({ length: count }, (_, i) => live(`rt-${i}`));
+        await loadFixture(currentStore(), { clients, members: [{ correlationId: 'm-solo', pointBalance: count }], reservations }, fixtureNow, {
+          maxActiveReservationsPerWallet: count,
+        });
+        const stored = await currentStore().loadWallet('member:m-solo');
+        expect(stored?.reservations).toHaveLength(count);
+        expect(stored?.version).toBe(1);
+      }, 60_000);
     });
 
     it('loads the demo fixture', async () => {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../domain/clock';
+import type { WalletLimits } from '../../domain/limits';
 import { reservationError, serviceUnavailable } from '../../domain/errors';
 import { auditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationRecord, type Wallet } from '../../domain/model';
 import type {
@@ -11,6 +12,7 @@ import type { Store } from '../../store/port';
 import { resolveItems, type ResolvedItems } from './catalogue';
 import { fundReservation, splitReturn, subtractShares } from './shares';
 import {
+  activeCount,
   availableOf,
   findActiveReservation,
   isActive,
@@ -21,6 +23,7 @@ import {
 export interface ReservationServiceDeps {
   store: Store;
   clock: Clock;
+  walletLimits: WalletLimits;
   /** Compare-and-set attempts before giving up with 503 (each conflict means another request progressed). */
   maxAttempts?: number;
   /** Waits between attempts; injectable so tests need not sleep. */
@@ -77,7 +80,7 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
 
         const change = current
           ? planUpdate(context, request, current, items, now)
-          : planCreation(context, request, member, wallet, items, now);
+          : planCreation(context, request, member, wallet, items, now, deps.walletLimits);
 
         if (isNoOp(change)) return respond(context, member, wallet, change.after, items, now);
 
@@ -173,11 +176,13 @@ function planCreation(
   wallet: Wallet,
   items: ResolvedItems,
   now: Date,
+  limits: WalletLimits,
 ): Change {
   const amount = request.reservationAmount ?? items.totalPoints;
   checkTier(context, amount);
   checkItemsTotal(items, amount);
   checkCap(context, request, wallet, amount, now);
+  if (activeCount(wallet, now) >= limits.maxActiveReservationsPerWallet) throw reservationError('Too many active reservations');
 
   const contributions = fundReservation(
     amount,

@@ -24,6 +24,13 @@ export function findActiveReservation(wallet: Wallet, key: ReservationKey, now: 
   return wallet.reservations.find((r) => sameKey(r, key) && isActive(r, now));
 }
 
+/** Live reservations in the wallet (a released one, at 0, too: it exists until it expires). */
+export function activeCount(wallet: Wallet, now: Date): number {
+  let count = 0;
+  for (const reservation of wallet.reservations) if (isActive(reservation, now)) count++;
+  return count;
+}
+
 export function pointBalanceOf(wallet: Wallet, correlationId: string): number {
   return wallet.balances.find((b) => b.correlationId === correlationId)?.pointBalance ?? 0;
 }

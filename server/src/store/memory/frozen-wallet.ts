@@ -40,14 +40,23 @@ export function frozenWallet(wallet: Wallet, version: number, stored: Wallet | u
 function reservationsOf(given: readonly ReservationRecord[], held: readonly ReservationRecord[]): ReservationRecord[] {
   if (given === held) return held as ReservationRecord[];
   const out = new Array<ReservationRecord>(given.length);
-  // Services keep the stored order (dropping some, appending the changed
-  // one): search on from the last one found, so a save is one pass.
+  // Services keep the stored order, dropping some and appending the changed
+  // one: most records are the next held one. The others are looked up in a
+  // map built once, so a save is linear in the wallet's size whatever it is
+  // given (a fixture's copies, a reordered list).
   let next = 0;
+  let positions: Map<ReservationRecord, number> | undefined;
   for (let i = 0; i < given.length; i++) {
     const reservation = given[i]!;
-    const at = held.indexOf(reservation, next);
-    if (at !== -1) next = at + 1;
-    out[i] = at !== -1 || held.includes(reservation) ? reservation : frozenReservation(reservation);
+    if (held[next] === reservation) {
+      out[i] = reservation;
+      next++;
+      continue;
+    }
+    positions ??= new Map(held.map((record, at) => [record, at]));
+    const at = positions.get(reservation);
+    if (at !== undefined) next = at + 1;
+    out[i] = at !== undefined ? reservation : frozenReservation(reservation);
   }
   return Object.freeze(out) as ReservationRecord[];
 }

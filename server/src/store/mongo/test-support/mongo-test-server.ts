@@ -58,6 +58,8 @@ export function probeMongoServerFeatures(uri: string): MongoServerFeatures {
         if (!missing) throw error;
         console.log(JSON.stringify({ explainMissing: 'the MongoDB at MONGODB_URI has no explain command (query plans need a real mongod, as in the GitHub workflow)' }));
       } finally {
+        // Asking may create the database on some servers: leave nothing behind.
+        await client.db('test_feature_probe').dropDatabase().catch(() => undefined);
         await client.close();
       }
     })().catch((error) => { console.error(error.message); process.exit(1); });`;
