@@ -2,6 +2,7 @@
  * Records of the loyalty domain, as the store keeps them. Plain data: no
  * Express, no MongoDB types. Dates are `Date`; points are whole numbers.
  */
+import type { WalletTotals } from './wallet-totals';
 
 export const identifierTypes = ['CARD_NUMBER', 'EMAIL', 'PHONE_NUMBER', 'MEMBER_ID'] as const;
 export type IdentifierType = (typeof identifierTypes)[number];
@@ -126,6 +127,41 @@ export interface Wallet {
    * exist without its audit entry.
    */
   pendingAudit?: AuditEntry[];
+}
+
+/** What names a reservation: its token, for the client that made it, on its member's path. */
+export interface ReservationKey {
+  clientId: string;
+  correlationId: string;
+  reservationToken: string;
+}
+
+/**
+ * The parts of a wallet one reservation change needs, read without the
+ * wallet's other reservations: its balances, running totals, the audit entry
+ * still to copy, and the reservation stored under one key.
+ */
+export interface WalletSlice {
+  walletId: string;
+  version: number;
+  balances: MemberBalance[];
+  /** Null when the stored wallet has none (written before they existed): read the whole wallet. */
+  totals: WalletTotals | null;
+  /** The reservation stored under the key, expired or not; null when there is none. */
+  reservation: ReservationRecord | null;
+  pendingAudit?: AuditEntry[];
+}
+
+/**
+ * One reservation change, written with the wallet's new totals and the
+ * change's audit entry in one compare-and-set on the wallet's version.
+ */
+export interface WalletSliceChange {
+  walletId: string;
+  /** Replaces the reservation stored under its key, or is added when there is none. */
+  reservation: ReservationRecord;
+  totals: WalletTotals;
+  pendingAudit: AuditEntry[];
 }
 
 /** A reservation as an audit entry records it, before or after a change. */

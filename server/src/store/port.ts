@@ -6,7 +6,10 @@ import type {
   RedemptionRecord,
   SessionRecord,
   VoucherDefinitionRecord,
+  ReservationKey,
   Wallet,
+  WalletSlice,
+  WalletSliceChange,
 } from '../domain/model';
 
 /**
@@ -41,14 +44,29 @@ export interface Store {
   findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]>;
   findRedemption(redemptionId: string): Promise<RedemptionRecord | null>;
 
+  /** The whole wallet; its reservations in no particular order (the same for the same stored state). */
   loadWallet(walletId: string): Promise<Wallet | null>;
   /**
    * Compare-and-set: stores `wallet` with version `expectedVersion + 1` only if
    * the stored version is still `expectedVersion` (`0`: only if no wallet with
    * this id exists yet). Returns false on conflict (someone else saved first),
-   * and then changes nothing.
+   * and then changes nothing. The stored totals become `totalsOf` its reservations.
    */
   saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean>;
+
+  /**
+   * The slice of one reservation change (see `WalletSlice`), in one read whose
+   * cost does not grow with the wallet's other reservations.
+   */
+  loadWalletSlice(walletId: string, key: ReservationKey): Promise<WalletSlice | null>;
+  /**
+   * Compare-and-set of one reservation change, like `saveWallet`: stores the
+   * reservation (replacing the one under its key, or added), the totals and
+   * the pending audit, with version `expectedVersion + 1`, only if the stored
+   * version is still `expectedVersion` (which must exist); false on conflict,
+   * changing nothing. Every other reservation and the balances stay as stored.
+   */
+  saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean>;
 
   /** Idempotent: an entry whose `id` is already in the trail is not stored again. */
   appendAudit(entry: AuditEntry): Promise<void>;

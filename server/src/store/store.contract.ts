@@ -20,6 +20,7 @@ import {
   type Wallet,
 } from '../domain/model';
 import { hashSecret } from '../domain/secrets';
+import { totalsOf, withChange } from '../domain/wallet-totals';
 import { deepCopy } from './copy';
 import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture, type FixtureReservation } from './fixture';
 import type { Store } from './port';
@@ -107,6 +108,16 @@ function reservation(token: string, contributions: Record<string, number>, overr
     excludedFromCap: false,
     ...overrides,
   };
+}
+
+/**
+ * A wallet's reservations come in no particular order (the memory store keeps
+ * them as saved, MongoDB by key): compare wallets with their reservations sorted.
+ */
+function sorted<W extends Wallet | null | undefined>(w: W): W {
+  if (!w) return w;
+  const key = (r: ReservationRecord) => JSON.stringify([r.clientId, r.correlationId, r.reservationToken]);
+  return { ...w, reservations: [...w.reservations].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)) };
 }
 
 function wallet(walletId: string, balances: Record<string, number>, reservations: ReservationRecord[] = []): Wallet {
@@ -419,7 +430,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         ]);
         await store.saveWallet(full, 0);
         const loaded = await store.loadWallet('household:hh-1');
-        expect(loaded).toStrictEqual({ ...full, version: 1 });
+        expect(sorted(loaded)).toStrictEqual(sorted({ ...full, version: 1 }));
         expect(loaded?.reservations[1]?.expiresAt).toBeInstanceOf(Date);
       });
 
@@ -439,6 +450,112 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           }
         }
         expect(await store.loadWallet('member:m-alice')).toStrictEqual({ ...aliceWallet(), version: 1 });
+      });
+    });
+
+    describe('wallet slices', () => {
+      const walletId = 'household:hh-1';
+      const keyOf = (r: ReservationRecord) => ({ clientId: r.clientId, correlationId: r.correlationId, reservationToken: r.reservationToken });
+      const stored = [
+        reservation('rt-1', { 'm-a': 60, 'm-b': 40 }),
+        reservation('rt-2', { 'm-b': 5 }, { clientId: 'other-app', createdAt: new Date('2029-12-31T23:00:00.000Z') }),
+        reservation('rt-gone', { 'm-a': 7 }, { expiresAt: new Date('2020-01-01T00:00:00.000Z') }),
+      ];
+      const saved = async (): Promise<void> => {
+        expect(await store.saveWallet(wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), 0)).toBe(true);
+      };
+      const audit = (version: number): AuditEntry => ({
+        id: auditEntryId(walletId, version),
+        walletId,
+        walletVersion: version,
+        at: new Date('2030-01-01T00:05:00.000Z'),
+        action: 'UPDATE',
+        clientId: 'partner-app',
+        sessionId: 'sid-1',
+        correlationId: 'm-a',
+        reservationToken: 'rt-1',
+        before: null,
+        after: { reservationAmount: 50, contributions: [{ correlationId: 'm-a', points: 50 }], expiresAt: new Date('2030-01-01T00:15:00.000Z') },
+        shares: [],
+      });
+
+      it('reads null for an unknown wallet', async () => {
+        expect(await store.loadWalletSlice('member:m-nobody', keyOf(stored[0]!))).toBeNull();
+      });
+
+      it('reads the balances, the totals of every stored reservation (expired ones too) and the one under the key', async () => {
+        await saved();
+        const slice = await store.loadWalletSlice(walletId, keyOf(stored[0]!));
+        expect(slice).toStrictEqual({
+          walletId,
+          version: 1,
+          balances: [
+            { correlationId: 'm-a', pointBalance: 500 },
+            { correlationId: 'm-b', pointBalance: 300 },
+          ],
+          totals: totalsOf(stored),
+          reservation: stored[0],
+        });
+        expect(slice?.totals?.nextExpiry).toEqual(new Date('2020-01-01T00:00:00.000Z'));
+        expect((await store.loadWalletSlice(walletId, keyOf(stored[2]!)))?.reservation).toStrictEqual(stored[2]);
+      });
+
+      it.each([
+        ['another token', { reservationToken: 'rt-9' }],
+        ['another client', { clientId: 'other-app' }],
+        ['another member', { correlationId: 'm-b' }],
+      ])('finds no reservation under %s', async (_case, change) => {
+        await saved();
+        expect((await store.loadWalletSlice(walletId, { ...keyOf(stored[0]!), ...change }))?.reservation).toBeNull();
+      });
+
+      it('replaces one reservation in place with the totals and the audit entry, leaving the rest as stored', async () => {
+        await saved();
+        const lowered = reservation('rt-1', { 'm-a': 50, 'm-b': 30 });
+        const totals = withChange(totalsOf(stored), stored[0]!, lowered);
+        expect(await store.saveWalletSlice({ walletId, reservation: lowered, totals, pendingAudit: [audit(2)] }, 1)).toBe(true);
+        expect(sorted(await store.loadWallet(walletId))).toStrictEqual(
+          sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, [lowered, stored[1]!, stored[2]!]), version: 2, pendingAudit: [audit(2)] }),
+        );
+        const slice = await store.loadWalletSlice(walletId, keyOf(lowered));
+        expect(slice?.totals).toStrictEqual(totals);
+        expect(slice?.pendingAudit).toStrictEqual([audit(2)]);
+      });
+
+      it('adds a reservation under a new key', async () => {
+        await saved();
+        const added = reservation('rt-new', { 'm-b': 9 }, { excludedFromCap: true });
+        const totals = withChange(totalsOf(stored), null, added);
+        expect(await store.saveWalletSlice({ walletId, reservation: added, totals, pendingAudit: [audit(2)] }, 1)).toBe(true);
+        const whole = await store.loadWallet(walletId);
+        expect(sorted(whole)?.reservations).toStrictEqual(sorted(wallet(walletId, {}, [...stored, added])).reservations);
+        expect(totals).toStrictEqual(totalsOf(whole!.reservations));
+        expect((await store.loadWalletSlice(walletId, keyOf(added)))?.reservation).toStrictEqual(added);
+      });
+
+      it.each([
+        ['a stale version', 0],
+        ['a version from the future', 2],
+      ])('refuses %s and changes nothing', async (_case, version) => {
+        await saved();
+        const change = reservation('rt-1', { 'm-a': 1 });
+        const totals = withChange(totalsOf(stored), stored[0]!, change);
+        expect(await store.saveWalletSlice({ walletId, reservation: change, totals, pendingAudit: [] }, version)).toBe(false);
+        expect(sorted(await store.loadWallet(walletId))).toStrictEqual(sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), version: 1 }));
+      });
+
+      it('refuses a slice save of a wallet that does not exist', async () => {
+        const added = reservation('rt-1', { 'm-a': 1 });
+        expect(await store.saveWalletSlice({ walletId, reservation: added, totals: totalsOf([added]), pendingAudit: [] }, 0)).toBe(false);
+        expect(await store.loadWallet(walletId)).toBeNull();
+      });
+
+      it('keeps the totals of a whole save equal to its reservations', async () => {
+        await saved();
+        const whole = deepCopy(await store.loadWallet(walletId))!;
+        whole.reservations = [reservation('rt-7', { 'm-b': 11 })];
+        expect(await store.saveWallet(whole, 1)).toBe(true);
+        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!)))?.totals).toStrictEqual(totalsOf(whole.reservations));
       });
     });
 
@@ -624,7 +741,7 @@ function describeLoadFixture(currentStore: () => Store): void {
       const other = baseFixture().reservations![0]!;
       await loadFixture(currentStore(), { reservations: [{ ...other, clientId: 'minimal-app' }], clients: baseFixture().clients }, fixtureNow);
       const tokens = (await currentStore().loadWallet('household:hh-1'))?.reservations.map((r) => `${r.clientId}/${r.reservationToken}`);
-      expect(tokens).toEqual(['slow-app/rt-1', 'minimal-app/rt-1']);
+      expect(tokens?.sort()).toEqual(['minimal-app/rt-1', 'slow-app/rt-1']);
     });
 
     it('moves a member that changed household: its balance leaves the old wallet', async () => {
@@ -662,7 +779,7 @@ function describeLoadFixture(currentStore: () => Store): void {
         },
         fixtureNow,
       );
-      expect((await currentStore().loadWallet('household:hh-1'))?.reservations.map((r) => r.reservationToken)).toEqual(['rt-1', 'rt-9']);
+      expect((await currentStore().loadWallet('household:hh-1'))?.reservations.map((r) => r.reservationToken).sort()).toEqual(['rt-1', 'rt-9']);
     });
 
     it.each([
@@ -806,6 +923,45 @@ function describeRace(currentStore: () => Store): void {
         const contributed = (end?.reservations ?? []).flatMap((r) => r.contributions).reduce((sum, c) => sum + c.points, 0);
         expect(contributed).toBe(reserved);
         expect(reserved).toBe(107 - racers);
+      },
+      60_000,
+    );
+
+    it(
+      `${racers} concurrent slice loops each lowering one reservation by 1 point end exact, with exact totals`,
+      async () => {
+        const store = currentStore();
+        await store.saveWallet(wallet(walletId, { 'm-a': 1000, 'm-b': 500 }, [reservation('rt-race', { 'm-a': 60, 'm-b': 40 }), reservation('rt-other', { 'm-b': 7 })]), 0);
+        const key = { clientId: 'partner-app', correlationId: 'm-a', reservationToken: 'rt-race' };
+        let conflicts = 0;
+
+        const lowerByOne = async (racer: number): Promise<void> => {
+          for (let attempt = 0; attempt < 1000; attempt++) {
+            const slice = await store.loadWalletSlice(walletId, key);
+            if (!slice?.reservation || !slice.totals) throw new Error('race wallet vanished');
+            const before = slice.reservation;
+            const from = racer % 2;
+            const after = {
+              ...before,
+              reservationAmount: before.reservationAmount - 1,
+              contributions: before.contributions.map((c, i) => ({ ...c, points: c.points - (i === from ? 1 : 0) })),
+            };
+            const change = { walletId, reservation: after, totals: withChange(slice.totals, before, after), pendingAudit: [] };
+            if (await store.saveWalletSlice(change, slice.version)) return;
+            conflicts++;
+          }
+          throw new Error(`racer ${racer} never won`);
+        };
+        await Promise.all(Array.from({ length: racers }, (_, racer) => lowerByOne(racer)));
+
+        const end = await store.loadWallet(walletId);
+        expect(conflicts).toBeGreaterThan(0);
+        expect(end?.version).toBe(1 + racers);
+        expect(end?.reservations.find((r) => r.reservationToken === 'rt-race')?.contributions).toEqual([
+          { correlationId: 'm-a', points: 60 - racers / 2 },
+          { correlationId: 'm-b', points: 40 - racers / 2 },
+        ]);
+        expect((await store.loadWalletSlice(walletId, key))?.totals).toStrictEqual(totalsOf(end!.reservations));
       },
       60_000,
     );

@@ -1,4 +1,5 @@
-import type { AuditEntry, Contribution, ReservationRecord, Wallet } from '../../../server/src/domain/model';
+import type { AuditEntry, Contribution, ReservationRecord, Wallet, WalletSlice } from '../../../server/src/domain/model';
+import { totalsOf } from '../../../server/src/domain/wallet-totals';
 
 /**
  * The money rules, checked on the store's state (not on what the API said):
@@ -28,6 +29,22 @@ const isActive = (r: ReservationRecord, now: Date) => r.expiresAt.getTime() > no
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 export const reservationKey = (r: { clientId: string; correlationId: string; reservationToken: string }) =>
   `${r.clientId}|${r.correlationId}|${r.reservationToken}`;
+
+/**
+ * The running totals a store keeps with a wallet are those of its stored
+ * reservations (`totalsOf`): held points, daily sums and the count exactly,
+ * the next expiry no later than the first.
+ */
+export function totalsProblems(walletId: string, wallet: Wallet | null, slice: WalletSlice | null): string[] {
+  if (!wallet || !slice?.totals) return wallet || slice ? [`${walletId}: stored without totals`] : [];
+  const expected = totalsOf(wallet.reservations);
+  const { nextExpiry, ...stored } = slice.totals;
+  const { nextExpiry: first, ...exact } = expected;
+  const problems: string[] = [];
+  if (JSON.stringify(stored) !== JSON.stringify(exact)) problems.push(`${walletId}: totals ${JSON.stringify(stored)}, reservations give ${JSON.stringify(exact)}`);
+  if (first !== null && (nextExpiry === null || nextExpiry.getTime() > first.getTime())) problems.push(`${walletId}: next expiry ${String(nextExpiry)} after the first ${first.toISOString()}`);
+  return problems;
+}
 
 export function conservationProblems({ wallets, initial, now, caps }: StateCheckInput): string[] {
   const problems: string[] = [];

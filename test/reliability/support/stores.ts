@@ -1,4 +1,4 @@
-import type { AuditEntry, Wallet } from '../../../server/src/domain/model';
+import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, WalletSliceChange } from '../../../server/src/domain/model';
 import { deepCopy } from '../../../server/src/store/copy';
 import type { StoreMethod } from '../../../server/src/store/fault-injecting/fault-injecting-store';
 import type { Store } from '../../../server/src/store/port';
@@ -81,6 +81,7 @@ export function withLatency(inner: Store, options: LatencyOptions): LatencyContr
 const writeMethods = new Set<StoreMethod>([
   'insertSession',
   'saveWallet',
+  'saveWalletSlice',
   'appendAudit',
   'upsertClients',
   'upsertMembers',
@@ -102,6 +103,7 @@ const keyArguments: Partial<Record<StoreMethod, number[]>> = {
   listPublishedVoucherDefinitions: [0, 1],
   findRedemption: [0],
   loadWallet: [0],
+  loadWalletSlice: [0],
   listAudit: [0],
 };
 
@@ -126,8 +128,9 @@ export class StoreSpy {
     this.store = wrapStore(inner, async (method, args, run) => {
       this.check(method, args);
       const result = await run();
-      if (writeMethods.has(method) && (method !== 'saveWallet' || result === true)) this.writes++;
-      if (method === 'saveWallet' && result === true && this.afterSave) {
+      const walletSave = method === 'saveWallet' || method === 'saveWalletSlice';
+      if (writeMethods.has(method) && (!walletSave || result === true)) this.writes++;
+      if (walletSave && result === true && this.afterSave) {
         const hook = this.afterSave;
         this.afterSave = null;
         hook();
@@ -143,7 +146,7 @@ export class StoreSpy {
     this.audit.push(deepCopy(entry));
   }
 
-  /** Calls `hook` right after the next successful saveWallet: e.g. the store goes away between a write and the next call. */
+  /** Calls `hook` right after the next successful wallet save (whole or slice): e.g. the store goes away between a write and the next call. */
   afterNextSave(hook: () => void): void {
     this.afterSave = hook;
   }
@@ -159,6 +162,8 @@ export class StoreSpy {
       }
     }
     if (method === 'saveWallet') this.checkWallet(args[0] as Wallet, args[1]);
+    if (method === 'loadWalletSlice') this.checkKey(args[1] as ReservationKey);
+    if (method === 'saveWalletSlice') this.checkSlice(args[0] as WalletSliceChange, args[1]);
     if (method === 'appendAudit') this.checkAudit(args[0] as AuditEntry);
   }
 
@@ -168,15 +173,35 @@ export class StoreSpy {
     for (const balance of wallet.balances) {
       if (!isWholePoints(balance.pointBalance)) this.violate(`wallet ${wallet.walletId}: balance of ${balance.correlationId} is ${balance.pointBalance}`);
     }
-    for (const r of wallet.reservations) {
+    this.checkReservations(wallet.walletId, wallet.reservations);
+  }
+
+  private checkReservations(walletId: string, reservations: readonly ReservationRecord[]): void {
+    if (typeof walletId !== 'string') this.violate(`walletId ${describe(walletId)}`);
+    for (const r of reservations) {
       for (const field of ['reservationToken', 'clientId', 'correlationId', 'identifierType'] as const) {
-        if (typeof r[field] !== 'string') this.violate(`wallet ${wallet.walletId}: reservation ${field} is ${describe(r[field])}`);
+        if (typeof r[field] !== 'string') this.violate(`wallet ${walletId}: reservation ${field} is ${describe(r[field])}`);
       }
-      if (!isWholePoints(r.reservationAmount)) this.violate(`wallet ${wallet.walletId}: ${r.reservationToken} amount is ${r.reservationAmount}`);
+      if (!isWholePoints(r.reservationAmount)) this.violate(`wallet ${walletId}: ${r.reservationToken} amount is ${r.reservationAmount}`);
       for (const c of r.contributions) {
-        if (!isWholePoints(c.points)) this.violate(`wallet ${wallet.walletId}: ${r.reservationToken} contribution of ${c.correlationId} is ${c.points}`);
+        if (!isWholePoints(c.points)) this.violate(`wallet ${walletId}: ${r.reservationToken} contribution of ${c.correlationId} is ${c.points}`);
       }
     }
+  }
+
+  private checkKey(key: ReservationKey): void {
+    for (const field of ['clientId', 'correlationId', 'reservationToken'] as const) {
+      if (typeof key?.[field] !== 'string') this.violate(`loadWalletSlice key ${field} is not a string: ${describe(key?.[field])}`);
+    }
+  }
+
+  private checkSlice(change: WalletSliceChange, expectedVersion: unknown): void {
+    if (!Number.isSafeInteger(expectedVersion)) this.violate(`saveWalletSlice expectedVersion ${describe(expectedVersion)}`);
+    this.checkReservations(change.walletId, [change.reservation]);
+    for (const h of change.totals.held) if (!isWholePoints(h.points)) this.violate(`wallet ${change.walletId}: totals hold ${h.points} for ${h.correlationId}`);
+    for (const d of change.totals.daily) if (!isWholePoints(d.points)) this.violate(`wallet ${change.walletId}: daily total ${d.points}`);
+    if (!Number.isSafeInteger(change.totals.count) || change.totals.count < 1) this.violate(`wallet ${change.walletId}: count ${change.totals.count}`);
+    for (const entry of change.pendingAudit) this.checkAudit(entry);
   }
 
   private checkAudit(entry: AuditEntry): void {

@@ -10,7 +10,7 @@ import { MemoryStore } from '../../../server/src/store/memory/memory-store';
 import type { Store } from '../../../server/src/store/port';
 import { dailyCaps, reliabilityFixture, t0, walletIds } from './fixture';
 import { api, type Api } from './http';
-import { auditProblems, conservationProblems, type AuditSummary } from './invariants';
+import { auditProblems, conservationProblems, totalsProblems, type AuditSummary } from './invariants';
 import { StoreSpy, withLatency, wrapStore, type LatencyControl, type LatencyOptions } from './stores';
 
 /**
@@ -77,6 +77,9 @@ export class LogSink {
     if (/"level":(50|60)/.test(line) && this.errors.length < 200) this.errors.push(JSON.parse(line) as Record<string, unknown>);
   }
 }
+
+/** A key no reservation has: a slice read for the wallet's totals only. */
+const noKey = { clientId: '', correlationId: '', reservationToken: '' };
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   let fixedMs = t0;
@@ -147,7 +150,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     logs,
     initial,
     wallets,
-    conservation: async () => conservationProblems({ wallets: await wallets(), initial, now: clock(), caps: dailyCaps }),
+    conservation: async () => {
+      const state = await wallets();
+      const totals: string[] = [];
+      for (const [id, wallet] of state) totals.push(...totalsProblems(id, wallet, await base.loadWalletSlice(id, noKey)));
+      return [...conservationProblems({ wallets: state, initial, now: clock(), caps: dailyCaps }), ...totals];
+    },
     audit: async () => auditProblems(await wallets(), initial, spy.audit),
     restore: async () => {
       for (const [id, start] of initial) {

@@ -1,7 +1,7 @@
 import type { Clock } from '../../domain/clock';
 import type { WalletLimits } from '../../domain/limits';
 import { reservationError, serviceUnavailable } from '../../domain/errors';
-import { auditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationRecord, type Wallet } from '../../domain/model';
+import { auditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationKey, type ReservationRecord } from '../../domain/model';
 import type {
   ReservationContext,
   ReservationService,
@@ -14,10 +14,11 @@ import { fundReservation, splitReturn, subtractShares } from './shares';
 import {
   activeCount,
   availableOf,
-  findActiveReservation,
-  isActive,
+  loadWalletState,
   pointBalanceOf,
   reservedToday,
+  saveChange,
+  type WalletState,
 } from './wallet-view';
 
 export interface ReservationServiceDeps {
@@ -57,41 +58,42 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
     copiedVersion.set(entry.walletId, entry.walletVersion);
   }
   /** Copies the audit entries a wallet still carries to the audit trail. */
-  async function copyPendingAudit(wallet: Wallet): Promise<void> {
-    for (const entry of wallet.pendingAudit ?? []) await copyAudit(entry);
+  async function copyPendingAudit(state: WalletState): Promise<void> {
+    for (const entry of state.pendingAudit) await copyAudit(entry);
   }
 
   return {
     async updateReservation(context, request) {
       const member = await eligibleMember(store, context);
+      const key = keyOf(context);
       let items: ResolvedItems | undefined;
 
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-        const wallet = await store.loadWallet(member.walletId);
-        if (!wallet) throw new Error(`wallet ${member.walletId} of member ${member.correlationId} is missing`);
+        const state = await loadWalletState(store, member.walletId, key, clock());
+        if (!state) throw new Error(`wallet ${member.walletId} of member ${member.correlationId} is missing`);
         // The previous change's audit entry first: if it cannot be copied,
         // this request fails before changing anything (503).
-        await copyPendingAudit(wallet);
+        await copyPendingAudit(state);
         const now = clock();
-        const current = findActiveReservation(wallet, keyOf(context), now) ?? null;
+        const current = state.current;
         checkToken(current, context, request);
         // Redemption and catalogue data do not change between attempts: resolve once.
         items ??= await resolveItems(store, request);
 
         const change = current
           ? planUpdate(context, request, current, items, now)
-          : planCreation(context, request, member, wallet, items, now, deps.walletLimits);
+          : planCreation(context, request, member, state, items, now, deps.walletLimits);
 
-        if (isNoOp(change)) return respond(context, member, wallet, change.after, items, now);
+        if (isNoOp(change)) return respond(context, member, state, change.after, items, now);
 
-        const audit = auditEntry(context, change, wallet, now);
-        const next = { ...withReservation(wallet, current, change.after, now), pendingAudit: [audit] };
-        if (await store.saveWallet(next, wallet.version)) {
+        const audit = auditEntry(context, change, state, now);
+        const saved = await saveChange(store, state, change.before, change.after, audit, now);
+        if (saved) {
           // The change and its audit entry are stored together: from here on
           // the answer is 200 even if this copy fails (the next request on
           // this wallet copies it).
           await copyAudit(audit).catch(() => undefined);
-          return respond(context, member, next, change.after, items, now);
+          return respond(context, member, saved, change.after, items, now);
         }
         await sleep(Math.floor(Math.random() * Math.min(50, attempt * 2)));
       }
@@ -108,7 +110,7 @@ async function eligibleMember(store: Store, context: ReservationContext): Promis
   return member;
 }
 
-function keyOf(context: ReservationContext) {
+function keyOf(context: ReservationContext): ReservationKey {
   return {
     clientId: context.client.clientId,
     correlationId: context.correlationId,
@@ -173,7 +175,7 @@ function planCreation(
   context: ReservationContext,
   request: ReservationUpdateRequest,
   member: MemberRecord,
-  wallet: Wallet,
+  state: WalletState,
   items: ResolvedItems,
   now: Date,
   limits: WalletLimits,
@@ -181,13 +183,13 @@ function planCreation(
   const amount = request.reservationAmount ?? items.totalPoints;
   checkTier(context, amount);
   checkItemsTotal(items, amount);
-  checkCap(context, request, wallet, amount, now);
-  if (activeCount(wallet, now) >= limits.maxActiveReservationsPerWallet) throw reservationError('Too many active reservations');
+  checkCap(context, request, state, amount, now);
+  if (activeCount(state) >= limits.maxActiveReservationsPerWallet) throw reservationError('Too many active reservations');
 
   const contributions = fundReservation(
     amount,
-    { correlationId: member.correlationId, available: availableOf(wallet, member.correlationId, now) },
-    canDrawOnHousehold(member) ? otherFunders(wallet, member, now) : [],
+    { correlationId: member.correlationId, available: availableOf(state, member.correlationId) },
+    canDrawOnHousehold(member) ? otherFunders(state, member) : [],
   );
   if (!contributions) throw reservationError('Insufficient points balance');
 
@@ -209,13 +211,13 @@ function planCreation(
 function checkCap(
   context: ReservationContext,
   request: ReservationUpdateRequest,
-  wallet: Wallet,
+  state: WalletState,
   amount: number,
   now: Date,
 ): void {
   const cap = context.client.dailyRedemptionCap;
   if (cap === null || request.isExcludedFromCap === true) return;
-  if (reservedToday(wallet, context.client, context.correlationId, now) + amount > cap) {
+  if (reservedToday(state, context.client.clientId, context.correlationId, now) + amount > cap) {
     throw reservationError('Redemption cap exceeded');
   }
 }
@@ -224,10 +226,10 @@ function canDrawOnHousehold(member: MemberRecord): boolean {
   return member.householdId !== null && member.privileges.includes(redeemPrivilege);
 }
 
-function otherFunders(wallet: Wallet, member: MemberRecord, now: Date) {
-  return wallet.balances
+function otherFunders(state: WalletState, member: MemberRecord) {
+  return state.balances
     .filter((b) => b.correlationId !== member.correlationId)
-    .map((b) => ({ correlationId: b.correlationId, available: availableOf(wallet, b.correlationId, now) }));
+    .map((b) => ({ correlationId: b.correlationId, available: availableOf(state, b.correlationId) }));
 }
 
 /** `now + extendedDurationSeconds`, unless the current expiry is already later. */
@@ -245,23 +247,10 @@ function isNoOp(change: Change): boolean {
   );
 }
 
-/**
- * The wallet with `reservation` in place of `replaced` (the wallet's own
- * record, found by `findActiveReservation`; null for a new one) and expired
- * reservations dropped (they count as not existing; an expired one under the
- * same key is dropped with them).
- */
-function withReservation(wallet: Wallet, replaced: ReservationRecord | null, reservation: ReservationRecord, now: Date): Wallet {
-  const reservations: ReservationRecord[] = [];
-  for (const r of wallet.reservations) if (r !== replaced && isActive(r, now)) reservations.push(r);
-  reservations.push(reservation);
-  return { ...wallet, reservations };
-}
-
 function respond(
   context: ReservationContext,
   member: MemberRecord,
-  wallet: Wallet,
+  state: WalletState,
   reservation: ReservationRecord,
   items: ResolvedItems,
   now: Date,
@@ -269,8 +258,8 @@ function respond(
   const response: ReservationUpdateResponse = {
     reservationToken: reservation.reservationToken,
     reservationDuration: Math.max(0, Math.floor((reservation.expiresAt.getTime() - now.getTime()) / 1000)),
-    availablePointBalance: availableOf(wallet, member.correlationId, now),
-    pointBalance: pointBalanceOf(wallet, member.correlationId),
+    availablePointBalance: availableOf(state, member.correlationId),
+    pointBalance: pointBalanceOf(state, member.correlationId),
     sessionId: context.session.sessionId,
   };
   if (items.itemLevel) {
@@ -279,14 +268,14 @@ function respond(
   }
   if (canDrawOnHousehold(member)) {
     response.household = {
-      pointsBalance: wallet.balances.reduce((sum, b) => sum + b.pointBalance, 0),
-      availablePointsBalance: wallet.balances.reduce((sum, b) => sum + availableOf(wallet, b.correlationId, now), 0),
+      pointsBalance: state.balances.reduce((sum, b) => sum + b.pointBalance, 0),
+      availablePointsBalance: state.balances.reduce((sum, b) => sum + availableOf(state, b.correlationId), 0),
     };
   }
   return response;
 }
 
-function auditEntry(context: ReservationContext, change: Change, wallet: Wallet, now: Date): AuditEntry {
+function auditEntry(context: ReservationContext, change: Change, wallet: Pick<WalletState, 'walletId' | 'version'>, now: Date): AuditEntry {
   const snapshot = (r: ReservationRecord) => ({
     reservationAmount: r.reservationAmount,
     contributions: r.contributions,

@@ -1,14 +1,31 @@
-import type { ClientRecord, ReservationRecord, Wallet } from '../../domain/model';
+import type { AuditEntry, MemberBalance, ReservationKey, ReservationRecord, Wallet } from '../../domain/model';
+import { heldOf, isStale, reservedOn, totalsOf, utcDay, withChange, type WalletTotals } from '../../domain/wallet-totals';
+import type { Store } from '../../store/port';
+
+/**
+ * What one reservation change works on: the balances, the totals of the live
+ * reservations and the live reservation under the key. Read from a slice of
+ * the wallet (its cost does not grow with the wallet), or from the whole
+ * wallet when the slice's totals may include an expired reservation; the
+ * change is then saved whole, which drops what expired.
+ */
+export interface WalletState {
+  walletId: string;
+  version: number;
+  balances: readonly MemberBalance[];
+  /** Totals of the live reservations. */
+  totals: WalletTotals;
+  /** The live reservation under the key, or null. */
+  current: ReservationRecord | null;
+  /** Set when the state was read from the whole wallet. */
+  whole: Wallet | null;
+  /** The audit entry of the change that made this version, to copy before changing anything. */
+  pendingAudit: readonly AuditEntry[];
+}
 
 /** An expired reservation counts as not existing. */
 export function isActive(reservation: ReservationRecord, now: Date): boolean {
   return reservation.expiresAt.getTime() > now.getTime();
-}
-
-export interface ReservationKey {
-  clientId: string;
-  correlationId: string;
-  reservationToken: string;
 }
 
 /** A token names a reservation only for the client that made it and on its member's path. */
@@ -20,51 +37,88 @@ export function sameKey(reservation: ReservationRecord, key: ReservationKey): bo
   );
 }
 
-export function findActiveReservation(wallet: Wallet, key: ReservationKey, now: Date): ReservationRecord | undefined {
-  return wallet.reservations.find((r) => sameKey(r, key) && isActive(r, now));
-}
-
-/** Live reservations in the wallet (a released one, at 0, too: it exists until it expires). */
-export function activeCount(wallet: Wallet, now: Date): number {
-  let count = 0;
-  for (const reservation of wallet.reservations) if (isActive(reservation, now)) count++;
-  return count;
-}
-
-export function pointBalanceOf(wallet: Wallet, correlationId: string): number {
-  return wallet.balances.find((b) => b.correlationId === correlationId)?.pointBalance ?? 0;
-}
-
-/** Points the member holds in active reservations. */
-export function heldBy(wallet: Wallet, correlationId: string, now: Date): number {
-  let held = 0;
-  for (const reservation of wallet.reservations) {
-    if (!isActive(reservation, now)) continue;
-    for (const c of reservation.contributions) if (c.correlationId === correlationId) held += c.points;
+/** The wallet's state for a change of the reservation under `key`; null when there is no such wallet. */
+export async function loadWalletState(store: Store, walletId: string, key: ReservationKey, now: Date): Promise<WalletState | null> {
+  const slice = await store.loadWalletSlice(walletId, key);
+  if (!slice) return null;
+  if (slice.totals && !isStale(slice.totals, now)) {
+    // Not stale: no stored reservation has expired, the one under the key included.
+    return {
+      walletId,
+      version: slice.version,
+      balances: slice.balances,
+      totals: slice.totals,
+      current: slice.reservation,
+      whole: null,
+      pendingAudit: slice.pendingAudit ?? [],
+    };
   }
-  return held;
+  const whole = await store.loadWallet(walletId);
+  return whole ? stateOfWhole(whole, key, now) : null;
 }
 
-/** Balance minus what the member contributes to active reservations. */
-export function availableOf(wallet: Wallet, correlationId: string, now: Date): number {
-  return pointBalanceOf(wallet, correlationId) - heldBy(wallet, correlationId, now);
+function stateOfWhole(wallet: Wallet, key: ReservationKey, now: Date): WalletState {
+  const live = wallet.reservations.filter((r) => isActive(r, now));
+  return {
+    walletId: wallet.walletId,
+    version: wallet.version,
+    balances: wallet.balances,
+    totals: totalsOf(live),
+    current: live.find((r) => sameKey(r, key)) ?? null,
+    whole: wallet,
+    pendingAudit: wallet.pendingAudit ?? [],
+  };
+}
+
+/**
+ * Saves `before` becoming `after` with its audit entry, against the version
+ * the state was read at; returns the state after it, or null on conflict.
+ */
+export async function saveChange(
+  store: Store,
+  state: WalletState,
+  before: ReservationRecord | null,
+  after: ReservationRecord,
+  audit: AuditEntry,
+  now: Date,
+): Promise<WalletState | null> {
+  const totals = withChange(state.totals, before, after);
+  const saved = state.whole
+    ? await store.saveWallet({ ...withReservation(state.whole, before, after, now), pendingAudit: [audit] }, state.version)
+    : await store.saveWalletSlice(
+        { walletId: state.walletId, reservation: after, totals, pendingAudit: [audit] },
+        state.version,
+      );
+  return saved ? { ...state, version: state.version + 1, totals, current: after, whole: null, pendingAudit: [audit] } : null;
+}
+
+/**
+ * The wallet with `reservation` in place of `replaced` (the wallet's own
+ * record; null for a new one) and expired reservations dropped (they count
+ * as not existing; an expired one under the same key is dropped with them).
+ */
+function withReservation(wallet: Wallet, replaced: ReservationRecord | null, reservation: ReservationRecord, now: Date): Wallet {
+  const reservations: ReservationRecord[] = [];
+  for (const r of wallet.reservations) if (r !== replaced && isActive(r, now)) reservations.push(r);
+  reservations.push(reservation);
+  return { ...wallet, reservations };
+}
+
+export function pointBalanceOf(state: WalletState, correlationId: string): number {
+  return state.balances.find((b) => b.correlationId === correlationId)?.pointBalance ?? 0;
+}
+
+/** Balance minus what the member contributes to live reservations. */
+export function availableOf(state: WalletState, correlationId: string): number {
+  return pointBalanceOf(state, correlationId) - heldOf(state.totals, correlationId);
 }
 
 /** Points the member reserved through this client during the current UTC day, cap-exempt ones aside. */
-export function reservedToday(wallet: Wallet, client: ClientRecord, correlationId: string, now: Date): number {
-  const today = utcDay(now);
-  return wallet.reservations
-    .filter(
-      (r) =>
-        r.clientId === client.clientId &&
-        r.correlationId === correlationId &&
-        !r.excludedFromCap &&
-        isActive(r, now) &&
-        utcDay(r.createdAt) === today,
-    )
-    .reduce((sum, r) => sum + r.reservationAmount, 0);
+export function reservedToday(state: WalletState, clientId: string, correlationId: string, now: Date): number {
+  return reservedOn(state.totals, utcDay(now), clientId, correlationId);
 }
 
-function utcDay(date: Date): string {
-  return date.toISOString().slice(0, 10);
+/** Live reservations in the wallet (a released one, at 0, too: it exists until it expires). */
+export function activeCount(state: WalletState): number {
+  return state.totals.count;
 }

@@ -53,6 +53,8 @@ export class FaultInjectingStore implements Store {
   findRedemption: Store['findRedemption'] = (id) => this.call('findRedemption', () => this.inner.findRedemption(id));
   loadWallet: Store['loadWallet'] = (id) => this.call('loadWallet', () => this.inner.loadWallet(id));
   saveWallet: Store['saveWallet'] = (w, v) => this.call('saveWallet', () => this.inner.saveWallet(w, v));
+  loadWalletSlice: Store['loadWalletSlice'] = (id, key) => this.call('loadWalletSlice', () => this.inner.loadWalletSlice(id, key));
+  saveWalletSlice: Store['saveWalletSlice'] = (c, v) => this.call('saveWalletSlice', () => this.inner.saveWalletSlice(c, v));
   appendAudit: Store['appendAudit'] = (e) => this.call('appendAudit', () => this.inner.appendAudit(e));
   listAudit: Store['listAudit'] = (t) => this.call('listAudit', () => this.inner.listAudit(t));
   upsertClients: Store['upsertClients'] = (r) => this.call('upsertClients', () => this.inner.upsertClients(r));

@@ -1,4 +1,5 @@
 import type { AuditEntry, AuditState, Contribution, MemberBalance, ReservationRecord, Wallet } from '../../domain/model';
+import type { WalletTotals } from '../../domain/wallet-totals';
 import { date } from './copies';
 
 /*
@@ -61,7 +62,7 @@ function reservationsOf(given: readonly ReservationRecord[], held: readonly Rese
   return Object.freeze(out) as ReservationRecord[];
 }
 
-function frozenList<T>(list: readonly T[], copy: (item: T) => T): T[] {
+export function frozenList<T>(list: readonly T[], copy: (item: T) => T): T[] {
   const out = new Array<T>(list.length);
   for (let i = 0; i < list.length; i++) out[i] = copy(list[i]!);
   return Object.freeze(out) as T[];
@@ -75,7 +76,7 @@ function frozenContribution(c: Contribution): Contribution {
   return Object.freeze({ correlationId: c.correlationId, points: c.points });
 }
 
-function frozenReservation(r: ReservationRecord): ReservationRecord {
+export function frozenReservation(r: ReservationRecord): ReservationRecord {
   return Object.freeze({
     reservationToken: r.reservationToken,
     clientId: r.clientId,
@@ -93,7 +94,7 @@ function frozenState(s: AuditState): AuditState {
   return Object.freeze({ reservationAmount: s.reservationAmount, contributions: frozenList(s.contributions, frozenContribution), expiresAt: date(s.expiresAt) });
 }
 
-function frozenAuditEntry(e: AuditEntry): AuditEntry {
+export function frozenAuditEntry(e: AuditEntry): AuditEntry {
   return Object.freeze({
     id: e.id,
     walletId: e.walletId,
@@ -107,5 +108,15 @@ function frozenAuditEntry(e: AuditEntry): AuditEntry {
     before: e.before === null ? null : frozenState(e.before),
     after: frozenState(e.after),
     shares: frozenList(e.shares, frozenContribution),
+  });
+}
+
+/** Totals as the store keeps them: frozen, dates copied in. */
+export function frozenTotals(t: WalletTotals): WalletTotals {
+  return Object.freeze({
+    held: frozenList(t.held, (h) => Object.freeze({ correlationId: h.correlationId, points: h.points })),
+    daily: frozenList(t.daily, (d) => Object.freeze({ day: d.day, clientId: d.clientId, correlationId: d.correlationId, points: d.points })),
+    count: t.count,
+    nextExpiry: t.nextExpiry === null ? null : date(t.nextExpiry),
   });
 }

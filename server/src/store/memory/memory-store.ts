@@ -5,17 +5,22 @@ import type {
   ClientRecord,
   MemberRecord,
   RedemptionRecord,
+  ReservationKey,
+  ReservationRecord,
   SessionRecord,
   VoucherDefinitionRecord,
   Wallet,
+  WalletSlice,
+  WalletSliceChange,
 } from '../../domain/model';
+import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
 import { deepCopy as copy } from '../copy';
 import { compareKeys } from '../key-order';
 import type { Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import { copyClient, copyMember, copySession } from './copies';
 import { AuditLog } from './audit-log';
-import { frozenWallet } from './frozen-wallet';
+import { frozenAuditEntry, frozenList, frozenReservation, frozenTotals, frozenWallet } from './frozen-wallet';
 
 export interface MemoryStoreOptions {
   /**
@@ -52,6 +57,8 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   private readonly definitionIndex = new Map<string, Map<string, VoucherDefinitionRecord[]>>();
   /** Deep-frozen (frozen-wallet.ts): handed out as they are. */
   private readonly wallets = new Map<string, Wallet>();
+  /** Per wallet: its totals and where each reservation key sits in its list (see `WalletIndex`). */
+  private readonly walletIndexes = new Map<string, WalletIndex>();
   private readonly audit = new AuditLog();
   /** Bumped by every change to voucher definitions (see `voucherDefinitionsVersion`). */
   private definitionsVersion = 0;
@@ -224,7 +231,50 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     assertExpectedVersion(expectedVersion);
     const stored = this.wallets.get(wallet.walletId);
     if ((stored?.version ?? 0) !== expectedVersion) return false;
-    this.wallets.set(wallet.walletId, frozenWallet(wallet, expectedVersion + 1, stored));
+    const next = frozenWallet(wallet, expectedVersion + 1, stored);
+    this.wallets.set(wallet.walletId, next);
+    this.walletIndexes.set(wallet.walletId, indexOf(next));
+    return true;
+  }
+
+  async loadWalletSlice(walletId: string, key: ReservationKey): Promise<WalletSlice | null> {
+    const wallet = this.wallets.get(walletId);
+    const index = this.walletIndexes.get(walletId);
+    if (!wallet || !index) return null;
+    const at = index.positions.get(keyString(key));
+    const slice: WalletSlice = {
+      walletId,
+      version: wallet.version,
+      balances: wallet.balances,
+      totals: index.totals,
+      reservation: at === undefined ? null : wallet.reservations[at]!,
+    };
+    if (wallet.pendingAudit) slice.pendingAudit = wallet.pendingAudit;
+    return slice;
+  }
+
+  /** Copies the list of references (cheap), not the reservations: one new frozen record, the others shared. */
+  async saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
+    assertExpectedVersion(expectedVersion);
+    const stored = this.wallets.get(change.walletId);
+    const index = this.walletIndexes.get(change.walletId);
+    if (!stored || !index || stored.version !== expectedVersion) return false;
+    const key = keyString(change.reservation);
+    const at = index.positions.get(key);
+    const reservations = stored.reservations.slice();
+    if (at === undefined) index.positions.set(key, reservations.push(frozenReservation(change.reservation)) - 1);
+    else reservations[at] = frozenReservation(change.reservation);
+    this.wallets.set(
+      change.walletId,
+      Object.freeze({
+        walletId: change.walletId,
+        version: expectedVersion + 1,
+        balances: stored.balances,
+        reservations: Object.freeze(reservations) as ReservationRecord[],
+        pendingAudit: frozenList(change.pendingAudit, frozenAuditEntry),
+      }),
+    );
+    index.totals = frozenTotals(change.totals);
     return true;
   }
 
@@ -258,6 +308,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       this.definitions,
       this.definitionIndex,
       this.wallets,
+      this.walletIndexes,
     ]) {
       map.clear();
     }
@@ -283,4 +334,25 @@ function insertionIndex(bucket: VoucherDefinitionRecord[], id: string): number {
     else high = middle;
   }
   return low;
+}
+
+/**
+ * What the memory store keeps beside a wallet for slices: its totals, and the
+ * position of each reservation key in its list. A slice save replaces or
+ * appends one record, so positions stay valid; a whole save rebuilds this.
+ */
+interface WalletIndex {
+  totals: WalletTotals;
+  positions: Map<string, number>;
+}
+
+function indexOf(wallet: Wallet): WalletIndex {
+  const positions = new Map<string, number>();
+  wallet.reservations.forEach((r, at) => positions.set(keyString(r), at));
+  return { totals: frozenTotals(totalsOf(wallet.reservations)), positions };
+}
+
+/** A reservation key as one string; length prefixes keep distinct keys distinct whatever characters they hold. */
+function keyString(key: ReservationKey): string {
+  return `${key.clientId.length}:${key.clientId}${key.correlationId.length}:${key.correlationId}${key.reservationToken}`;
 }

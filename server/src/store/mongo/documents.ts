@@ -10,9 +10,10 @@ import {
   type RedemptionRecord,
   type ReservationRecord,
   type SessionRecord,
+  type ReservationKey,
   type VoucherDefinitionRecord,
-  type Wallet,
 } from '../../domain/model';
+import type { WalletTotals } from '../../domain/wallet-totals';
 
 /*
  * Document shapes of each collection and their explicit mapping to and from
@@ -72,13 +73,42 @@ export interface VoucherDefinitionDoc extends VoucherDefinitionRecord {
   _id: string; // voucherDefinitionId
 }
 
+/**
+ * A wallet: balances, the running totals of its reservations, and the
+ * change that made this version, until it has been copied out (`pending`,
+ * `pendingAudit`). Its reservations are documents of their own
+ * (`ReservationDoc`), so that a change reads and writes small documents
+ * whatever the wallet holds.
+ */
 export interface WalletDoc {
   _id: string; // walletId
   version: number;
   balances: MemberBalance[];
-  reservations: ReservationRecord[];
+  /** `totalsOf` the wallet's reservations; absent in wallets written before totals existed. */
+  totals?: WalletTotals;
+  /** The reservation writes of the change that made `version`: the truth until `reservations` holds them. */
+  pending?: PendingWrite[];
   pendingAudit?: Body<AuditDoc>[];
+  /** Reservations kept inside the wallet by earlier versions of this server; the first whole save moves them out. */
+  reservations?: ReservationRecord[];
 }
+
+/** One reservation as a change left it: its new state, or null when the change removed it. */
+export interface PendingWrite {
+  key: ReservationKey;
+  reservation: ReservationRecord | null;
+}
+
+/**
+ * A reservation of a wallet, keyed by wallet and reservation key. It holds
+ * the version of the wallet change that wrote it, so a late copy of an older
+ * change never overwrites a newer one; a removed reservation stays as a
+ * tombstone (`removedAt`, no other field) for a day (TTL index), for the same reason.
+ */
+export type ReservationDoc = { _id: string } & ReservationDocBody;
+
+/** A reservation document without its `_id`. */
+export type ReservationDocBody = { walletId: string; walletVersion: number } & (ReservationRecord | { removedAt: Date });
 
 export interface AuditDoc {
   _id: string; // `<walletId>@<walletVersion>`: a second copy of the same entry replaces the first
@@ -243,7 +273,7 @@ function contributionsOf(contributions: Contribution[]): Contribution[] {
   return contributions.map((c) => ({ correlationId: c.correlationId, points: c.points }));
 }
 
-function reservationFields(r: ReservationRecord): ReservationRecord {
+export function reservationFields(r: ReservationRecord): ReservationRecord {
   return {
     reservationToken: r.reservationToken,
     clientId: r.clientId,
@@ -257,25 +287,56 @@ function reservationFields(r: ReservationRecord): ReservationRecord {
   };
 }
 
-export function walletBody(w: Wallet, version: number): Body<WalletDoc> {
-  const body: Body<WalletDoc> = {
-    version,
-    balances: w.balances.map((b) => ({ correlationId: b.correlationId, pointBalance: b.pointBalance })),
-    reservations: w.reservations.map(reservationFields),
-  };
-  if (w.pendingAudit) body.pendingAudit = w.pendingAudit.map(auditBody);
-  return body;
+export function balanceFields(b: MemberBalance): MemberBalance {
+  return { correlationId: b.correlationId, pointBalance: b.pointBalance };
 }
 
-export function walletFromDoc(d: WalletDoc): Wallet {
-  const wallet: Wallet = {
-    walletId: d._id,
-    version: d.version,
-    balances: d.balances.map((b) => ({ correlationId: b.correlationId, pointBalance: b.pointBalance })),
-    reservations: d.reservations.map(reservationFields),
+export function totalsFields(t: WalletTotals): WalletTotals {
+  return {
+    held: t.held.map((h) => ({ correlationId: h.correlationId, points: h.points })),
+    daily: t.daily.map((d) => ({ day: d.day, clientId: d.clientId, correlationId: d.correlationId, points: d.points })),
+    count: t.count,
+    nextExpiry: t.nextExpiry,
   };
-  if (d.pendingAudit) wallet.pendingAudit = d.pendingAudit.map((a) => auditFromDoc({ ...a, _id: auditEntryId(a.walletId, a.walletVersion) }));
-  return wallet;
+}
+
+/**
+ * `_id` of a reservation document: the wallet and the reservation's key,
+ * each part length-prefixed, so that distinct keys never meet whatever
+ * characters their parts hold.
+ */
+export function reservationDocId(walletId: string, key: ReservationKey): string {
+  return [walletId, key.clientId, key.correlationId, key.reservationToken].map((part) => `${part.length}:${part}`).join('');
+}
+
+/** What a reservation document holds, `_id` aside (replaceOne takes it from the filter). */
+export function reservationDocBody(walletId: string, walletVersion: number, r: ReservationRecord | null, now: Date): ReservationDocBody {
+  return r ? { walletId, walletVersion, ...reservationFields(r) } : { walletId, walletVersion, removedAt: now };
+}
+
+/** The reservation a document holds; null for a tombstone. */
+export function reservationFromDoc(d: ReservationDoc): ReservationRecord | null {
+  return 'removedAt' in d ? null : reservationFields(d);
+}
+
+export function keyOfReservation(r: ReservationKey): ReservationKey {
+  return { clientId: r.clientId, correlationId: r.correlationId, reservationToken: r.reservationToken };
+}
+
+export function pendingDocs(writes: PendingWrite[]): PendingWrite[] {
+  return writes.map((w) => ({ key: keyOfReservation(w.key), reservation: w.reservation ? reservationFields(w.reservation) : null }));
+}
+
+export function pendingFromDocs(writes: PendingWrite[] | undefined): PendingWrite[] {
+  return (writes ?? []).map((w) => ({ key: keyOfReservation(w.key), reservation: w.reservation ? reservationFields(w.reservation) : null }));
+}
+
+export function pendingAuditDocs(entries: AuditEntry[]): Body<AuditDoc>[] {
+  return entries.map(auditBody);
+}
+
+export function pendingAuditFromDocs(docs: Body<AuditDoc>[] | undefined): AuditEntry[] | undefined {
+  return docs?.map((a) => auditFromDoc({ ...a, _id: auditEntryId(a.walletId, a.walletVersion) }));
 }
 
 // --- audit -----------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { MongoNetworkError, MongoServerError, type MongoClient } from 'mongodb';
 import type { VoucherDefinitionRecord, Wallet } from '../../domain/model';
 import { StoreUnavailableError } from '../port';
+import { totalsOf } from '../../domain/wallet-totals';
 import { MongoStore } from './mongo-store';
 
 /*
@@ -29,6 +30,14 @@ function fakeStore(respond: Responder = () => null): { store: MongoStore; calls:
       findOne: call('findOne'),
       insertOne: call('insertOne'),
       replaceOne: call('replaceOne'),
+      updateOne: call('updateOne'),
+      aggregate: (...args: unknown[]) => ({
+        toArray: async () => {
+          calls.push({ collection: name, method: 'aggregate', args });
+          return respond(`${name}.aggregate`, args) ?? [];
+        },
+      }),
+      collectionName: name,
       bulkWrite: call('bulkWrite'),
       createIndexes: call('createIndexes'),
       find: (...args: unknown[]) => {
@@ -71,7 +80,9 @@ const wallet: Wallet = {
   ],
 };
 
-const { walletId: _walletId, version: _version, ...walletContent } = wallet;
+const { walletId: _walletId, version: _version, ...walletFields } = wallet;
+/** What a whole save stores: the wallet and the totals of its reservations. */
+const walletContent = { ...walletFields, totals: totalsOf(wallet.reservations) };
 
 describe('MongoStore requests', () => {
   it('creates the documented indexes', async () => {
@@ -84,33 +95,55 @@ describe('MongoStore requests', () => {
       sessions: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
       voucherDefinitions: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }],
       audit: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }],
+      reservations: [{ key: { walletId: 1, _id: 1 } }, { key: { removedAt: 1 }, expireAfterSeconds: 86_400 }],
     });
   });
 
-  it('inserts a wallet at version 0 as version 1', async () => {
+  const rt1 = wallet.reservations[0]!;
+  const rt1Key = { clientId: 'c', correlationId: 'm-a', reservationToken: 'rt-1' };
+  const rt1Id = '10:member:m-a1:c3:m-a4:rt-1';
+
+  it('inserts a wallet at version 0 as version 1, then copies its reservations out', async () => {
     const { store, calls } = fakeStore();
     expect(await store.saveWallet(wallet, 0)).toBe(true);
-    expect(calls).toEqual([{ collection: 'wallets', method: 'insertOne', args: [{ _id: 'member:m-a', version: 1, ...walletContent }] }]);
+    expect(calls).toEqual([
+      {
+        collection: 'wallets',
+        method: 'insertOne',
+        args: [{ _id: 'member:m-a', version: 1, balances: wallet.balances, totals: walletContent.totals, pending: [{ key: rt1Key, reservation: rt1 }] }],
+      },
+      {
+        collection: 'reservations',
+        method: 'bulkWrite',
+        args: [
+          [{ replaceOne: { filter: { _id: rt1Id, walletVersion: { $lt: 1 } }, replacement: { walletId: 'member:m-a', walletVersion: 1, ...rt1 }, upsert: true } }],
+          { ordered: false },
+        ],
+      },
+    ]);
   });
 
-  it('answers false when the wallet was inserted first by someone else', async () => {
-    const { store } = fakeStore(() => {
-      throw new MongoServerError({ message: 'E11000 duplicate key error', code: 11000 });
-    });
-    expect(await store.saveWallet(wallet, 0)).toBe(false);
-  });
-
-  it('replaces only the version that was read', async () => {
+  it('saves a whole wallet against the version read, writing only the reservations that changed', async () => {
+    const rt2 = { ...rt1, reservationToken: 'rt-2' };
     let matchedCount = 1;
-    const { store, calls } = fakeStore(() => ({ matchedCount }));
-    expect(await store.saveWallet(wallet, 7)).toBe(true);
-    expect(calls[0]).toEqual({
-      collection: 'wallets',
-      method: 'replaceOne',
-      args: [{ _id: 'member:m-a', version: 7 }, { version: 8, ...walletContent }],
+    const { store, calls } = fakeStore((what) => {
+      if (what === 'wallets.findOne') return { _id: 'member:m-a', version: 7, balances: wallet.balances, totals: totalsOf([rt1, rt2]) };
+      if (what === 'reservations.find') return [rt1, rt2].map((r) => ({ _id: `x-${r.reservationToken}`, walletId: 'member:m-a', walletVersion: 6, ...r }));
+      return { matchedCount };
     });
+    // rt-1 unchanged, rt-2 removed.
+    expect(await store.saveWallet(wallet, 7)).toBe(true);
+    const update = calls.find((c) => c.method === 'updateOne');
+    expect(update?.args).toEqual([
+      { _id: 'member:m-a', version: 7 },
+      {
+        $set: { version: 8, balances: wallet.balances, totals: walletContent.totals, pending: [{ key: { ...rt1Key, reservationToken: 'rt-2' }, reservation: null }] },
+        $unset: { reservations: '', pendingAudit: '' },
+      },
+    ]);
     matchedCount = 0;
     expect(await store.saveWallet(wallet, 7)).toBe(false);
+    expect(await store.saveWallet(wallet, 6)).toBe(false);
   });
 
   it('turns a network failure into StoreUnavailableError and lets other errors through', async () => {
@@ -130,6 +163,75 @@ describe('MongoStore requests', () => {
       what === 'wallets.findOne' ? { _id: 'member:m-a', version: 3, ...walletContent, extra: 'internal' } : null,
     );
     expect(await store.loadWallet('member:m-a')).toStrictEqual({ ...wallet, version: 3 });
+  });
+
+  const key = { clientId: 'c', correlationId: 'm-a', reservationToken: 'rt-1' };
+  const docId = '10:member:m-a1:c3:m-a4:rt-1';
+
+  it('reads a slice in one aggregate: the wallet without inline reservations, then the one reservation document', async () => {
+    const { store, calls } = fakeStore((what) =>
+      what === 'wallets.aggregate'
+        ? [{ _id: 'member:m-a', version: 7, balances: wallet.balances, totals: walletContent.totals, stored: [{ _id: docId, walletId: 'member:m-a', walletVersion: 7, ...wallet.reservations[0] }] }]
+        : null,
+    );
+    expect(await store.loadWalletSlice('member:m-a', key)).toStrictEqual({
+      walletId: 'member:m-a',
+      version: 7,
+      balances: wallet.balances,
+      totals: walletContent.totals,
+      reservation: wallet.reservations[0],
+    });
+    expect(calls).toEqual([
+      {
+        collection: 'wallets',
+        method: 'aggregate',
+        args: [
+          [
+            { $match: { _id: 'member:m-a' } },
+            { $project: { reservations: 0 } },
+            { $lookup: { from: 'reservations', pipeline: [{ $match: { _id: docId } }], as: 'stored' } },
+          ],
+        ],
+      },
+    ]);
+    // An operator object as a key part matches nothing and sends nothing.
+    expect(await store.loadWalletSlice('member:m-a', { ...key, reservationToken: { $ne: '' } as unknown as string })).toBeNull();
+    expect(calls).toHaveLength(1);
+  });
+
+  it('lays the change still to copy over the stored reservation, and copies it', async () => {
+    const lowered = { ...wallet.reservations[0]!, reservationAmount: 3, contributions: [{ correlationId: 'm-a', points: 3 }] };
+    const { store, calls } = fakeStore((what) =>
+      what === 'wallets.aggregate'
+        ? [{ _id: 'member:m-a', version: 8, balances: wallet.balances, totals: totalsOf([lowered]), pending: [{ key, reservation: lowered }], stored: [{ _id: docId, walletId: 'member:m-a', walletVersion: 7, ...wallet.reservations[0] }] }]
+        : null,
+    );
+    expect((await store.loadWalletSlice('member:m-a', key))?.reservation).toStrictEqual(lowered);
+    expect(calls[1]).toEqual({
+      collection: 'reservations',
+      method: 'bulkWrite',
+      args: [
+        [{ replaceOne: { filter: { _id: docId, walletVersion: { $lt: 8 } }, replacement: { walletId: 'member:m-a', walletVersion: 8, ...lowered }, upsert: true } }],
+        { ordered: false },
+      ],
+    });
+  });
+
+  it('writes a slice in one updateOne of the wallet guarded by the version: totals, the change to copy, its audit', async () => {
+    let matchedCount = 1;
+    const { store, calls } = fakeStore(() => ({ matchedCount }));
+    const reservation = { ...wallet.reservations[0]!, reservationAmount: 3, contributions: [{ correlationId: 'm-a', points: 3 }] };
+    const totals = totalsOf([reservation]);
+    // The version read was copied (a slice read makes sure of it before any save).
+    await (store as unknown as { wallets: { copied: Map<string, number> } }).wallets.copied.set('member:m-a', 7);
+    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation, totals, pendingAudit: [] }, 7)).toBe(true);
+    expect(calls[0]).toEqual({
+      collection: 'wallets',
+      method: 'updateOne',
+      args: [{ _id: 'member:m-a', version: 7 }, { $set: { version: 8, totals, pending: [{ key, reservation }], pendingAudit: [] } }],
+    });
+    matchedCount = 0;
+    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation, totals, pendingAudit: [] }, 7)).toBe(false);
   });
 
   it('lists definitions with one indexed filter, sorted by id, fields mapped explicitly', async () => {

@@ -133,6 +133,22 @@ if (source.kind === 'none') {
       },
     );
 
+    it('reads a wallet stored before totals existed as a slice without totals (the service then reads it whole)', async () => {
+      await admin.db(dbName).collection(collectionNames.wallets).insertOne({
+        _id: 'member:m-old' as never,
+        version: 3,
+        balances: [{ correlationId: 'm-old', pointBalance: 10 }],
+        reservations: [],
+      });
+      expect(await store.loadWalletSlice('member:m-old', { clientId: 'c', correlationId: 'm-old', reservationToken: 'rt' })).toStrictEqual({
+        walletId: 'member:m-old',
+        version: 3,
+        balances: [{ correlationId: 'm-old', pointBalance: 10 }],
+        totals: null,
+        reservation: null,
+      });
+    });
+
     it('stores dates as BSON dates and keeps internal fields inside the adapter', async () => {
       await store.insertSession({
         tokenHash: 'h1',

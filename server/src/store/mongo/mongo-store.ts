@@ -6,11 +6,13 @@ import type {
   MemberRecord,
   RedemptionRecord,
   SessionRecord,
+  ReservationKey,
   VoucherDefinitionRecord,
   Wallet,
+  WalletSlice,
+  WalletSliceChange,
 } from '../../domain/model';
 import { StoreUnavailableError, type Store } from '../port';
-import { assertExpectedVersion } from '../wallet-update';
 import {
   auditDoc,
   auditFromDoc,
@@ -26,19 +28,20 @@ import {
   sessionFromDoc,
   voucherDefinitionBody,
   voucherDefinitionFromDoc,
-  walletBody,
-  walletFromDoc,
+
   type AuditDoc,
   type Body,
   type CatalogueItemDoc,
   type ClientDoc,
   type MemberDoc,
   type RedemptionDoc,
+  type ReservationDoc,
   type SessionDoc,
   type VoucherDefinitionDoc,
   type WalletDoc,
 } from './documents';
-import { isDuplicateKey, toStoreError, unreachableReason } from './errors';
+import { toStoreError, unreachableReason } from './errors';
+import { MongoWallets } from './wallets';
 
 export interface MongoStoreOptions {
   uri: string;
@@ -58,6 +61,7 @@ export const collectionNames = {
   redemptions: 'redemptions',
   voucherDefinitions: 'voucherDefinitions',
   wallets: 'wallets',
+  reservations: 'reservations',
   audit: 'audit',
 } as const;
 
@@ -71,6 +75,7 @@ interface Collections {
   redemptions: Collection<RedemptionDoc>;
   voucherDefinitions: Collection<VoucherDefinitionDoc>;
   wallets: Collection<WalletDoc>;
+  reservations: Collection<ReservationDoc>;
   audit: Collection<AuditDoc>;
 }
 
@@ -90,11 +95,12 @@ function requireKey(value: unknown, what: string): string {
 /**
  * The store on MongoDB, official driver, mainstream commands only (no
  * transactions, $text, collations or update pipelines), so it runs on any
- * supported deployment. Consistency of points rests on one document per
- * wallet replaced with a version check.
+ * supported deployment. Consistency of points rests on one compare-and-set
+ * of a wallet document per change (see wallets.ts).
  */
 export class MongoStore implements Store {
   private readonly c: Collections;
+  private readonly wallets: MongoWallets;
 
   private constructor(
     private readonly client: MongoClient,
@@ -108,8 +114,10 @@ export class MongoStore implements Store {
       redemptions: db.collection<RedemptionDoc>(collectionNames.redemptions),
       voucherDefinitions: db.collection<VoucherDefinitionDoc>(collectionNames.voucherDefinitions),
       wallets: db.collection<WalletDoc>(collectionNames.wallets),
+      reservations: db.collection<ReservationDoc>(collectionNames.reservations),
       audit: db.collection<AuditDoc>(collectionNames.audit),
     };
+    this.wallets = new MongoWallets({ collections: () => this.c, run: (operation) => this.run(operation) });
   }
 
   /**
@@ -147,6 +155,12 @@ export class MongoStore implements Store {
         // Equality on unit and status, then ordered by id: the listing reads only its own entries, already sorted.
         this.c.voucherDefinitions.createIndexes([{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }]),
         this.c.audit.createIndexes([{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }]),
+        this.c.reservations.createIndexes([
+          // A whole wallet's reservations, in key order.
+          { key: { walletId: 1, _id: 1 } },
+          // Tombstones of removed reservations (the only documents with removedAt) go after a day.
+          { key: { removedAt: 1 }, expireAfterSeconds: 86_400 },
+        ]),
       ]),
     );
   }
@@ -243,37 +257,32 @@ export class MongoStore implements Store {
     );
   }
 
-  // --- wallets -------------------------------------------------------------
+  // --- wallets (wallets.ts) -----------------------------------------------
 
   async loadWallet(walletId: string): Promise<Wallet | null> {
-    if (!isKey(walletId)) return null;
-    const doc = await this.run(() => this.c.wallets.findOne({ _id: walletId }));
-    return doc ? walletFromDoc(doc) : null;
+    return isKey(walletId) ? this.wallets.load(walletId) : null;
   }
 
-  /**
-   * Version 0 inserts (a duplicate `_id` means someone created it first);
-   * otherwise the replacement matches only the version that was read. Both
-   * are single-document writes the server applies atomically; with retryable
-   * writes a retried attempt is recognised by the server, not applied twice.
-   */
   async saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
-    assertExpectedVersion(expectedVersion);
-    const walletId = requireKey(wallet.walletId, 'walletId');
-    const body = walletBody(wallet, expectedVersion + 1);
-    if (expectedVersion === 0) return this.insertWallet({ _id: walletId, ...body });
-    const result = await this.run(() => this.c.wallets.replaceOne({ _id: walletId, version: expectedVersion }, body));
-    return result.matchedCount === 1;
+    requireKey(wallet.walletId, 'walletId');
+    return this.wallets.save(wallet, expectedVersion);
   }
 
-  private async insertWallet(doc: WalletDoc): Promise<boolean> {
-    try {
-      await this.run(() => this.c.wallets.insertOne(doc));
-      return true;
-    } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
+  async loadWalletSlice(walletId: string, key: ReservationKey): Promise<WalletSlice | null> {
+    if (![walletId, key.clientId, key.correlationId, key.reservationToken].every(isKey)) return null;
+    return this.wallets.loadSlice(walletId, key);
+  }
+
+  async saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
+    for (const [value, what] of [
+      [change.walletId, 'walletId'],
+      [change.reservation.clientId, 'clientId'],
+      [change.reservation.correlationId, 'correlationId'],
+      [change.reservation.reservationToken, 'reservationToken'],
+    ] as const) {
+      requireKey(value, what);
     }
+    return this.wallets.saveSlice(change, expectedVersion);
   }
 
   // --- audit ---------------------------------------------------------------
@@ -302,6 +311,7 @@ export class MongoStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.wallets.drain();
     await this.client.close();
   }
 

@@ -1,0 +1,122 @@
+import fc from 'fast-check';
+import type { ReservationRecord } from './model';
+import { heldOf, isStale, reservedOn, totalsOf, withChange, type WalletTotals } from './wallet-totals';
+
+const at = (iso: string) => new Date(iso);
+
+function reservation(token: string, contributions: Record<string, number>, overrides: Partial<ReservationRecord> = {}): ReservationRecord {
+  const entries = Object.entries(contributions).map(([correlationId, points]) => ({ correlationId, points }));
+  return {
+    reservationToken: token,
+    clientId: 'app',
+    correlationId: entries[0]?.correlationId ?? 'm-a',
+    identifierType: 'EMAIL',
+    reservationAmount: entries.reduce((sum, c) => sum + c.points, 0),
+    contributions: entries,
+    expiresAt: at('2030-01-01T01:00:00Z'),
+    createdAt: at('2030-01-01T00:00:00Z'),
+    excludedFromCap: false,
+    ...overrides,
+  };
+}
+
+describe('totalsOf', () => {
+  it('sums what each member holds, what each client reserved per member and day (cap-exempt aside), and counts', () => {
+    const totals = totalsOf([
+      reservation('rt-1', { 'm-a': 60, 'm-b': 40 }),
+      reservation('rt-2', { 'm-b': 5 }, { excludedFromCap: true, expiresAt: at('2030-01-01T00:30:00Z') }),
+      reservation('rt-3', { 'm-a': 0 }),
+      reservation('rt-4', { 'm-a': 7 }, { clientId: 'other', createdAt: at('2029-12-31T23:59:59Z') }),
+    ]);
+    expect(totals).toStrictEqual({
+      held: [
+        { correlationId: 'm-a', points: 67 },
+        { correlationId: 'm-b', points: 45 },
+      ],
+      daily: [
+        { day: '2029-12-31', clientId: 'other', correlationId: 'm-a', points: 7 },
+        { day: '2030-01-01', clientId: 'app', correlationId: 'm-a', points: 100 },
+      ],
+      count: 4,
+      nextExpiry: at('2030-01-01T00:30:00Z'),
+    });
+    expect(heldOf(totals, 'm-b')).toBe(45);
+    expect(heldOf(totals, 'm-z')).toBe(0);
+    expect(reservedOn(totals, '2030-01-01', 'app', 'm-a')).toBe(100);
+    expect(reservedOn(totals, '2030-01-01', 'other', 'm-a')).toBe(0);
+  });
+
+  it('has nothing and no expiry for no reservation', () => {
+    expect(totalsOf([])).toStrictEqual({ held: [], daily: [], count: 0, nextExpiry: null });
+  });
+});
+
+describe('isStale', () => {
+  it.each([
+    ['before the first expiry', '2030-01-01T00:59:59Z', false],
+    ['at it', '2030-01-01T01:00:00Z', true],
+    ['after it', '2030-01-02T00:00:00Z', true],
+  ])('%s: %p', (_case, now, stale) => {
+    expect(isStale(totalsOf([reservation('rt-1', { 'm-a': 1 })]), at(now))).toBe(stale);
+  });
+
+  it('never, for a wallet without reservations', () => {
+    expect(isStale(totalsOf([]), at('2999-01-01T00:00:00Z'))).toBe(false);
+  });
+});
+
+describe('withChange', () => {
+  const base = [reservation('rt-1', { 'm-a': 60, 'm-b': 40 }), reservation('rt-2', { 'm-b': 5 }, { expiresAt: at('2030-01-01T00:30:00Z') })];
+
+  it.each([
+    ['a lowering', base[0]!, reservation('rt-1', { 'm-a': 30, 'm-b': 20 })],
+    ['a release to 0 (members left with nothing drop out)', base[0]!, reservation('rt-1', {})],
+    ['a creation', null, reservation('rt-9', { 'm-a': 3 }, { excludedFromCap: true })],
+  ])('after %s, equals the totals of the reservations after it', (_case, before, after) => {
+    const reservations = before ? base.map((r) => (r === before ? after : r)) : [...base, after];
+    expect(withChange(totalsOf(base), before, after)).toStrictEqual(totalsOf(reservations));
+  });
+
+  it('keeps the next expiry as a lower bound when the first to expire is extended', () => {
+    const extended = { ...base[1]!, expiresAt: at('2030-01-01T05:00:00Z') };
+    const totals = withChange(totalsOf(base), base[1]!, extended);
+    expect(totals.nextExpiry).toEqual(at('2030-01-01T00:30:00Z'));
+    expect(totalsOf([base[0]!, extended]).nextExpiry).toEqual(at('2030-01-01T01:00:00Z'));
+  });
+
+  // Any sequence of changes, applied one by one to the totals, gives the totals
+  // of the reservations it leaves: held points, daily sums and count exactly,
+  // and a next expiry no later than the first.
+  it('agrees with totalsOf over any sequence of changes', () => {
+    const member = fc.constantFrom('m-a', 'm-b', 'm-c');
+    const change = fc.record({
+      token: fc.constantFrom('rt-1', 'rt-2', 'rt-3', 'rt-4'),
+      contributions: fc.dictionary(member, fc.integer({ min: 0, max: 1000 }), { maxKeys: 3 }),
+      clientId: fc.constantFrom('app', 'other'),
+      excludedFromCap: fc.boolean(),
+      createdHour: fc.integer({ min: 0, max: 47 }),
+      expiresHour: fc.integer({ min: 1, max: 72 }),
+    });
+    fc.assert(
+      fc.property(fc.array(change, { maxLength: 30 }), (changes) => {
+        let stored: ReservationRecord[] = [];
+        let totals: WalletTotals = totalsOf(stored);
+        for (const c of changes) {
+          const after = reservation(c.token, c.contributions, {
+            clientId: c.clientId,
+            excludedFromCap: c.excludedFromCap,
+            createdAt: new Date(Date.UTC(2030, 0, 1, c.createdHour)),
+            expiresAt: new Date(Date.UTC(2030, 0, 1, c.expiresHour)),
+          });
+          const before = stored.find((r) => r.reservationToken === after.reservationToken && r.clientId === after.clientId) ?? null;
+          totals = withChange(totals, before, after);
+          stored = before ? stored.map((r) => (r === before ? after : r)) : [...stored, after];
+        }
+        const { nextExpiry, ...exact } = totalsOf(stored);
+        const { nextExpiry: bound, ...incremental } = totals;
+        expect(incremental).toStrictEqual(exact);
+        if (nextExpiry) expect(bound!.getTime()).toBeLessThanOrEqual(nextExpiry.getTime());
+      }),
+    );
+  });
+});
