@@ -14,7 +14,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Verifier, type VerifierOptions } from '@pact-foundation/pact';
 import type { RequestHandler } from 'express';
-import { MongoClient } from 'mongodb';
 import pino from 'pino';
 import { createApp } from '../../server/src/app';
 import { systemClock } from '../../server/src/domain/clock';
@@ -23,7 +22,7 @@ import { createHttpServer } from '../../server/src/http/http-server';
 import { FaultInjectingStore } from '../../server/src/store/fault-injecting/fault-injecting-store';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { startTestMongo, testMongoSource, uniqueDbName, type TestMongo } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { participantBranch, participantVersion } from '../../scripts/pact-participant.mjs';
 import { committedPactDir, consumerName, pactFileName, providerName } from '../shared/contract';
@@ -149,26 +148,15 @@ describe(`${providerName} honours the pact of ${consumerName}`, () => {
   } else {
     describe('on MongoDB', () => {
       const dbName = uniqueDbName('pact_provider');
-      let mongo: TestMongo | null = null;
       let provider: RunningProvider | undefined;
 
       beforeAll(async () => {
-        mongo = await startTestMongo();
-        if (!mongo) throw new Error('MongoDB was configured but could not be started');
-        provider = await startProvider(await MongoStore.connect({ uri: mongo.uri, dbName, serverSelectionTimeoutMS: 10_000 }));
+        provider = await startProvider(await MongoStore.connect({ uri: mongoSource.uri, dbName, serverSelectionTimeoutMS: 10_000 }));
       }, 120_000);
 
       afterAll(async () => {
         await provider?.close();
-        if (mongo) {
-          const admin = await new MongoClient(mongo.uri, { serverSelectionTimeoutMS: 10_000 }).connect();
-          try {
-            await admin.db(dbName).dropDatabase();
-          } finally {
-            await admin.close();
-          }
-          await mongo.stop();
-        }
+        await dropTestDatabase(mongoSource.uri, dbName);
       }, 60_000);
 
       it('verifies every interaction of the committed pact', () => verifyCommittedPact(provider as RunningProvider), verificationTimeoutMs);

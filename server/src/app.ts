@@ -10,7 +10,7 @@ import { accessLog } from './http/access-log';
 import { requireApiKey, requireSession } from './http/auth';
 import { docsRoutes } from './http/docs';
 import { errorMiddleware, notFound } from './http/error-middleware';
-import { healthRoutes } from './http/health';
+import { healthRoutes, type Liveness } from './http/health';
 import { jsonBody } from './http/json-body';
 import { sendJsonDirectly } from './http/json-response';
 import { openApiValidator } from './http/openapi-validator';
@@ -28,6 +28,8 @@ export interface AppDeps {
   services: Services;
   /** Only `/readyz` touches the store directly. */
   store: Pick<Store, 'ping'>;
+  /** What `/healthz` reports (see health.ts); always live when absent. */
+  liveness?: Liveness;
   logger: Logger;
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
@@ -100,7 +102,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   // Operational routes: not part of the API contract, and outside its prefix.
   // Mounted after it, so that API requests do not walk through them.
-  app.use(healthRoutes(deps.store), docsRoutes(spec));
+  app.use(healthRoutes(deps.store, deps.liveness), docsRoutes(spec));
 
   app.use(notFound);
   app.use(errorMiddleware);

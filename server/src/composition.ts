@@ -6,6 +6,7 @@ import { describeMongoTarget, type AppConfig } from './config';
 import { systemClock } from './domain/clock';
 import type { Services } from './domain/services';
 import { createServices } from './features';
+import type { Liveness } from './http/health';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
 import { MemoryStore } from './store/memory/memory-store';
 import { MongoStore } from './store/mongo/mongo-store';
@@ -15,6 +16,8 @@ export interface RuntimeDeps {
   services: Services;
   /** `/readyz` pings it; shutdown closes it after the last request. */
   store: Pick<Store, 'ping' | 'close'>;
+  /** `/healthz`: whether the process can still recover by itself (absent: always). */
+  liveness?: Liveness;
 }
 
 /** What `main` calls; tests pass their own. */
@@ -27,8 +30,19 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 
 export const buildDeps: BuildDeps = async (config, logger) => {
   const store = await buildStore(config, logger);
-  return { services: createServices({ store, clock: systemClock, walletLimits: config.walletLimits }), store };
+  const services = createServices({ store, clock: systemClock, walletLimits: config.walletLimits });
+  return { services, store, ...(store instanceof MongoStore && { liveness: mongoLiveness(store) }) };
 };
+
+/** Live unless the watchdog found the client stuck for too long to recover without a restart. */
+function mongoLiveness(store: MongoStore): Liveness {
+  return () => {
+    const health = store.health();
+    if (health.recoverable) return { live: true };
+    const since = health.stuckSince?.toISOString() ?? 'a while';
+    return { live: false, reason: `MongoDB answers a fresh client but not this process's since ${since}, after ${health.rebuilds} client replacements` };
+  };
+}
 
 /**
  * The store `config` selects. MongoDB is seeded only when SEED_FILE asks; the
@@ -40,12 +54,20 @@ async function buildStore(config: AppConfig, logger: Logger): Promise<Store> {
   // Read and validate the fixture before connecting: a bad fixture stops the start cheaply.
   const fixture = seedFile ? await readFixtureFile(seedFile) : null;
   const store: Store = config.mongo
-    ? await MongoStore.connect({
-        uri: config.mongo.uri,
-        dbName: config.mongo.dbName,
-        serverSelectionTimeoutMS: config.mongo.serverSelectionTimeoutMs,
-        socketTimeoutMS: config.mongo.socketTimeoutMs,
-      })
+    ? await MongoStore.connect(
+        {
+          uri: config.mongo.uri,
+          dbName: config.mongo.dbName,
+          serverSelectionTimeoutMS: config.mongo.serverSelectionTimeoutMs,
+          socketTimeoutMS: config.mongo.socketTimeoutMs,
+        },
+        {
+          onRebuild: (outcome, reason) =>
+            outcome === 'replaced'
+              ? logger.warn(`MongoDB client replaced: ${reason}`)
+              : logger.error(`MongoDB client could not be replaced: ${reason}`),
+        },
+      )
     : new MemoryStore();
   try {
     if (fixture) {

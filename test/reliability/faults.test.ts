@@ -1,16 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { MongoClient } from 'mongodb';
 import type { StoreMethod } from '../../server/src/store/fault-injecting/fault-injecting-store';
-import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { startTestMongo, testMongoSource, uniqueDbName, type TestMongo } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { problemsOfAnswer, serviceUnavailableBody } from './support/answers';
 import { keys } from './support/fixture';
 import { send, type RawRequest, type RawResponse } from './support/http';
 import { startWorld, type World } from './support/world';
+import { singleMongoHost, startTcpProxy, throughProxy } from '../support/tcp-proxy';
 
 /*
  * The store failing underneath the service, through the FaultInjectingStore
@@ -32,24 +27,7 @@ jest.setTimeout(120_000);
 
 type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 const mongoSource = testMongoSource();
-let mongo: TestMongo | null = null;
-const mongoFactory: StoreFactory = async () => {
-  mongo ??= await startTestMongo();
-  if (!mongo) throw new Error('MongoDB was configured but could not be started');
-  const dbName = uniqueDbName('reliability-faults');
-  const store = await MongoStore.connect({ uri: mongo.uri, dbName, serverSelectionTimeoutMS: 10_000 });
-  return {
-    store,
-    cleanup: async () => {
-      const admin = await new MongoClient(mongo!.uri).connect();
-      await admin.db(dbName).dropDatabase();
-      await admin.close();
-    },
-  };
-};
-afterAll(async () => {
-  await mongo?.stop();
-});
+const mongoFactory: StoreFactory = () => connectTestStore((mongoSource as { uri: string }).uri, 'reliability-faults');
 
 const variants: Array<[string, StoreFactory | null]> = [['MemoryStore', null]];
 if (mongoSource.kind !== 'none') variants.push(['MongoStore', mongoFactory]);
@@ -312,32 +290,31 @@ describe.each(variants)('store faults over %s', (_name, factory) => {
 });
 
 /*
- * A real outage: mongod stopped under load and started again. Needs a mongod
- * binary this test can stop (MONGOMS_SYSTEM_BINARY or mongod on PATH); a
- * server named by MONGODB_URI belongs to someone else and is not stopped.
+ * A real outage of the MongoDB at MONGODB_URI, as the service sees it: the
+ * store reaches the database through a TCP proxy, which resets every
+ * connection and refuses new ones for a while, then accepts again. Under
+ * load, the answers meanwhile are documented 503s (never a 500), /readyz
+ * says 503, and once the database is back the same process is ready again
+ * by itself, with every point conserved.
  */
-const binary = mongoSource.kind === 'binary' ? mongoSource.binary : null;
-const realOutageSkip =
-  mongoSource.kind === 'uri' ? 'MONGODB_URI names a server this test cannot stop; give a mongod binary instead' : mongoSource.kind === 'none' ? mongoSource.reason : null;
-(binary ? describe : describe.skip)(`a real MongoDB outage${realOutageSkip ? `: skipped, ${realOutageSkip}` : ''}`, () => {
-  it('mongod stopped under load: documented 503s and /readyz 503; started again: the service recovers by itself, points conserved', async () => {
-    const { MongoMemoryServer } = await import('mongodb-memory-server-core');
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, () => {
-        const chosen = (probe.address() as { port: number }).port;
-        probe.close(() => resolve(chosen));
-      });
+const proxied = mongoSource.kind === 'uri' ? singleMongoHost(mongoSource.uri) : null;
+const realOutageSkip = mongoSource.kind === 'none' ? mongoSource.reason : proxied ? null : 'MONGODB_URI names several hosts; the outage proxy takes one';
+(realOutageSkip === null ? describe : describe.skip)(`a real MongoDB outage${realOutageSkip ? `: skipped, ${realOutageSkip}` : ''}`, () => {
+  it('connections cut under load: documented 503s and /readyz 503; restored: ready again by itself, points conserved', async () => {
+    const proxy = await startTcpProxy(proxied!);
+    const made = await connectTestStore(throughProxy((mongoSource as { uri: string }).uri, proxy), 'reliability-outage', {
+      serverSelectionTimeoutMS: 1000,
+      socketTimeoutMS: 2000,
+      watchdogIntervalMs: 1000,
+      minRebuildIntervalMs: 2000,
     });
-    const dbPath = mkdtempSync(path.join(tmpdir(), 'reliability-mongod-'));
-    const server = await MongoMemoryServer.create({ binary: { systemBinary: binary! }, instance: { port, dbPath } });
-    const store = await MongoStore.connect({ uri: server.getUri(), dbName: 'reliability', serverSelectionTimeoutMS: 1000, socketTimeoutMS: 2000 });
-    const world = await startWorld({ instances: 2, baseStore: store });
+    const world = await startWorld({ instances: 2, baseStore: made.store });
     try {
       const token = (await world.apis[0]!.session(keys.partner, 'm-hh-1')).sessionToken;
       const put = (i: number, body: unknown) => world.apis[i % 2]!.update(keys.partner, token, 'm-hh-1', `rt-real-${i}`, body);
       for (let i = 0; i < 10; i++) expect((await put(i, { reservationAmount: 100, offline: true })).status).toBe(200);
 
-      await server.stop({ doCleanup: false, force: false });
+      await proxy.cut();
       const during = await Promise.all(Array.from({ length: 6 }, (_, i) => put(100 + i, { reservationAmount: 100, offline: true })));
       for (const res of during) {
         expect(res.status).toBe(503);
@@ -345,9 +322,10 @@ const realOutageSkip =
       }
       expect((await world.apis[0]!.readyz()).status).toBe(503);
 
-      await server.start(true);
+      await proxy.restore();
+      const restoredAt = Date.now();
       let ready = 0;
-      for (let i = 0; i < 100 && ready !== 200; i++) {
+      while (ready !== 200 && Date.now() - restoredAt < 15_000) {
         ready = (await world.apis[1]!.readyz()).status;
         if (ready !== 200) await sleep(200);
       }
@@ -358,7 +336,8 @@ const realOutageSkip =
       expect([...(await world.conservation()), ...(await world.audit()).problems]).toEqual([]);
     } finally {
       await world.close();
-      await server.stop({ doCleanup: true, force: true });
+      await proxy.close();
+      await dropTestDatabase((mongoSource as { uri: string }).uri, made.dbName);
     }
   });
 });

@@ -1,7 +1,5 @@
 import fc from 'fast-check';
-import { MongoClient } from 'mongodb';
-import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { startTestMongo, testMongoSource, uniqueDbName, type TestMongo } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { keys } from './support/fixture';
 import { runs } from './support/generators';
@@ -25,26 +23,7 @@ type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }
 
 const memory: StoreFactory | null = null; // the world's default MemoryStore
 const mongoSource = testMongoSource();
-
-let mongo: TestMongo | null = null;
-const mongoFactory: StoreFactory = async () => {
-  mongo ??= await startTestMongo();
-  if (!mongo) throw new Error('MongoDB was configured but could not be started');
-  const dbName = uniqueDbName('reliability-races');
-  const store = await MongoStore.connect({ uri: mongo.uri, dbName, serverSelectionTimeoutMS: 10_000 });
-  return {
-    store,
-    cleanup: async () => {
-      const admin = await new MongoClient(mongo!.uri).connect();
-      await admin.db(dbName).dropDatabase();
-      await admin.close();
-    },
-  };
-};
-
-afterAll(async () => {
-  await mongo?.stop();
-});
+const mongoFactory: StoreFactory = () => connectTestStore((mongoSource as { uri: string }).uri, 'reliability-races');
 
 const variants: Array<[string, StoreFactory | null]> = [['MemoryStore', memory]];
 if (mongoSource.kind !== 'none') variants.push(['MongoStore', mongoFactory]);

@@ -1,6 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import type { MongoClient } from 'mongodb';
+import type { Db, MongoClient } from 'mongodb';
+import { totalsOf } from '../../server/src/domain/wallet-totals';
+import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { problemsOfAnswer, serviceUnavailableBody } from './support/answers';
 import { keys, type ClientName } from './support/fixture';
@@ -293,15 +295,17 @@ describe('no operator injection reaches the store', () => {
   it('the MongoDB adapter puts only strings (and its own operators) into the filters it sends, whatever it is given', async () => {
     const filters: unknown[] = [];
     const cursor = (args: unknown[]) => ({ sort() { return this; }, toArray: async () => { filters.push(args[0]); return []; } });
-    const collection = () => ({
+    const collection = (name: string) => ({
+      collectionName: name,
       findOne: async (filter: unknown) => { filters.push(filter); return null; },
       find: (...args: unknown[]) => cursor(args),
+      aggregate: (pipeline: unknown[]) => ({ toArray: async () => { filters.push(pipeline); return []; } }),
       replaceOne: async (filter: unknown) => { filters.push(filter); return { matchedCount: 0 }; },
+      updateOne: async (filter: unknown) => { filters.push(filter); return { matchedCount: 0 }; },
       insertOne: async () => ({}),
     });
-    // The constructor is private (connect() needs a server): the driver is replaced by a recording fake.
-    const Constructor = MongoStore as unknown as new (client: MongoClient, db: unknown) => MongoStore;
-    const store = new Constructor({ close: async () => undefined } as unknown as MongoClient, { collection });
+    // connect() needs a server: the driver is replaced by a recording fake.
+    const store = MongoStore.over(fixedConnection({ close: async () => undefined } as unknown as MongoClient, { collection } as unknown as Db));
     const hostile = fc.sample(operatorObjects, { numRuns: 30, seed: 2 }) as string[];
     for (const value of hostile) {
       await store.findClientByApiKeyHash(value);
@@ -314,9 +318,14 @@ describe('no operator injection reaches the store', () => {
       await store.findRedemption(value);
       await store.loadWallet(value);
       await store.listAudit(value);
+      await store.loadWalletSlice(value, { clientId: 'c', correlationId: 'm', reservationToken: 'rt' });
+      await store.loadWalletSlice('member:m', { clientId: value, correlationId: value, reservationToken: value });
       await expect(store.saveWallet({ walletId: value, version: 1, balances: [], reservations: [] }, 1)).rejects.toThrow();
+      const reservation = { reservationToken: value, clientId: 'c', correlationId: 'm', identifierType: 'EMAIL', reservationAmount: 1, contributions: [], expiresAt: new Date(), createdAt: new Date(), excludedFromCap: false };
+      await expect(store.saveWalletSlice({ walletId: 'member:m', reservation, totals: totalsOf([]), pendingAudit: [] }, 1)).rejects.toThrow();
     }
-    const ownOperators = new Set(['$in', '$or', '$exists', '$size']);
+    // The adapter's own: the listing's filters, the whole read's, and the slice read's pipeline.
+    const ownOperators = new Set(['$in', '$or', '$exists', '$size', '$match', '$project', '$lookup']);
     const problems: string[] = [];
     const walk = (value: unknown, at: string) => {
       if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${at}[${i}]`));

@@ -149,6 +149,19 @@ describe('operational routes', () => {
     expect(response.body).toEqual({ status: 'ok' });
   });
 
+  it('/healthz answers 503, saying why, once the process cannot recover by itself (an orchestrator restarts it)', async () => {
+    app.liveness.mockReturnValueOnce({ live: false, reason: 'stuck since 2026-11-24T10:00:00.000Z' });
+    const response = await app.send('GET', '/healthz', { apiKey: null });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.body).toEqual({
+      statusCode: 503,
+      errorCode: 'SERVICE_UNAVAILABLE',
+      errorMessage: 'Cannot recover without a restart: stuck since 2026-11-24T10:00:00.000Z',
+    });
+    expect((await app.send('GET', '/healthz', { apiKey: null })).status).toBe(200);
+  });
+
   it('/readyz answers 200 while the store answers', async () => {
     const response = await app.send('GET', '/readyz', { apiKey: null });
     expect(response.status).toBe(200);

@@ -1,18 +1,24 @@
 import { Router } from 'express';
-import { serviceUnavailable } from '../domain/errors';
+import { AppError, serviceUnavailable } from '../domain/errors';
 import type { Store } from '../store/port';
 
 /** How long /readyz waits for the store before it calls it unavailable. */
 const readinessTimeoutMs = 1000;
 
 /**
- * `/healthz`: the process runs. `/readyz`: the store answers within a second
- * (load balancers stop routing to an instance whose store is down).
+ * `/healthz`: the process runs and can recover by itself; 503 when it cannot
+ * (its store client is stuck beyond repair: an orchestrator should restart
+ * it). `/readyz`: the store answers within a second (load balancers stop
+ * routing to an instance whose store is down, and route to it again once it
+ * answers).
  */
-export function healthRoutes(store: Pick<Store, 'ping'>): Router {
+export function healthRoutes(store: Pick<Store, 'ping'>, liveness: Liveness = alwaysLive): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+    res.set('Cache-Control', 'no-store');
+    const state = liveness();
+    if (state.live) res.json({ status: 'ok' });
+    else res.status(503).json(new AppError('SERVICE_UNAVAILABLE', `Cannot recover without a restart: ${state.reason}`).toBody());
   });
   router.get('/readyz', async (_req, res) => {
     res.set('Cache-Control', 'no-store');
@@ -24,6 +30,11 @@ export function healthRoutes(store: Pick<Store, 'ping'>): Router {
   });
   return router;
 }
+
+/** `/healthz`'s question: can this process still recover by itself? */
+export type Liveness = () => { live: true } | { live: false; reason: string };
+
+const alwaysLive: Liveness = () => ({ live: true });
 
 /** True when `pending` resolves within `ms`; false when it rejects or takes longer. */
 async function answersWithin(pending: Promise<unknown>, ms: number): Promise<boolean> {

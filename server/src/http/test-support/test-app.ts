@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp, type AppDeps } from '../../app';
+import type { Liveness } from '../health';
 import { createHttpServer } from '../http-server';
 import { aliceToken, apiKeys, fakeServices, type FakeServices } from './fakes';
 
@@ -9,6 +10,7 @@ export interface TestApp {
   baseUrl: string;
   services: FakeServices;
   ping: jest.Mock<Promise<void>, []>;
+  liveness: jest.Mock<ReturnType<Liveness>, []>;
   /** Every line the app logged, parsed. */
   logs: Array<Record<string, unknown>>;
   send(method: string, path: string, init?: SendInit): Promise<TestResponse>;
@@ -47,9 +49,11 @@ export async function startTestApp(overrides: Partial<AppDeps['config']> = {}): 
   const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   const services = fakeServices();
   const ping = jest.fn(async (): Promise<void> => undefined);
+  const liveness = jest.fn((): ReturnType<Liveness> => ({ live: true }));
   const app = await createApp({
     services,
     store: { ping },
+    liveness,
     logger,
     config: { rateLimitPerMinute: 0, bodyLimitBytes: 16384, trustProxy: false, ...overrides },
     validateResponses: true,
@@ -62,6 +66,7 @@ export async function startTestApp(overrides: Partial<AppDeps['config']> = {}): 
     baseUrl,
     services,
     ping,
+    liveness,
     logs,
     send: (method, path, init = {}) => send(baseUrl, method, path, init),
     close: () =>

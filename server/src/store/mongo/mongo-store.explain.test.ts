@@ -3,8 +3,9 @@ import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { auditEntryId, type AuditEntry, type ClientRecord, type MemberRecord, type VoucherDefinitionRecord, type Wallet } from '../../domain/model';
 import { hashSecret } from '../../domain/secrets';
 import { clientDefaults } from '../fixture';
+import { fixedConnection } from './connection';
 import { MongoStore } from './mongo-store';
-import { explainMissing, startTestMongo, testMongoSource, stageNames, uniqueDbName, type TestMongo } from './test-support/mongo-test-server';
+import { explainMissing, testMongoSource, stageNames, uniqueDbName } from './test-support/mongo-test-server';
 
 /*
  * Every query shape of the hot paths (Operations A and B and session start),
@@ -14,9 +15,8 @@ import { explainMissing, startTestMongo, testMongoSource, stageNames, uniqueDbNa
  * each lookup may examine only the documents it returns (an index answers
  * it, whatever else the collection holds).
  *
- * Runs whenever a MongoDB that explains plans is reachable (MONGODB_URI, or a
- * mongod binary: see test-support/mongo-test-server.ts); skipped with the
- * reason otherwise (none reachable, or one without `explain`, as mongo-wire).
+ * Runs when MONGODB_URI names a MongoDB that explains plans; skipped with the
+ * reason otherwise (none, or one without `explain`, as mongo-wire).
  */
 
 const source = testMongoSource();
@@ -33,20 +33,16 @@ if (skipReason !== null) {
   it.skip(`MongoStore query plans: skipped, ${skipReason}`, () => undefined);
 } else {
   describe('MongoStore query plans of the hot paths', () => {
-    let mongo: TestMongo | null = null;
     let client: MongoClient;
     let store: MongoStore;
     const commands: CommandStartedEvent[] = [];
 
     beforeAll(async () => {
-      mongo = await startTestMongo();
-      if (!mongo) throw new Error('MongoDB was configured but could not be started');
-      // The store's own constructor is private (connect() builds its client);
-      // here it gets a client that reports every command it sends.
-      client = await new MongoClient(mongo.uri, { monitorCommands: true, ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 }).connect();
+      if (source.kind === 'none') throw new Error('no MongoDB');
+      // A client that reports every command it sends, under the store.
+      client = await new MongoClient(source.uri, { monitorCommands: true, ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 }).connect();
       await client.db(dbName).dropDatabase();
-      const Constructor = MongoStore as unknown as new (client: MongoClient, db: unknown) => MongoStore;
-      store = new Constructor(client, client.db(dbName));
+      store = MongoStore.over(fixedConnection(client, client.db(dbName)));
       await store.ensureIndexes();
       await seed(store);
       client.on('commandStarted', (event) => commands.push(event));
@@ -55,7 +51,6 @@ if (skipReason !== null) {
     afterAll(async () => {
       await client?.db(dbName).dropDatabase();
       await client?.close();
-      await mongo?.stop();
     }, 60_000);
 
     /** Runs `call`; returns how many records it gave back (1 for a single record or a write) and the query commands it sent. */

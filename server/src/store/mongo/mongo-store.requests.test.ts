@@ -1,7 +1,8 @@
-import { MongoNetworkError, MongoServerError, type MongoClient } from 'mongodb';
+import { MongoNetworkError, MongoServerError, type Db, type MongoClient } from 'mongodb';
 import type { VoucherDefinitionRecord, Wallet } from '../../domain/model';
 import { StoreUnavailableError } from '../port';
 import { totalsOf } from '../../domain/wallet-totals';
+import { fixedConnection } from './connection';
 import { MongoStore } from './mongo-store';
 
 /*
@@ -56,9 +57,7 @@ function fakeStore(respond: Responder = () => null): { store: MongoStore; calls:
     };
   };
   const client = { close: async () => undefined, db: () => ({ command: async () => ({ ok: 1 }) }) };
-  // The constructor is private: connect() is the only way in production.
-  const Constructor = MongoStore as unknown as new (client: MongoClient, db: unknown) => MongoStore;
-  return { store: new Constructor(client as unknown as MongoClient, { collection }), calls };
+  return { store: MongoStore.over(fixedConnection(client as unknown as MongoClient, { collection } as unknown as Db)), calls };
 }
 
 const wallet: Wallet = {

@@ -1,4 +1,4 @@
-import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type MongoClientOptions } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import type {
   AuditEntry,
   CatalogueItemRecord,
@@ -12,7 +12,7 @@ import type {
   WalletSlice,
   WalletSliceChange,
 } from '../../domain/model';
-import { StoreUnavailableError, type Store } from '../port';
+import type { Store } from '../port';
 import {
   auditDoc,
   auditFromDoc,
@@ -40,17 +40,11 @@ import {
   type VoucherDefinitionDoc,
   type WalletDoc,
 } from './documents';
-import { toStoreError, unreachableReason } from './errors';
+import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
 import { MongoWallets } from './wallets';
 
-export interface MongoStoreOptions {
-  uri: string;
-  dbName: string;
-  /** How long an operation waits for a usable server before failing as unavailable. */
-  serverSelectionTimeoutMS?: number;
-  socketTimeoutMS?: number;
-  maxPoolSize?: number;
-}
+/** How to reach the database; the watchdog's settings have defaults (connection.ts). */
+export type MongoStoreOptions = MongoConnectionOptions;
 
 /** Collection names, in one place for operators and tests. */
 export const collectionNames = {
@@ -99,24 +93,10 @@ function requireKey(value: unknown, what: string): string {
  * of a wallet document per change (see wallets.ts).
  */
 export class MongoStore implements Store {
-  private readonly c: Collections;
+  private collections: { generation: number; c: Collections } | null = null;
   private readonly wallets: MongoWallets;
 
-  private constructor(
-    private readonly client: MongoClient,
-    db: Db,
-  ) {
-    this.c = {
-      clients: db.collection<ClientDoc>(collectionNames.clients),
-      members: db.collection<MemberDoc>(collectionNames.members),
-      sessions: db.collection<SessionDoc>(collectionNames.sessions),
-      catalogueItems: db.collection<CatalogueItemDoc>(collectionNames.catalogueItems),
-      redemptions: db.collection<RedemptionDoc>(collectionNames.redemptions),
-      voucherDefinitions: db.collection<VoucherDefinitionDoc>(collectionNames.voucherDefinitions),
-      wallets: db.collection<WalletDoc>(collectionNames.wallets),
-      reservations: db.collection<ReservationDoc>(collectionNames.reservations),
-      audit: db.collection<AuditDoc>(collectionNames.audit),
-    };
+  private constructor(private readonly connection: StoreConnection) {
     this.wallets = new MongoWallets({ collections: () => this.c, run: (operation) => this.run(operation) });
   }
 
@@ -126,18 +106,33 @@ export class MongoStore implements Store {
    * driver's own reason (for the operator: it names hosts); a malformed URI
    * gives the driver's parse error (a configuration mistake, not an outage).
    */
-  static async connect(options: MongoStoreOptions): Promise<MongoStore> {
-    const client = new MongoClient(options.uri, clientOptions(options));
+  static async connect(options: MongoStoreOptions, observer?: ConnectionObserver): Promise<MongoStore> {
+    const connection = await MongoConnection.open(options, observer);
+    const store = new MongoStore(connection);
     try {
-      await client.connect();
-      const store = new MongoStore(client, client.db(options.dbName));
       await store.ensureIndexes();
       return store;
     } catch (error) {
-      await client.close().catch(() => undefined);
-      const mapped = toStoreError(error);
-      throw mapped instanceof StoreUnavailableError ? new StoreUnavailableError(unreachableReason(error), { cause: error }) : mapped;
+      await connection.close().catch(() => undefined);
+      throw error;
     }
+  }
+
+  /** A store over a connection made elsewhere (tests that watch a client's commands). */
+  static over(connection: StoreConnection): MongoStore {
+    return new MongoStore(connection);
+  }
+
+  /** The collections of the current client: made again when the watchdog replaces it. */
+  private get c(): Collections {
+    const generation = this.connection.currentGeneration;
+    if (this.collections?.generation !== generation) this.collections = { generation, c: collectionsOf(this.connection.db) };
+    return this.collections.c;
+  }
+
+  /** What the watchdog knows of the connection (see connection.ts). */
+  health(): ConnectionHealth {
+    return this.connection.health();
   }
 
   /**
@@ -307,23 +302,19 @@ export class MongoStore implements Store {
   // --- lifecycle -----------------------------------------------------------
 
   async ping(): Promise<void> {
-    await this.run(() => this.client.db('admin').command({ ping: 1 }));
+    await this.connection.ping();
   }
 
   async close(): Promise<void> {
     await this.wallets.drain();
-    await this.client.close();
+    await this.connection.close();
   }
 
   // --- helpers -------------------------------------------------------------
 
-  /** Runs one driver call, turning "database unreachable" into StoreUnavailableError. */
-  private async run<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      throw toStoreError(error);
-    }
+  /** Runs one driver call, turning "database unreachable" into StoreUnavailableError (see MongoConnection.run). */
+  private run<T>(operation: () => Promise<T>): Promise<T> {
+    return this.connection.run(operation);
   }
 
   /**
@@ -346,14 +337,16 @@ export class MongoStore implements Store {
   }
 }
 
-/** Only options that were given: the driver's defaults stand for the rest. */
-function clientOptions(options: MongoStoreOptions): MongoClientOptions {
+function collectionsOf(db: Db): Collections {
   return {
-    appName: 'loyalty-server',
-    // Optional record fields that are undefined are left out, not stored as null.
-    ignoreUndefined: true,
-    ...(options.serverSelectionTimeoutMS !== undefined && { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS }),
-    ...(options.socketTimeoutMS !== undefined && { socketTimeoutMS: options.socketTimeoutMS }),
-    ...(options.maxPoolSize !== undefined && { maxPoolSize: options.maxPoolSize }),
+    clients: db.collection<ClientDoc>(collectionNames.clients),
+    members: db.collection<MemberDoc>(collectionNames.members),
+    sessions: db.collection<SessionDoc>(collectionNames.sessions),
+    catalogueItems: db.collection<CatalogueItemDoc>(collectionNames.catalogueItems),
+    redemptions: db.collection<RedemptionDoc>(collectionNames.redemptions),
+    voucherDefinitions: db.collection<VoucherDefinitionDoc>(collectionNames.voucherDefinitions),
+    wallets: db.collection<WalletDoc>(collectionNames.wallets),
+    reservations: db.collection<ReservationDoc>(collectionNames.reservations),
+    audit: db.collection<AuditDoc>(collectionNames.audit),
   };
 }

@@ -1,6 +1,7 @@
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection } from 'mongodb';
 import type { ReservationKey, ReservationRecord, Wallet, WalletSlice, WalletSliceChange } from '../../domain/model';
 import { totalsOf } from '../../domain/wallet-totals';
+import { StoreUnavailableError } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import {
   balanceFields,
@@ -133,6 +134,8 @@ export class MongoWallets {
 
   async load(walletId: string): Promise<Wallet | null> {
     const read = await this.readWhole(walletId);
+    // A wallet changing under every read is busy, not broken: try again later (503).
+    if (read === 'busy') throw new StoreUnavailableError(`wallet ${walletId} changed during every one of ${wholeReadAttempts} reads`);
     return read ? read.wallet : null;
   }
 
@@ -140,11 +143,15 @@ export class MongoWallets {
     assertExpectedVersion(expectedVersion);
     const walletId = wallet.walletId;
     const current = expectedVersion === 0 ? null : await this.readWhole(walletId);
-    if (expectedVersion !== 0 && current?.wallet.version !== expectedVersion) return false;
+    // Busy, or moved on: a conflict, which the caller retries.
+    if (current === 'busy' || (expectedVersion !== 0 && current?.wallet.version !== expectedVersion)) return false;
     if (current) await this.ensureCopied(current.doc);
 
     const reservations = wallet.reservations.map(reservationFields);
-    const pending = differences(current?.wallet.reservations ?? [], reservations);
+    // Against what the reservation documents (and `pending`) hold: reservations
+    // an earlier server kept inline in the wallet are written out like new ones.
+    const copied = current ? wholeOf({ ...current.doc, reservations: [] }, current.stored).reservations : [];
+    const pending = differences(copied, reservations);
     const fields = {
       version: expectedVersion + 1,
       balances: wallet.balances.map(balanceFields),
@@ -254,7 +261,7 @@ export class MongoWallets {
    * The wallet and all its reservations as of one version: its reservation
    * documents read between two reads of the same version, `pending` laid over them.
    */
-  private async readWhole(walletId: string): Promise<{ wallet: Wallet; doc: WalletDoc } | null> {
+  private async readWhole(walletId: string): Promise<{ wallet: Wallet; doc: WalletDoc; stored: ReservationDoc[] } | null | 'busy'> {
     for (let attempt = 0; attempt < wholeReadAttempts; attempt++) {
       const doc = await this.deps.run(() => this.c.wallets.findOne({ _id: walletId }));
       if (!doc) return null;
@@ -262,10 +269,11 @@ export class MongoWallets {
         this.c.reservations.find({ walletId, removedAt: { $exists: false } }).sort({ _id: 1 }).toArray(),
       );
       const again = await this.deps.run(() => this.c.wallets.findOne({ _id: walletId }, { projection: { version: 1 } }));
-      if (again?.version !== doc.version) continue;
-      return { wallet: wholeOf(doc, stored), doc };
+      if (again?.version === doc.version) return { wallet: wholeOf(doc, stored), doc, stored };
+      // Let the writers pass (full jitter, a few milliseconds).
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, 2 ** attempt)));
     }
-    throw new Error(`wallet ${walletId}: changed during every one of ${wholeReadAttempts} reads`);
+    return 'busy';
   }
 }
 

@@ -1,35 +1,64 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, statSync } from 'node:fs';
-import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { MongoStore, type MongoStoreOptions } from '../mongo-store';
 
 /**
- * Where tests find a MongoDB, in this order:
- * 1. `MONGODB_URI`: a server someone runs (CI service, local docker);
- * 2. a `mongod` binary (`MONGOMS_SYSTEM_BINARY`, or `mongod` on PATH),
- *    started by mongodb-memory-server for the test file.
- * Nothing is ever downloaded: without either, MongoDB tests are skipped.
+ * The MongoDB tests run against: the server `MONGODB_URI` names (a CI
+ * service, a local mongod or docker container, or a wire-protocol stand-in).
+ * Without it, MongoDB tests are skipped with this reason. Every test that
+ * writes uses a database of its own and drops it.
  */
-export type TestMongoSource =
-  | { kind: 'uri'; uri: string }
-  | { kind: 'binary'; binary: string }
-  | { kind: 'none'; reason: string };
+export type TestMongoSource = { kind: 'uri'; uri: string } | { kind: 'none'; reason: string };
 
-export interface TestMongo {
-  uri: string;
-  stop: () => Promise<void>;
-}
-
-const noMongoReason =
-  'no MongoDB reachable: set MONGODB_URI, or MONGOMS_SYSTEM_BINARY / put mongod on PATH';
+const noMongoReason = 'no MongoDB: set MONGODB_URI to run the MongoDB variants';
 
 /** Decided synchronously, so a test file can choose between its suite and a skip while jest collects tests. */
 export function testMongoSource(env: NodeJS.ProcessEnv = process.env): TestMongoSource {
   const uri = env.MONGODB_URI?.trim();
-  if (uri) return { kind: 'uri', uri };
-  const binary = env.MONGOMS_SYSTEM_BINARY?.trim() || findOnPath('mongod', env.PATH ?? '');
-  if (binary) return { kind: 'binary', binary };
-  return { kind: 'none', reason: noMongoReason };
+  return uri ? { kind: 'uri', uri } : { kind: 'none', reason: noMongoReason };
+}
+
+/**
+ * A database name no other test file (or concurrent run) uses. MongoDB
+ * allows 63 characters without `/\. "$`.
+ */
+export function uniqueDbName(label: string): string {
+  const safe = label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 30);
+  return `test_${safe}_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+/** Drops a test database through a short-lived client of its own. */
+export async function dropTestDatabase(uri: string, dbName: string): Promise<void> {
+  const admin = await new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }).connect();
+  try {
+    await admin.db(dbName).dropDatabase();
+  } finally {
+    await admin.close();
+  }
+}
+
+export interface TestMongoStore {
+  store: MongoStore;
+  uri: string;
+  dbName: string;
+  /** Closes the store and drops its database. */
+  cleanup(): Promise<void>;
+}
+
+/** A MongoStore on a fresh database of its own (named after `label`) on the test MongoDB. */
+export async function connectTestStore(uri: string, label: string, options: Partial<MongoStoreOptions> = {}): Promise<TestMongoStore> {
+  const dbName = uniqueDbName(label);
+  const store = await MongoStore.connect({ uri, dbName, serverSelectionTimeoutMS: 10_000, ...options });
+  return {
+    store,
+    uri,
+    dbName,
+    cleanup: async () => {
+      await store.close();
+      await dropTestDatabase(uri, dbName);
+    },
+  };
 }
 
 /** What the MongoDB behind a URI can do, as far as some tests need to know. */
@@ -73,67 +102,9 @@ export function probeMongoServerFeatures(uri: string): MongoServerFeatures {
   return JSON.parse(result.stdout) as MongoServerFeatures;
 }
 
-/** Why the tests of query plans cannot run on `source` (null: they can). A mongod started here always has explain. */
+/** Why the tests of query plans cannot run on `source` (null: they can). */
 export function explainMissing(source: TestMongoSource): string | null {
-  if (source.kind === 'none') return source.reason;
-  return source.kind === 'uri' ? probeMongoServerFeatures(source.uri).explainMissing : null;
-}
-
-/** A MongoDB for tests, or null when there is none (see testMongoSource). */
-export async function startTestMongo(): Promise<TestMongo | null> {
-  const source = testMongoSource();
-  if (source.kind === 'none') return null;
-  // Someone else's server: nothing to stop; each test file uses (and drops) its own database.
-  if (source.kind === 'uri') return { uri: source.uri, stop: async () => undefined };
-
-  // Loaded only here, so files that never start a server do not load it.
-  const { MongoMemoryServer } = await import('mongodb-memory-server-core');
-  const version = mongodVersion(source.binary);
-  const server = await MongoMemoryServer.create({
-    // The version is passed only to silence the library's "version conflict" warning.
-    binary: { systemBinary: source.binary, ...(version && { version }) },
-  });
-  return {
-    uri: server.getUri(),
-    stop: async () => {
-      await server.stop({ doCleanup: true });
-    },
-  };
-}
-
-/**
- * A database name no other test file (or concurrent run) uses. MongoDB
- * allows 63 characters without `/\. "$`.
- */
-export function uniqueDbName(label: string): string {
-  const safe = label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 30);
-  return `test_${safe}_${process.pid}_${randomBytes(4).toString('hex')}`;
-}
-
-function findOnPath(command: string, searchPath: string): string | undefined {
-  const names = process.platform === 'win32' ? [`${command}.exe`] : [command];
-  for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
-    for (const name of names) {
-      const candidate = path.join(dir, name);
-      if (isExecutableFile(candidate)) return candidate;
-    }
-  }
-  return undefined;
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** "db version v7.0.14" -> "7.0.14"; undefined when the binary does not say. */
-function mongodVersion(binary: string): string | undefined {
-  const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10_000 });
-  return /db version v?(\d+\.\d+\.\d+)/.exec(result.stdout ?? '')?.[1];
+  return source.kind === 'none' ? source.reason : probeMongoServerFeatures(source.uri).explainMissing;
 }
 
 /** Every `stage` named in an explain() plan, at any depth (IXSCAN, FETCH, SORT, COLLSCAN...). */

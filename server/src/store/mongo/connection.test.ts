@@ -1,0 +1,152 @@
+import type { MongoClient } from 'mongodb';
+import { StoreUnavailableError } from '../port';
+import { MongoConnection, type ConnectionEnvironment } from './connection';
+import { systemError } from './test-support/raw-errors';
+
+/*
+ * The watchdog against fake clients: the database can be up or down, and a
+ * client can be stuck (its pings never settle, as with the driver's monitor
+ * parked on a closed socket) while a fresh client would get through.
+ */
+
+type Behaviour = 'ok' | 'down' | 'stuck';
+
+class FakeWorld implements ConnectionEnvironment {
+  database: 'up' | 'down' = 'up';
+  /** What the next clients made do once the database is up. */
+  nextClients: Behaviour = 'ok';
+  clock = 0;
+  readonly clients: Array<{ behaviour: Behaviour; closed: boolean; client: MongoClient }> = [];
+
+  now(): number {
+    return this.clock;
+  }
+
+  createClient(): MongoClient {
+    const entry = { behaviour: this.nextClients, closed: false, client: undefined as unknown as MongoClient };
+    const answer = async (): Promise<unknown> => {
+      if (entry.behaviour === 'stuck') return new Promise(() => undefined);
+      if (this.database === 'down' || entry.behaviour === 'down') throw systemError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:27017');
+      return { ok: 1 };
+    };
+    entry.client = {
+      connect: async () => {
+        await answer();
+        return entry.client;
+      },
+      db: () => ({ command: answer, marker: this.clients.indexOf(entry) }),
+      close: async () => {
+        entry.closed = true;
+      },
+    } as unknown as MongoClient;
+    this.clients.push(entry);
+    return entry.client;
+  }
+}
+
+async function open(world: FakeWorld, extra: Record<string, number> = {}) {
+  const events: string[] = [];
+  const connection = await MongoConnection.open(
+    { uri: 'mongodb://db:27017', dbName: 'loyalty', watchdogIntervalMs: 0, probeTimeoutMs: 50, minRebuildIntervalMs: 1000, stuckLimitMs: 60_000, ...extra },
+    { onCheck: (reachable) => events.push(reachable ? 'reachable' : 'unreachable'), onRebuild: (outcome) => events.push(outcome) },
+    world,
+  );
+  return { connection, events };
+}
+
+describe('MongoConnection watchdog', () => {
+  it('replaces a stuck client when a fresh one gets through, and the store answers again through the new one', async () => {
+    const world = new FakeWorld();
+    const { connection, events } = await open(world);
+    const first = connection.db;
+    world.clients[0]!.behaviour = 'stuck';
+    world.clock = 5000;
+
+    await connection.check();
+
+    expect(events).toEqual(['unreachable', 'replaced']);
+    expect(connection.currentGeneration).toBe(1);
+    expect(connection.db).not.toBe(first);
+    expect(world.clients[0]!.closed).toBe(true);
+    await expect(connection.ping()).resolves.toBeUndefined();
+    expect(connection.health()).toMatchObject({ rebuilds: 1, recoverable: true });
+
+    await connection.check();
+    expect(connection.health()).toEqual({ reachable: true, stuckSince: null, recoverable: true, rebuilds: 1 });
+  });
+
+  it('leaves the client alone while the database itself is down (a fresh client fails too)', async () => {
+    const world = new FakeWorld();
+    const { connection, events } = await open(world);
+    world.database = 'down';
+    world.clock = 5000;
+    await connection.check();
+    expect(events).toEqual(['unreachable']);
+    expect(connection.currentGeneration).toBe(0);
+    expect(connection.health()).toEqual({ reachable: false, stuckSince: null, recoverable: true, rebuilds: 0 });
+  });
+
+  it('replaces at most once per minRebuildIntervalMs', async () => {
+    const world = new FakeWorld();
+    const { connection } = await open(world);
+    world.clients[0]!.behaviour = 'stuck';
+    world.clock = 5000;
+    await connection.check();
+    expect(connection.health().rebuilds).toBe(1);
+    // The replacement gets stuck too (a fresh probe does not): it is not replaced again at once.
+    world.clients.at(-1)!.behaviour = 'stuck';
+    world.clock = 5500;
+    await connection.check();
+    expect(connection.health().rebuilds).toBe(1);
+    world.clock = 6000;
+    await connection.check();
+    expect(connection.health().rebuilds).toBe(2);
+  });
+
+  it('says the process cannot recover once the client stays stuck past stuckLimitMs', async () => {
+    const world = new FakeWorld();
+    const { connection } = await open(world, { stuckLimitMs: 10_000 });
+    world.clients[0]!.behaviour = 'stuck';
+    // Every new client the watchdog makes gets stuck as soon as it is in use.
+    const create = world.createClient.bind(world);
+    world.createClient = () => {
+      const client = create();
+      const entry = world.clients.at(-1)!;
+      const connect = client.connect.bind(client);
+      client.connect = async () => {
+        const connected = await connect();
+        // A probe pings right after connecting; a replacement is used later.
+        setImmediate(() => {
+          if (!entry.closed) entry.behaviour = 'stuck';
+        });
+        return connected;
+      };
+      return client;
+    };
+    world.clock = 5000;
+    await connection.check();
+    expect(connection.health().recoverable).toBe(true);
+    world.clock = 16_000;
+    await new Promise((resolve) => setImmediate(resolve));
+    await connection.check();
+    expect(connection.health()).toMatchObject({ reachable: false, recoverable: false });
+    expect(connection.health().stuckSince).toEqual(new Date(5000));
+  });
+
+  it('answers an operation that never settles as unavailable at its deadline', async () => {
+    const world = new FakeWorld();
+    const { connection } = await open(world, { operationDeadlineMs: 30 });
+    await expect(connection.run(() => new Promise(() => undefined))).rejects.toThrow(StoreUnavailableError);
+    await expect(connection.run(() => Promise.reject(systemError('EPIPE', 'This socket has been ended by the other party')))).rejects.toThrow(
+      StoreUnavailableError,
+    );
+    await expect(connection.run(async () => 'answer')).resolves.toBe('answer');
+  });
+
+  it('fails to open with the driver reason when the database is down', async () => {
+    const world = new FakeWorld();
+    world.database = 'down';
+    await expect(open(world)).rejects.toThrow(/^connect ECONNREFUSED 127\.0\.0\.1:27017$/);
+    expect(world.clients[0]!.closed).toBe(true);
+  });
+});

@@ -1,0 +1,83 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Db, MongoClient } from 'mongodb';
+import { pino } from 'pino';
+import { createApp } from '../../server/src/app';
+import { createServices } from '../../server/src/features';
+import { createHttpServer } from '../../server/src/http/http-server';
+import { MongoConnection, type ConnectionEnvironment } from '../../server/src/store/mongo/connection';
+import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { rawSocketErrors } from '../../server/src/store/mongo/test-support/raw-errors';
+
+/*
+ * During an outage the MongoDB driver lets some of Node's own socket errors
+ * through unwrapped (EPIPE "This socket has been ended by the other party",
+ * ECONNRESET, a write after end...). Injected into every driver call under
+ * the real adapter and connection, each must answer every operation with
+ * the documented 503 and Retry-After, never a 500.
+ */
+
+let failure: Error = new Error('set per test');
+
+/** A driver whose every call rejects with `failure`, whatever is chained on it (find().sort().toArray(), ...). */
+function failingDriverObject(): unknown {
+  const fail = (): unknown =>
+    new Proxy(() => undefined, {
+      get: (_target, property) => (property === 'then' ? undefined : fail()),
+      apply: () => Object.assign(Promise.reject(failure), { sort: fail, toArray: () => Promise.reject(failure) }),
+    });
+  return fail();
+}
+
+const environment: ConnectionEnvironment = {
+  now: () => Date.now(),
+  createClient: () =>
+    ({
+      connect: async function (this: MongoClient) {
+        return this;
+      },
+      db: () => ({ collection: () => failingDriverObject(), command: () => Promise.reject(failure) }) as unknown as Db,
+      close: async () => undefined,
+    }) as unknown as MongoClient,
+};
+
+let server: Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  const connection = await MongoConnection.open({ uri: 'mongodb://db:27017', dbName: 'loyalty', watchdogIntervalMs: 0 }, {}, environment);
+  const store = MongoStore.over(connection);
+  const app = await createApp({
+    services: createServices({ store, clock: () => new Date() }),
+    store,
+    logger: pino({ level: 'silent' }),
+    config: { rateLimitPerMinute: 0, bodyLimitBytes: 16384, trustProxy: false },
+    validateResponses: true,
+  });
+  server = await new Promise((resolve) => {
+    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const member = { 'x-api-key': 'pk_test_partner_app_0001', authorization: 'Bearer st_0123456789abcdefghijklmnopqrstuv' };
+const operations: Array<[string, string, string, RequestInit]> = [
+  ['Start Session', 'POST', '/client/users/m-alice/sessions', { headers: { 'x-api-key': 'pk_test_partner_app_0001', 'x-identifier-type': 'EMAIL' } }],
+  ['Operation A', 'GET', '/client/users/m-alice/voucher-definitions', { headers: member }],
+  ['Operation B', 'PUT', '/client/users/m-alice/reservations/rt-1', { headers: { ...member, 'content-type': 'application/json' }, body: '{"reservationAmount":1}' }],
+  ['/readyz', 'GET', '/readyz', {}],
+];
+
+describe.each(rawSocketErrors)('the driver surfaces %s', (_name, error) => {
+  beforeEach(() => {
+    failure = error;
+  });
+
+  it.each(operations)('%s answers the documented 503 with Retry-After', async (_operation, method, path, init) => {
+    const response = await fetch(`${baseUrl}${path}`, { ...init, method });
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({ statusCode: 503, errorCode: 'SERVICE_UNAVAILABLE', errorMessage: 'Service unavailable' });
+    if (path !== '/readyz') expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
