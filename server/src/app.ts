@@ -22,7 +22,7 @@ import { apiPrefix, routes, tagOperation } from './http/routes';
 import { securityHeaders } from './http/security-headers';
 import { inSequence } from './http/sequence';
 import { loadApiSpec } from './http/spec';
-import type { Store } from './store/port';
+import type { RequestCounter, Store } from './store/port';
 
 export interface AppDeps {
   services: Services;
@@ -30,6 +30,8 @@ export interface AppDeps {
   store: Pick<Store, 'ping'>;
   /** What `/healthz` reports (see health.ts); always live when absent. */
   liveness?: Liveness;
+  /** Counts requests for the rate limit; in this process when absent (see rate-limit.ts). */
+  requestCounter?: RequestCounter;
   logger: Logger;
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
@@ -67,7 +69,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // `inSequence`), mounted on the app itself: a nested router costs a second
   // route match per request. Any other request under the prefix gets the API
   // key and rate limit checks, then the validator's 404 or 405.
-  const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute);
+  const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute, deps.requestCounter);
   const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
   const validateResponses = deps.validateResponses ?? false;
   const eov = inSequence(await openApiValidator(app, spec, { validateResponses }));

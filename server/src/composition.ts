@@ -7,10 +7,11 @@ import { systemClock } from './domain/clock';
 import type { Services } from './domain/services';
 import { createServices } from './features';
 import type { Liveness } from './http/health';
+import { rateLimitWindowSeconds } from './http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
 import { MemoryStore } from './store/memory/memory-store';
 import { MongoStore } from './store/mongo/mongo-store';
-import type { Store } from './store/port';
+import type { RequestCounter, Store } from './store/port';
 
 export interface RuntimeDeps {
   services: Services;
@@ -18,6 +19,8 @@ export interface RuntimeDeps {
   store: Pick<Store, 'ping' | 'close'>;
   /** `/healthz`: whether the process can still recover by itself (absent: always). */
   liveness?: Liveness;
+  /** The rate limit's count (absent: this process's own). */
+  requestCounter?: RequestCounter;
 }
 
 /** What `main` calls; tests pass their own. */
@@ -31,7 +34,10 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 export const buildDeps: BuildDeps = async (config, logger) => {
   const store = await buildStore(config, logger);
   const services = createServices({ store, clock: systemClock, walletLimits: config.walletLimits });
-  return { services, store, ...(store instanceof MongoStore && { liveness: mongoLiveness(store) }) };
+  if (!(store instanceof MongoStore)) return { services, store };
+  // On MongoDB the fleet shares one count per key (falling back to this process's own while MongoDB fails).
+  const requestCounter = config.rateLimitPerMinute > 0 ? store.requestCounter(config.rateLimitPerMinute, rateLimitWindowSeconds) : undefined;
+  return { services, store, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
 };
 
 /** Live unless the watchdog found the client stuck for too long to recover without a restart. */

@@ -27,7 +27,14 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
   const deps = await build(config, logger);
   let server: Server;
   try {
-    const app = await createApp({ services: deps.services, store: deps.store, logger, config, ...(deps.liveness && { liveness: deps.liveness }) });
+    const app = await createApp({
+      services: deps.services,
+      store: deps.store,
+      logger,
+      config,
+      ...(deps.liveness && { liveness: deps.liveness }),
+      ...(deps.requestCounter && { requestCounter: deps.requestCounter }),
+    });
     server = await listen(app, config.port);
     answerParserErrors(server);
   } catch (error) {

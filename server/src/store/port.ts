@@ -108,6 +108,21 @@ export function voucherDefinitionsVersionReader(store: Store): (() => number) | 
   return typeof probe === 'number' ? () => read.call(store) : null;
 }
 
+/** How many requests a key has made in its current window, and when that window ends. */
+export interface WindowCount {
+  hits: number;
+  msBeforeReset: number;
+}
+
+/**
+ * Counts requests per key in fixed windows (a window starts with a key's
+ * first request). A store shared by several processes can offer one that
+ * counts for all of them; in-process counting needs no promise.
+ */
+export interface RequestCounter {
+  hit(key: string): WindowCount | Promise<WindowCount>;
+}
+
 /** The backing store did not answer (network, timeout, server down). */
 export class StoreUnavailableError extends Error {
   constructor(message = 'store unavailable', options?: { cause?: unknown }) {

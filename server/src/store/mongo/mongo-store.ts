@@ -12,7 +12,7 @@ import type {
   WalletSlice,
   WalletSliceChange,
 } from '../../domain/model';
-import type { Store } from '../port';
+import type { RequestCounter, Store } from '../port';
 import {
   auditDoc,
   auditFromDoc,
@@ -41,6 +41,7 @@ import {
   type WalletDoc,
 } from './documents';
 import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
+import { MongoRequestCounter, requestCounterCollection, requestCounterIndexes } from './request-counter';
 import { MongoWallets } from './wallets';
 
 /** How to reach the database; the watchdog's settings have defaults (connection.ts). */
@@ -130,6 +131,11 @@ export class MongoStore implements Store {
     return this.collections.c;
   }
 
+  /** Requests per key and window, counted for every process on this database (request-counter.ts). */
+  requestCounter(limit: number, windowSeconds: number): RequestCounter {
+    return new MongoRequestCounter(limit, windowSeconds, () => ({ db: this.connection.db, generation: this.connection.currentGeneration }));
+  }
+
   /** What the watchdog knows of the connection (see connection.ts). */
   health(): ConnectionHealth {
     return this.connection.health();
@@ -150,6 +156,7 @@ export class MongoStore implements Store {
         // Equality on unit and status, then ordered by id: the listing reads only its own entries, already sorted.
         this.c.voucherDefinitions.createIndexes([{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }]),
         this.c.audit.createIndexes([{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }]),
+        this.connection.db.collection(requestCounterCollection).createIndexes(requestCounterIndexes),
         this.c.reservations.createIndexes([
           // A whole wallet's reservations, in key order.
           { key: { walletId: 1, _id: 1 } },

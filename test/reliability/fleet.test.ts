@@ -1,0 +1,143 @@
+import { pino } from 'pino';
+import { loadConfig } from '../../server/src/config';
+import { systemClock } from '../../server/src/domain/clock';
+import type { AuditEntry, Wallet } from '../../server/src/domain/model';
+import { createServices } from '../../server/src/features';
+import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
+import { startServer, type RunningServer } from '../../server/src/main';
+import { loadFixture, parseFixture } from '../../server/src/store/fixture';
+import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dailyCaps, keys, reliabilityFixture, walletIds } from './support/fixture';
+import { api, type Api } from './support/http';
+import { auditProblems, conservationProblems, reservationKey, totalsProblems } from './support/invariants';
+
+/*
+ * A fleet: two server processes' worth of the production wiring
+ * (`startServer`), each with its own MongoDB client, services and rate
+ * limiter, on ONE database, as several processes behind a load balancer
+ * would be. Sessions work across them, racing changes of the same
+ * reservation conserve points (checked on what the database holds), and the
+ * rate limit counts for both together. Runs whenever MONGODB_URI is set.
+ */
+
+jest.setTimeout(120_000);
+
+const source = testMongoSource();
+const limit = 30;
+
+if (source.kind === 'none') {
+  it.skip(`a fleet of two processes on one MongoDB: skipped, ${source.reason}`, () => undefined);
+} else {
+  describe('a fleet of two processes on one MongoDB', () => {
+    const dbName = uniqueDbName('fleet');
+    const stores: MongoStore[] = [];
+    const running: RunningServer[] = [];
+    let apis: Api[];
+    let initial: Map<string, Wallet>;
+
+    const connect = () => MongoStore.connect({ uri: source.uri, dbName, serverSelectionTimeoutMS: 10_000 });
+
+    beforeAll(async () => {
+      const seeding = await connect();
+      await loadFixture(seeding, parseFixture(reliabilityFixture), systemClock());
+      initial = await wallets(seeding);
+      await seeding.close();
+
+      const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: String(limit), LOG_LEVEL: 'silent' });
+      for (let i = 0; i < 2; i++) {
+        const store = await connect();
+        stores.push(store);
+        running.push(
+          await startServer(config, pino({ level: 'silent' }), async () => ({
+            services: createServices({ store, clock: systemClock }),
+            store,
+            requestCounter: store.requestCounter(limit, rateLimitWindowSeconds),
+          })),
+        );
+      }
+      apis = running.map((r) => api(r.url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0)/, 'http://127.0.0.1')));
+    }, 60_000);
+
+    afterAll(async () => {
+      await Promise.all(running.map((r) => r.stop()));
+      await dropTestDatabase(source.uri, dbName);
+    }, 60_000);
+
+    /** The wallets as the database holds them, read through a client of its own. */
+    async function wallets(store?: MongoStore): Promise<Map<string, Wallet>> {
+      const reader = store ?? (await connect());
+      const state = new Map<string, Wallet>();
+      for (const id of walletIds) {
+        const wallet = await reader.loadWallet(id);
+        if (wallet) state.set(id, wallet);
+      }
+      if (!store) await reader.close();
+      return state;
+    }
+
+    async function problems(tokens: string[]): Promise<string[]> {
+      const reader = await connect();
+      try {
+        const state = await wallets(reader);
+        const audit: AuditEntry[] = [];
+        for (const token of tokens) audit.push(...(await reader.listAudit(token)));
+        const totals: string[] = [];
+        for (const [id, wallet] of state) {
+          totals.push(...totalsProblems(id, wallet, await reader.loadWalletSlice(id, { clientId: '', correlationId: '', reservationToken: '' })));
+        }
+        return [...conservationProblems({ wallets: state, initial, now: new Date(), caps: dailyCaps }), ...auditProblems(state, initial, audit).problems, ...totals];
+      } finally {
+        await reader.close();
+      }
+    }
+
+    it('a session started on one process works on the other', async () => {
+      const { sessionToken } = await apis[0]!.session(keys.partner, 'm-alice');
+      expect((await apis[1]!.listVouchers(keys.partner, sessionToken, 'm-alice')).status).toBe(200);
+      const lowered = await apis[1]!.update(keys.partner, sessionToken, 'm-alice', 'rt-alice-1', { reservationAmount: 9000 });
+      expect(lowered.status).toBe(200);
+      expect(lowered.json).toMatchObject({ reservationToken: 'rt-alice-1' });
+      expect((await apis[0]!.update(keys.partner, sessionToken, 'm-alice', 'rt-alice-1', { reservationAmount: 9500 })).json).toMatchObject({
+        errorMessage: 'New reservation amount cannot be greater than existing reservation amount',
+      });
+    });
+
+    it('racing lowerings and offline creations of the same tokens on both processes conserve points, every change audited once', async () => {
+      const { sessionToken } = await apis[0]!.session(keys.partner, 'm-hh-1');
+      const requests = Array.from({ length: 24 }, (_, i) => {
+        const through = apis[i % 2]!;
+        // Lowerings of one household reservation to amounts in any order, and creations of one new token.
+        return i % 3 === 2
+          ? through.update(keys.partner, sessionToken, 'm-hh-1', 'rt-fleet-new', { reservationAmount: 700, offline: true })
+          : through.update(keys.partner, sessionToken, 'm-hh-1', 'rt-hh-1', { reservationAmount: 9000 - 300 * ((i * 7) % 24) });
+      });
+      const answers = await Promise.all(requests);
+      // Every answer is a success or a documented refusal of a raise (someone lowered further first); none failed.
+      for (const answer of answers) {
+        expect([200, 400]).toContain(answer.status);
+        if (answer.status === 400) expect(answer.json).toMatchObject({ errorMessage: 'New reservation amount cannot be greater than existing reservation amount' });
+      }
+      expect(await problems(['rt-hh-1', 'rt-fleet-new', 'rt-alice-1'])).toEqual([]);
+      const created = (await wallets()).get('household:hh-1')?.reservations.filter((r) => r.reservationToken === 'rt-fleet-new');
+      expect(created?.map((r) => r.reservationAmount)).toEqual([700]);
+      const trail = await (async () => {
+        const reader = await connect();
+        try {
+          return await reader.listAudit('rt-fleet-new');
+        } finally {
+          await reader.close();
+        }
+      })();
+      expect(trail.filter((e) => e.action === 'CREATE').map((e) => reservationKey(e))).toHaveLength(1);
+    });
+
+    it(`the rate limit (${limit} a minute) holds for both processes together`, async () => {
+      const answers = [];
+      for (let i = 0; i < 2 * limit; i++) answers.push(await apis[i % 2]!.startSession(keys.capped, 'm-bob'));
+      const accepted = answers.filter((a) => a.status !== 429);
+      expect(accepted).toHaveLength(limit);
+      expect(answers.at(-1)?.headers['retry-after']).toMatch(/^\d+$/);
+    });
+  });
+}
