@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Services } from './domain/services';
@@ -18,7 +18,9 @@ import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { sendPendingHeadersWithWriteHead } from './http/response-headers';
 import { createRequestValidation } from './http/request-validation';
-import { apiPrefix, routes, tagOperation } from './http/routes';
+import { metricsRoutes } from './http/metrics-route';
+import { apiPrefix, operationOf, routes, tagOperation } from './http/routes';
+import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
 import { inSequence } from './http/sequence';
 import { loadApiSpec } from './http/spec';
@@ -32,6 +34,9 @@ export interface AppDeps {
   liveness?: Liveness;
   /** Counts requests for the rate limit; in this process when absent (see rate-limit.ts). */
   requestCounter?: RequestCounter;
+  /** Requests, rate-limit refusals; served on `/metrics` unless `metricsRoute` is false (its own port). */
+  metrics?: Metrics;
+  metricsRoute?: boolean;
   logger: Logger;
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
@@ -61,7 +66,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // path parameter is a 400), and that answer carries them too. Security
   // headers first: the first pending headers of a response are taken as a
   // list without a lookup per name (see `addResponseHeaders`).
-  app.use(inSequence([securityHeaders(), requestId(), accessLog(deps.logger)]));
+  const { metrics } = deps;
+  const observeAnswer = metrics && ((res: Response, seconds: number) => metrics.observeRequest(operationOf(res) ?? 'other', res.statusCode, seconds));
+  app.use(inSequence([securityHeaders(), requestId(), accessLog(deps.logger, observeAnswer)]));
 
   // The API, its checks in the spec's order: API key, rate limit, body size
   // and content type, session, request schema, then the operation's rules.
@@ -69,7 +76,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // `inSequence`), mounted on the app itself: a nested router costs a second
   // route match per request. Any other request under the prefix gets the API
   // key and rate limit checks, then the validator's 404 or 405.
-  const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute, deps.requestCounter);
+  const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute, deps.requestCounter, metrics && (() => metrics.rateLimitRejection()));
   const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
   const validateResponses = deps.validateResponses ?? false;
   const eov = inSequence(await openApiValidator(app, spec, { validateResponses }));
@@ -105,6 +112,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // Operational routes: not part of the API contract, and outside its prefix.
   // Mounted after it, so that API requests do not walk through them.
   app.use(healthRoutes(deps.store, deps.liveness), docsRoutes(spec));
+  if (metrics && deps.metricsRoute !== false) app.use(metricsRoutes(metrics));
 
   app.use(notFound);
   app.use(errorMiddleware);

@@ -9,8 +9,10 @@ import { createServices } from './features';
 import type { Liveness } from './http/health';
 import { rateLimitWindowSeconds } from './http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
+import { Metrics } from './metrics';
 import { MemoryStore } from './store/memory/memory-store';
 import { MongoStore } from './store/mongo/mongo-store';
+import { observedStore } from './store/observed-store';
 import type { RequestCounter, Store } from './store/port';
 
 export interface RuntimeDeps {
@@ -21,6 +23,8 @@ export interface RuntimeDeps {
   liveness?: Liveness;
   /** The rate limit's count (absent: this process's own). */
   requestCounter?: RequestCounter;
+  /** The process's metrics (absent: none, METRICS=off). */
+  metrics?: Metrics;
 }
 
 /** What `main` calls; tests pass their own. */
@@ -32,12 +36,20 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 }
 
 export const buildDeps: BuildDeps = async (config, logger) => {
-  const store = await buildStore(config, logger);
-  const services = createServices({ store, clock: systemClock, walletLimits: config.walletLimits });
-  if (!(store instanceof MongoStore)) return { services, store };
+  const metrics = config.metrics ? new Metrics({ processMetrics: true }) : undefined;
+  const store = await buildStore(config, logger, metrics);
+  const services = createServices({
+    // The services' store calls are timed; seeding and readiness pings are not.
+    store: metrics ? observedStore(store, (method, seconds, failure) => metrics.observeStoreCall(method, seconds, failure)) : store,
+    clock: systemClock,
+    walletLimits: config.walletLimits,
+    ...(metrics && { onPointsMoved: (reserved: number, returned: number) => metrics.pointsMoved(reserved, returned) }),
+  });
+  const common = { services, store, ...(metrics && { metrics }) };
+  if (!(store instanceof MongoStore)) return common;
   // On MongoDB the fleet shares one count per key (falling back to this process's own while MongoDB fails).
   const requestCounter = config.rateLimitPerMinute > 0 ? store.requestCounter(config.rateLimitPerMinute, rateLimitWindowSeconds) : undefined;
-  return { services, store, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
+  return { ...common, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
 };
 
 /** Live unless the watchdog found the client stuck for too long to recover without a restart. */
@@ -55,7 +67,7 @@ function mongoLiveness(store: MongoStore): Liveness {
  * embedded store starts with SEED_FILE or the shipped demo fixture. A failure
  * after connecting closes the store before rethrowing.
  */
-async function buildStore(config: AppConfig, logger: Logger): Promise<Store> {
+async function buildStore(config: AppConfig, logger: Logger, metrics: Metrics | undefined): Promise<Store> {
   const seedFile = config.seedFile ?? (config.mongo ? null : demoFixturePath);
   // Read and validate the fixture before connecting: a bad fixture stops the start cheaply.
   const fixture = seedFile ? await readFixtureFile(seedFile) : null;
@@ -68,10 +80,12 @@ async function buildStore(config: AppConfig, logger: Logger): Promise<Store> {
           socketTimeoutMS: config.mongo.socketTimeoutMs,
         },
         {
-          onRebuild: (outcome, reason) =>
-            outcome === 'replaced'
-              ? logger.warn(`MongoDB client replaced: ${reason}`)
-              : logger.error(`MongoDB client could not be replaced: ${reason}`),
+          onCheck: (reachable) => metrics?.storeCheck(reachable),
+          onRebuild: (outcome, reason) => {
+            metrics?.clientReplacement(outcome);
+            if (outcome === 'replaced') logger.warn(`MongoDB client replaced: ${reason}`);
+            else logger.error(`MongoDB client could not be replaced: ${reason}`);
+          },
         },
       )
     : new MemoryStore();

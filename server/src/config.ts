@@ -20,6 +20,8 @@
  * | SHUTDOWN_GRACE_MS                   | 10000    | on SIGTERM/SIGINT, how long in-flight requests may take before the      |
  * |                                     |          | remaining connections are cut                                           |
  * | MAX_ACTIVE_RESERVATIONS_PER_WALLET  | 1000     | live reservations one wallet (member or household) may hold, 1 to 5000  |
+ * | METRICS                             | on       | `on`: Prometheus text on `GET /metrics`; `off`: no metrics              |
+ * | METRICS_PORT                        | (unset)  | serve `/metrics` on this port of its own; unset: on PORT, beside the API|
  * | TRUST_PROXY                         | false    | `true`/`false`, or the number of proxy hops in front of the server      |
  */
 
@@ -56,6 +58,13 @@ export interface AppConfig {
   /** Express's `trust proxy`: a boolean or a number of hops. */
   readonly trustProxy: boolean | number;
   readonly walletLimits: WalletLimits;
+  /** Null: no metrics. */
+  readonly metrics: MetricsConfig | null;
+}
+
+export interface MetricsConfig {
+  /** Null: `/metrics` on the API's port; otherwise a listener of its own (0: any free port). */
+  readonly port: number | null;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -86,6 +95,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bodyLimitBytes: reader.integer('BODY_LIMIT_BYTES', 16384, { min: 1 }),
     shutdownGraceMs: reader.integer('SHUTDOWN_GRACE_MS', 10000, { min: 0 }),
     trustProxy: reader.trustProxy('TRUST_PROXY'),
+    metrics: metricsConfig(reader),
     walletLimits: Object.freeze({
       maxActiveReservationsPerWallet: reader.integer('MAX_ACTIVE_RESERVATIONS_PER_WALLET', defaultWalletLimits.maxActiveReservationsPerWallet, {
         min: 1,
@@ -95,6 +105,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);
+}
+
+function metricsConfig(reader: EnvReader): MetricsConfig | null {
+  const enabled = reader.oneOf('METRICS', ['on', 'off'] as const, 'on') === 'on';
+  const port = reader.optional('METRICS_PORT') === null ? null : reader.integer('METRICS_PORT', 0, { min: 0, max: 65535 });
+  return enabled ? Object.freeze({ port }) : null;
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { constants as osConstants } from 'node:os';
-import type { Express } from 'express';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app';
 import { buildDeps, describeStore, type BuildDeps } from './composition';
@@ -9,12 +8,15 @@ import { loadConfig, type AppConfig } from './config';
 import { answerParserErrors } from './http/client-error';
 import { prepareGracefulClose } from './http/graceful-shutdown';
 import { createHttpServer } from './http/http-server';
+import { metricsServer } from './http/metrics-route';
 import { loadApiSpec } from './http/spec';
 import { describeStartFailure } from './start-failure';
 
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
   url: string;
+  /** Where `/metrics` is served when it has a port of its own (METRICS_PORT). */
+  metricsUrl?: string;
   /** Stops gracefully (see `prepareGracefulClose`), then closes the store. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -25,7 +27,9 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
   // A broken spec stops the start before anything connects or loads.
   await loadApiSpec();
   const deps = await build(config, logger);
+  const metricsPort = config.metrics?.port ?? null;
   let server: Server;
+  let metricsListener: Server | null = null;
   try {
     const app = await createApp({
       services: deps.services,
@@ -34,9 +38,11 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       config,
       ...(deps.liveness && { liveness: deps.liveness }),
       ...(deps.requestCounter && { requestCounter: deps.requestCounter }),
+      ...(deps.metrics && { metrics: deps.metrics, metricsRoute: metricsPort === null }),
     });
-    server = await listen(app, config.port);
+    server = await listen(createHttpServer(app), config.port);
     answerParserErrors(server);
+    if (deps.metrics && metricsPort !== null) metricsListener = await listen(metricsServer(deps.metrics), metricsPort);
   } catch (error) {
     await deps.store.close();
     throw error;
@@ -44,6 +50,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
   const closeGracefully = prepareGracefulClose(server);
   const url = urlOf(server);
   logger.info({ url }, `Listening on ${url}`);
+  if (metricsListener) logger.info({ metricsUrl: urlOf(metricsListener) }, `Metrics on ${urlOf(metricsListener)}/metrics`);
 
   let stopping: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
@@ -51,17 +58,25 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
     if ((await closeGracefully(config.shutdownGraceMs)) === 'forced') {
       logger.warn('Requests still in flight at the end of the grace period were cut');
     }
+    if (metricsListener) await closeServer(metricsListener);
     await deps.store.close();
     logger.info('Stopped');
   };
-  return { url, stop: () => (stopping ??= stop()) };
+  return { url, ...(metricsListener && { metricsUrl: urlOf(metricsListener) }), stop: () => (stopping ??= stop()) };
 }
 
-function listen(app: Express, port: number): Promise<Server> {
+function listen(server: Server, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createHttpServer(app).listen(port);
+    server.listen(port);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
   });
 }
 

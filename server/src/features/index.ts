@@ -7,8 +7,17 @@ import { createAuthService } from './sessions/auth-service';
 import { createSessionService } from './sessions/service';
 import { createVoucherDefinitionService } from './voucher-definitions/service';
 
-/** Every domain service, built on one store and one clock; limits default to `defaultWalletLimits`. */
-export function createServices(deps: { store: Store; clock: Clock; walletLimits?: WalletLimits }): Services {
+export interface ServiceDeps {
+  store: Store;
+  clock: Clock;
+  /** Default: `defaultWalletLimits`. */
+  walletLimits?: WalletLimits;
+  /** Told of the points each reservation change took and gave back (metrics). */
+  onPointsMoved?: (reserved: number, returned: number) => void;
+}
+
+/** Every domain service, built on one store and one clock. */
+export function createServices(deps: ServiceDeps): Services {
   return {
     auth: createAuthService(deps),
     sessions: createSessionService(deps),

@@ -1,9 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { stdSerializers, type Logger } from 'pino';
 import { requestIdOf } from './request-id';
 
 type Level = 'info' | 'warn' | 'error';
+
+/** Told of each request once it is answered (or its connection went away): metrics. */
+export type AnsweredObserver = (res: Response, seconds: number) => void;
 
 /**
  * One log line per request, written when the response is done (or the
@@ -22,18 +25,20 @@ type Level = 'info' | 'warn' | 'error';
  * closures): the request's fields are read when the line is written, and one
  * `close` listener covers both a finished response and a dropped connection.
  */
-export function accessLog(logger: Logger): RequestHandler {
+export function accessLog(logger: Logger, onAnswered?: AnsweredObserver): RequestHandler {
   // One pair of listeners for every response (no closures per request): what
   // they need travels on the response.
   function onDone(this: LoggedResponse, error?: Error): void {
     this.removeListener('close', onDone);
     this.removeListener('error', onDone);
-    writeLine(logger, this.req, this, this.locals[startedAt] ?? Date.now(), error);
+    const elapsedMs = performance.now() - (this.locals[startedAt] ?? performance.now());
+    onAnswered?.(this as unknown as Response, elapsedMs / 1000);
+    writeLine(logger, this.req, this, elapsedMs, error);
   }
   return (_req, res, next) => {
     const logged = res as unknown as LoggedResponse;
     // In `res.locals`, not on `res` (see request-id.ts).
-    logged.locals[startedAt] = Date.now();
+    logged.locals[startedAt] = performance.now();
     logged.on('close', onDone);
     // Also keeps an 'error' on the response from crashing the process.
     logged.on('error', onDone);
@@ -52,11 +57,11 @@ export function setLoggedError(res: { locals: Record<string, unknown> }, error: 
   (res.locals as Locals)[loggedError] = error;
 }
 
-function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string }, res: LoggedResponse, startedAt: number, error: Error | undefined): void {
+function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string }, res: LoggedResponse, elapsedMs: number, error: Error | undefined): void {
   const failure = error ?? res.locals[loggedError];
   const level = levelOf(res.statusCode, failure);
   if (!logger.isLevelEnabled(level)) return;
-  const responseTime = Date.now() - startedAt;
+  const responseTime = Math.round(elapsedMs);
   const id = requestIdOf(res);
   const request = { id, method: req.method, url: req.originalUrl ?? req.url };
   if (failure || res.statusCode >= 500) {

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       shutdownGraceMs: 10000,
       trustProxy: false,
       walletLimits: { maxActiveReservationsPerWallet: 1000 },
+      metrics: { port: null },
     });
   });
 
@@ -29,6 +30,7 @@ describe('loadConfig', () => {
       SHUTDOWN_GRACE_MS: '500',
       TRUST_PROXY: '1',
       MAX_ACTIVE_RESERVATIONS_PER_WALLET: '250',
+      METRICS_PORT: '9464',
     });
     expect(config).toEqual({
       port: 8080,
@@ -40,6 +42,7 @@ describe('loadConfig', () => {
       shutdownGraceMs: 500,
       trustProxy: 1,
       walletLimits: { maxActiveReservationsPerWallet: 250 },
+      metrics: { port: 9464 },
     });
   });
 
@@ -47,6 +50,10 @@ describe('loadConfig', () => {
     const config = loadConfig({ MONGODB_URI: 'mongodb://db' });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.mongo)).toBe(true);
+  });
+
+  it('turns metrics off', () => {
+    expect(loadConfig({ METRICS: 'off', METRICS_PORT: '9464' }).metrics).toBeNull();
   });
 
   it('treats an empty value as unset', () => {
@@ -75,6 +82,8 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'verbose', /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "verbose"\)/],
     ['TRUST_PROXY', 'yes', /TRUST_PROXY must be true, false or a number of proxy hops/],
     ['MONGODB_URI', 'postgres://db', /MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ URI/],
+    ['METRICS', 'yes', /METRICS must be one of on, off \(got "yes"\)/],
+    ['METRICS_PORT', '70000', /METRICS_PORT must be an integer from 0 to 65535/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '0', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000 \(got "0"\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '5001', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000/],
   ])('rejects %s=%s, naming the variable', (name, value, message) => {

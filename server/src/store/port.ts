@@ -85,6 +85,36 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** The names of the Store's methods (every one returns a promise). */
+export type StoreMethod = {
+  [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+}[keyof Store];
+
+/** Every Store method, at run time (the compiler checks the list is complete). */
+export const storeMethods = Object.keys({
+  findClientByApiKeyHash: true,
+  findMember: true,
+  findHouseholdMembers: true,
+  insertSession: true,
+  findSession: true,
+  listPublishedVoucherDefinitions: true,
+  findCatalogueItems: true,
+  findRedemption: true,
+  loadWallet: true,
+  saveWallet: true,
+  loadWalletSlice: true,
+  saveWalletSlice: true,
+  appendAudit: true,
+  listAudit: true,
+  upsertClients: true,
+  upsertMembers: true,
+  upsertCatalogueItems: true,
+  upsertRedemptions: true,
+  upsertVoucherDefinitions: true,
+  ping: true,
+  close: true,
+} satisfies Record<StoreMethod, true>) as StoreMethod[];
+
 /**
  * A capability an adapter may add to `Store`: a number that changes whenever
  * a voucher definition changes. Only an adapter that sees every change itself

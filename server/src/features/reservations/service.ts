@@ -29,6 +29,8 @@ export interface ReservationServiceDeps {
   maxAttempts?: number;
   /** Waits between attempts; injectable so tests need not sleep. */
   sleep?: (ms: number) => Promise<void>;
+  /** Told of the points each saved change took into reservations and gave back (metrics). */
+  onPointsMoved?: (reserved: number, returned: number) => void;
 }
 
 const redeemPrivilege = 'REDEEM';
@@ -89,6 +91,7 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
         const audit = auditEntry(context, change, state, now);
         const saved = await saveChange(store, state, change.before, change.after, audit, now);
         if (saved) {
+          deps.onPointsMoved?.(sumOf(change.shares, -1), sumOf(change.shares, 1));
           // The change and its audit entry are stored together: from here on
           // the answer is 200 even if this copy fails (the next request on
           // this wallet copies it).
@@ -100,6 +103,13 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
       throw serviceUnavailable();
     },
   };
+}
+
+/** Points of the shares going one way: 1, given back; -1, taken. */
+function sumOf(shares: Contribution[], sign: 1 | -1): number {
+  let sum = 0;
+  for (const share of shares) if (share.points * sign > 0) sum += share.points * sign;
+  return sum;
 }
 
 async function eligibleMember(store: Store, context: ReservationContext): Promise<MemberRecord> {

@@ -1,12 +1,9 @@
-import { StoreUnavailableError, type Store } from '../port';
+import { StoreUnavailableError, type Store, type StoreMethod } from '../port';
 
 /** What a failing store does: look unreachable (503) or fail unexpectedly (500). */
 export type Fault = 'unavailable' | 'error';
 
-/** The names of the Store's async methods. */
-export type StoreMethod = {
-  [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
-}[keyof Store];
+export type { StoreMethod } from '../port';
 
 export interface FaultPlan {
   fault: Fault;

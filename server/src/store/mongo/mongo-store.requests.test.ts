@@ -95,6 +95,8 @@ describe('MongoStore requests', () => {
       voucherDefinitions: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }],
       audit: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }],
       reservations: [{ key: { walletId: 1, _id: 1 } }, { key: { removedAt: 1 }, expireAfterSeconds: 86_400 }],
+      // rate-limiter-flexible's collection, with the indexes it would make itself.
+      rateLimits: [{ key: { expire: -1 }, expireAfterSeconds: 0 }, { key: { key: 1 }, unique: true }],
     });
   });
 

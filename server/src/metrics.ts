@@ -1,0 +1,97 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/*
+ * The server's Prometheus metrics (prom-client), served as text on
+ * `GET /metrics`. Every label has a bounded set of values: the spec's
+ * operationIds (or `other`), HTTP status codes, store method names, error
+ * kinds. No member, token or key is ever a label.
+ *
+ * | metric                                      | type      | labels            | what it counts                                          |
+ * |---------------------------------------------|-----------|-------------------|---------------------------------------------------------|
+ * | loyalty_http_requests_total                  | counter   | operation, status | answers given                                           |
+ * | loyalty_http_request_duration_seconds        | histogram | operation         | time from the request's first byte to its answer        |
+ * | loyalty_store_operation_duration_seconds     | histogram | method            | time of each store call (the Store port's methods)      |
+ * | loyalty_store_operation_errors_total         | counter   | method, kind      | store calls that failed: `unavailable` (503) or `error` |
+ * | loyalty_store_reachable                      | gauge     |                   | 1 when the last watchdog check reached the database     |
+ * | loyalty_store_client_replacements_total      | counter   | outcome           | stuck MongoDB clients replaced (`replaced`, `failed`)   |
+ * | loyalty_rate_limit_rejections_total          | counter   |                   | requests answered 429                                   |
+ * | loyalty_points_reserved_total                | counter   |                   | points taken into reservations (offline creations)      |
+ * | loyalty_points_returned_total                | counter   |                   | points given back by lowering reservations              |
+ * | process_*, nodejs_*                          |           |                   | prom-client's process metrics (CPU, memory, event loop) |
+ */
+
+/** Seconds; from a tenth of a millisecond (the embedded store) to ten seconds (a store timing out). */
+const latencyBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export type StoreErrorKind = 'unavailable' | 'error';
+
+export interface MetricsOptions {
+  /** prom-client's process metrics: once per process (`main`), not per app (tests build many). */
+  processMetrics?: boolean;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({ name: 'loyalty_http_requests_total', help: 'HTTP answers, by operation (the spec operationId, or other) and status.', labelNames: ['operation', 'status'], registers: [this.registry] });
+  private readonly requestDuration = new Histogram({ name: 'loyalty_http_request_duration_seconds', help: 'Time to answer a request, by operation.', labelNames: ['operation'], buckets: latencyBuckets, registers: [this.registry] });
+  private readonly storeDuration = new Histogram({ name: 'loyalty_store_operation_duration_seconds', help: 'Time of each store call, by Store method.', labelNames: ['method'], buckets: latencyBuckets, registers: [this.registry] });
+  private readonly storeErrors = new Counter({ name: 'loyalty_store_operation_errors_total', help: 'Store calls that failed, by method and kind (unavailable: answered 503; error: unexpected).', labelNames: ['method', 'kind'], registers: [this.registry] });
+  private readonly storeReachable = new Gauge({ name: 'loyalty_store_reachable', help: '1 when the last check reached the database, else 0.', registers: [this.registry] });
+  private readonly replacements = new Counter({ name: 'loyalty_store_client_replacements_total', help: 'Stuck MongoDB clients replaced by the watchdog, by outcome.', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly rateLimited = new Counter({ name: 'loyalty_rate_limit_rejections_total', help: 'Requests refused with 429 by the rate limit.', registers: [this.registry] });
+  private readonly reserved = new Counter({ name: 'loyalty_points_reserved_total', help: 'Points taken into reservations.', registers: [this.registry] });
+  private readonly returned = new Counter({ name: 'loyalty_points_returned_total', help: 'Points given back by lowered reservations.', registers: [this.registry] });
+
+  // Label children looked up once (a label lookup hashes its values on every call).
+  private readonly requestChildren = new Map<string, Counter.Internal>();
+  private readonly durationChildren = new Map<string, Histogram.Internal<'operation'>>();
+  private readonly storeChildren = new Map<string, Histogram.Internal<'method'>>();
+
+  constructor(options: MetricsOptions = {}) {
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+    this.storeReachable.set(1);
+  }
+
+  observeRequest(operation: string, status: number, seconds: number): void {
+    const key = `${operation} ${status}`;
+    let counter = this.requestChildren.get(key);
+    if (!counter) this.requestChildren.set(key, (counter = this.requests.labels(operation, String(status))));
+    counter.inc();
+    let histogram = this.durationChildren.get(operation);
+    if (!histogram) this.durationChildren.set(operation, (histogram = this.requestDuration.labels(operation)));
+    histogram.observe(seconds);
+  }
+
+  observeStoreCall(method: string, seconds: number, failure: StoreErrorKind | null): void {
+    let histogram = this.storeChildren.get(method);
+    if (!histogram) this.storeChildren.set(method, (histogram = this.storeDuration.labels(method)));
+    histogram.observe(seconds);
+    if (failure) this.storeErrors.labels(method, failure).inc();
+  }
+
+  storeCheck(reachable: boolean): void {
+    this.storeReachable.set(reachable ? 1 : 0);
+  }
+
+  clientReplacement(outcome: 'replaced' | 'failed'): void {
+    this.replacements.labels(outcome).inc();
+  }
+
+  rateLimitRejection(): void {
+    this.rateLimited.inc();
+  }
+
+  pointsMoved(reserved: number, returned: number): void {
+    if (reserved > 0) this.reserved.inc(reserved);
+    if (returned > 0) this.returned.inc(returned);
+  }
+
+  /** Prometheus text exposition format. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,86 @@
+import { pino } from 'pino';
+import { loadConfig } from '../../server/src/config';
+import { startServer, type RunningServer } from '../../server/src/main';
+
+/*
+ * `/metrics` of the real process wiring (`startServer` with its own
+ * buildDeps: the embedded store with the demo data), after some traffic.
+ */
+
+const key = 'pk_test_partner_app_0001';
+
+async function start(env: Record<string, string> = {}): Promise<RunningServer & { base: string }> {
+  const running = await startServer(loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: '20', ...env }), pino({ level: 'silent' }));
+  return { ...running, base: local(running.url) };
+}
+
+const local = (url: string) => url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0)/, 'http://127.0.0.1');
+
+async function traffic(base: string): Promise<string> {
+  const session = await fetch(`${base}/client/users/m-alice/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'x-identifier-type': 'CARD_NUMBER' } });
+  const { sessionToken } = (await session.json()) as { sessionToken: string };
+  const member = { 'x-api-key': key, authorization: `Bearer ${sessionToken}` };
+  const put = (token: string, body: unknown) =>
+    fetch(`${base}/client/users/m-alice/reservations/${token}`, { method: 'PUT', headers: { ...member, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect((await fetch(`${base}/client/users/m-alice/voucher-definitions`, { headers: member })).status).toBe(200);
+  expect((await put('rt-alice-1', { reservationAmount: 7500 })).status).toBe(200);
+  expect((await put('rt-metrics-new', { reservationAmount: 1200, offline: true })).status).toBe(200);
+  expect((await fetch(`${base}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': key } })).status).toBe(401);
+  // Past the limit of 20 a minute: at least one 429.
+  const statuses = [];
+  for (let i = 0; i < 20; i++) statuses.push((await fetch(`${base}/client/users/m-alice/voucher-definitions`, { headers: member })).status);
+  expect(statuses).toContain(429);
+  return sessionToken;
+}
+
+/** The value of one sample line, e.g. `loyalty_points_returned_total 2500`. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics', () => {
+  let running: RunningServer & { base: string };
+  afterEach(() => running.stop());
+
+  it('shows requests, latencies, store calls, rate-limit refusals, points and the process, with no member, token or key in it', async () => {
+    running = await start();
+    const token = await traffic(running.base);
+    const response = await fetch(`${running.base}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+
+    expect(sample(text, 'loyalty_http_requests_total{operation="startSession",status="201"}')).toBe(1);
+    expect(sample(text, 'loyalty_http_requests_total{operation="updateReservation",status="200"}')).toBe(2);
+    expect(sample(text, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="401"}')).toBe(1);
+    expect(sample(text, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="429"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'loyalty_http_request_duration_seconds_count{operation="updateReservation"}')).toBe(2);
+    expect(sample(text, 'loyalty_http_request_duration_seconds_bucket{le="+Inf",operation="updateReservation"}')).toBe(2);
+    expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="saveWalletSlice"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="findClientByApiKeyHash"}')).toBeGreaterThanOrEqual(20);
+    expect(sample(text, 'loyalty_rate_limit_rejections_total')).toBe(sample(text, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="429"}'));
+    // 10000 -> 7500 gave back 2500; the creation took 1200.
+    expect(sample(text, 'loyalty_points_returned_total')).toBe(2500);
+    expect(sample(text, 'loyalty_points_reserved_total')).toBe(1200);
+    expect(sample(text, 'loyalty_store_reachable')).toBe(1);
+    expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+
+    for (const secret of [token, key, 'm-alice', 'rt-alice-1', 'rt-metrics-new', 'partner-app']) expect(text).not.toContain(secret);
+  });
+
+  it('is served on a port of its own with METRICS_PORT, and not beside the API', async () => {
+    running = await start({ METRICS_PORT: '0' });
+    expect(running.metricsUrl).toBeDefined();
+    const own = await fetch(`${local(running.metricsUrl!)}/metrics`);
+    expect(own.status).toBe(200);
+    expect(await own.text()).toContain('loyalty_http_requests_total');
+    expect((await fetch(`${local(running.metricsUrl!)}/client/users/m-alice/sessions`)).status).toBe(404);
+    expect((await fetch(`${running.base}/metrics`)).status).toBe(404);
+  });
+
+  it('is not served with METRICS=off', async () => {
+    running = await start({ METRICS: 'off' });
+    expect((await fetch(`${running.base}/metrics`)).status).toBe(404);
+  });
+});
