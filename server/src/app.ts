@@ -78,6 +78,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // key and rate limit checks, then the validator's 404 or 405.
   const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute, deps.requestCounter, metrics && (() => metrics.rateLimitRejection()));
   const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
+  // Operations A and B read the client, the session and its member in one store call.
+  const memberChecks = rateLimiter ? [requireApiKey(services.auth, { withSession: true }), rateLimiter] : [requireApiKey(services.auth, { withSession: true })];
   const validateResponses = deps.validateResponses ?? false;
   const eov = inSequence(await openApiValidator(app, spec, { validateResponses }));
   const validation = createRequestValidation(spec, eov, { crossCheck: validateResponses });
@@ -89,7 +91,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     routes.listVoucherDefinitions,
     inSequence([
       tagOperation('listVoucherDefinitions'),
-      ...clientChecks,
+      ...memberChecks,
       requireSession(services.auth) as RequestHandler,
       validation.forOperation('listVoucherDefinitions'),
       listVoucherDefinitions(services),
@@ -99,7 +101,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     routes.updateReservation,
     inSequence([
       tagOperation('updateReservation'),
-      ...clientChecks,
+      ...memberChecks,
       ...jsonBody(config.bodyLimitBytes),
       requireSession(services.auth) as RequestHandler,
       precheckReservationBody,

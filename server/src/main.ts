@@ -59,6 +59,8 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       logger.warn('Requests still in flight at the end of the grace period were cut');
     }
     if (metricsListener) await closeServer(metricsListener);
+    // What the last answers left to do (audit copies) finishes before the store closes.
+    await deps.services.reservations.drain();
     await deps.store.close();
     logger.info('Stopped');
   };

@@ -58,6 +58,7 @@ describe('racing updates conserve points', () => {
     expectConserved(wallet, { 'm-hh-1': 30000, 'm-hh-2': 20000, 'm-hh-3': 1000 });
 
     // Every point that left the reservation went to exactly one contributor.
+    await server.settled();
     const audit = await server.store.listAudit('rt-hh-1');
     const returned = audit.flatMap((a) => a.shares).reduce((sum, s) => sum + s.points, 0);
     expect(returned).toBe(50);

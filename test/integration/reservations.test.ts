@@ -76,6 +76,7 @@ describe('Operation B: lowering a reservation', () => {
 
   it('records the change and each share in the audit trail', async () => {
     const response = await update('m-hh-1', 'rt-hh-1', { reservationAmount: 7500 });
+    await server.settled();
     const audit = await server.store.listAudit('rt-hh-1');
     expect(audit).toEqual([
       expect.objectContaining({
@@ -99,6 +100,7 @@ describe('Operation B: lowering a reservation', () => {
     expect(first.body.availablePointBalance).toBe(48500);
     expect(second.status).toBe(200);
     expect(second.body.availablePointBalance).toBe(48500);
+    await server.settled();
     expect(await server.store.listAudit('rt-alice-1')).toHaveLength(1);
   });
 

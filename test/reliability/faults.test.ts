@@ -92,11 +92,10 @@ describe.each(variants)('store faults over %s', (_name, factory) => {
     ['findClientByApiKeyHash', 'start a session'],
     ['findMember', 'start a session'],
     ['insertSession', 'start a session'],
-    ['findClientByApiKeyHash', 'list vouchers'],
-    ['findSession', 'list vouchers'],
+    // Operations A and B read the client, the session and its member in one call.
+    ['findSessionContext', 'list vouchers'],
     ['listPublishedVoucherDefinitions', 'list vouchers'],
-    ['findSession', 'lower a reservation'],
-    ['findMember', 'lower a reservation'],
+    ['findSessionContext', 'lower a reservation'],
     // A wallet with fresh totals is read and written as a slice (hh-1); one
     // whose totals hold an expired reservation is read and written whole (m-alice).
     ['loadWalletSlice', 'lower a household reservation'],
@@ -162,7 +161,7 @@ describe.each(variants)('store faults over %s', (_name, factory) => {
     ['saveWallet', 'lower a reservation'],
     ['loadWalletSlice', 'lower a household reservation'],
     ['saveWalletSlice', 'create offline'],
-    ['findSession', 'list vouchers'],
+    ['findSessionContext', 'list vouchers'],
     ['insertSession', 'start a session'],
   ])('an unexpected error in %s while we %s: documented 500 that tells nothing, nothing changed', async (method, op) => {
     const req = wire(op);
@@ -305,8 +304,6 @@ const realOutageSkip = mongoSource.kind === 'none' ? mongoSource.reason : proxie
     const made = await connectTestStore(throughProxy((mongoSource as { uri: string }).uri, proxy), 'reliability-outage', {
       serverSelectionTimeoutMS: 1000,
       socketTimeoutMS: 2000,
-      watchdogIntervalMs: 1000,
-      minRebuildIntervalMs: 2000,
     });
     const world = await startWorld({ instances: 2, baseStore: made.store });
     try {

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../server/src/config';
 import { systemClock } from '../../server/src/domain/clock';
 import type { AuditEntry, Wallet } from '../../server/src/domain/model';
+import type { Services } from '../../server/src/domain/services';
 import { createServices } from '../../server/src/features';
 import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
 import { startServer, type RunningServer } from '../../server/src/main';
@@ -33,6 +34,7 @@ if (source.kind === 'none') {
     const dbName = uniqueDbName('fleet');
     const stores: MongoStore[] = [];
     const running: RunningServer[] = [];
+    const processes: Services[] = [];
     let apis: Api[];
     let initial: Map<string, Wallet>;
 
@@ -47,10 +49,12 @@ if (source.kind === 'none') {
       const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: String(limit), LOG_LEVEL: 'silent' });
       for (let i = 0; i < 2; i++) {
         const store = await connect();
+        const services = createServices({ store, clock: systemClock });
         stores.push(store);
+        processes.push(services);
         running.push(
           await startServer(config, pino({ level: 'silent' }), async () => ({
-            services: createServices({ store, clock: systemClock }),
+            services,
             store,
             requestCounter: store.requestCounter(limit, rateLimitWindowSeconds),
           })),
@@ -77,6 +81,8 @@ if (source.kind === 'none') {
     }
 
     async function problems(tokens: string[]): Promise<string[]> {
+      // What each process left to do after answering (audit copies) comes first.
+      await Promise.all(processes.map((services) => services.reservations.drain()));
       const reader = await connect();
       try {
         const state = await wallets(reader);

@@ -19,12 +19,19 @@ import { rawSocketErrors } from '../../server/src/store/mongo/test-support/raw-e
 
 let failure: Error = new Error('set per test');
 
-/** A driver whose every call rejects with `failure`, whatever is chained on it (find().sort().toArray(), ...). */
+/**
+ * A driver whose every call fails with `failure` once awaited, whatever is
+ * chained on it (findOne(), find().sort().toArray(), aggregate().toArray()).
+ */
 function failingDriverObject(): unknown {
   const fail = (): unknown =>
     new Proxy(() => undefined, {
       get: (_target, property) => (property === 'then' ? undefined : fail()),
-      apply: () => Object.assign(Promise.reject(failure), { sort: fail, toArray: () => Promise.reject(failure) }),
+      apply: () => ({
+        then: (resolve: (value: never) => unknown, reject: (reason: unknown) => unknown) => Promise.reject(failure).then(resolve, reject),
+        sort: fail,
+        toArray: () => Promise.reject(failure),
+      }),
     });
   return fail();
 }

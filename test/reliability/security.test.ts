@@ -312,6 +312,7 @@ describe('no operator injection reaches the store', () => {
       await store.findMember(value);
       await store.findHouseholdMembers(value);
       await store.findSession(value);
+      await store.findSessionContext(value);
       await store.listPublishedVoucherDefinitions(value, 'CUX');
       await store.listPublishedVoucherDefinitions('LCL', value);
       await store.findCatalogueItems([value, '0000000001']);
@@ -361,6 +362,7 @@ describe('the audit trail', () => {
       const res = await api.update(keys.partner, started.sessionToken, step.member, 'rt-audited', step.body);
       expect(res.status).toBe(step.body.reservationAmount === 30000 ? 400 : 200);
     }
+    await world.settled();
     const trail = await world.base.listAudit('rt-audited');
     const expected = steps.map((s, i) => [s, sessions[i]] as const).filter(([s]) => s.action !== null);
     expect(trail.map((e) => [e.action, e.sessionId])).toEqual(expected.map(([s, id]) => [s.action, id]));

@@ -15,6 +15,8 @@ export interface TestServer {
   store: Store;
   /** Moves the server's clock. */
   advance(seconds: number): void;
+  /** Waits for what answers left to do (audit copies), before reading the audit trail. */
+  settled(): Promise<void>;
   now(): Date;
   close(): Promise<void>;
 }
@@ -37,8 +39,9 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const store = options.store ?? new MemoryStore({ clock });
   await loadFixture(store, parseFixture(options.fixture), clock(), options.walletLimits);
 
+  const services = createServices({ store, clock, ...(options.walletLimits && { walletLimits: options.walletLimits }) });
   const app = await createApp({
-    services: createServices({ store, clock, ...(options.walletLimits && { walletLimits: options.walletLimits }) }),
+    services,
     store,
     logger: pino({ level: 'silent' }),
     config: {
@@ -60,6 +63,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       nowMs += seconds * 1000;
     },
     now: clock,
+    settled: () => services.reservations.drain(),
     close: async () => {
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
       await store.close();

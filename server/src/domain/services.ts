@@ -1,5 +1,5 @@
 import type { components } from '../generated/api-types';
-import type { ClientRecord, IdentifierType, SessionRecord } from './model';
+import type { ClientRecord, IdentifierType, MemberRecord, SessionRecord } from './model';
 
 type Schemas = components['schemas'];
 export type VoucherDefinitionSummary = Schemas['VoucherDefinitionSummary'];
@@ -12,13 +12,34 @@ export type ReservationUpdateRequest = Schemas['ReservationUpdateFields'];
  * documented failure and `StoreUnavailableError` when the store is down.
  */
 export interface AuthService {
+  /**
+   * One store call for a request that carries an API key and a bearer
+   * token: the token's session, with its client and member. Nothing is
+   * decided yet; `authenticateClient` and `authenticateSession` decide, in
+   * their order, and take it instead of calling the store again.
+   */
+  lookUpSession(bearerToken: string | undefined): Promise<SessionLookup | null>;
   /** The client owning this API key, or null (missing or unknown key). */
-  authenticateClient(apiKey: string | undefined): Promise<ClientRecord | null>;
+  authenticateClient(apiKey: string | undefined, lookup?: SessionLookup | null): Promise<ClientRecord | null>;
   /**
    * The session of this bearer token if it belongs to `client`, to
    * `correlationId` and has not expired; null otherwise.
    */
-  authenticateSession(client: ClientRecord, bearerToken: string | undefined, correlationId: string): Promise<SessionRecord | null>;
+  authenticateSession(
+    client: ClientRecord,
+    bearerToken: string | undefined,
+    correlationId: string,
+    lookup?: SessionLookup | null,
+  ): Promise<SessionRecord | null>;
+}
+
+/** A session as stored, read with its client and member (either may be missing); not yet checked. */
+export interface SessionLookup {
+  /** The token it was looked up with (a lookup only ever answers for its own token). */
+  bearerToken: string;
+  session: SessionRecord;
+  client: ClientRecord | null;
+  member: MemberRecord | null;
 }
 
 export interface StartedSession {
@@ -45,6 +66,8 @@ export interface VoucherDefinitionService {
 export interface ReservationContext {
   client: ClientRecord;
   session: SessionRecord;
+  /** The path member, when it was read with the session; read by the service otherwise. */
+  member?: MemberRecord | null;
   /** The path member; equals session.correlationId. */
   correlationId: string;
   reservationToken: string;
@@ -53,6 +76,8 @@ export interface ReservationContext {
 export interface ReservationService {
   /** Throws AppError INVALID_REQUEST with the seed's messages. */
   updateReservation(context: ReservationContext, request: ReservationUpdateRequest): Promise<ReservationUpdateResponse>;
+  /** Waits for the work a change leaves for after its answer (copying its audit entry to the trail). */
+  drain(): Promise<void>;
 }
 
 export interface Services {

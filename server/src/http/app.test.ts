@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from '../store/port';
 import { expectDocumentedBody } from './test-support/documented-response';
-import { aliceToken, apiKeys } from './test-support/fakes';
+import { aliceSession, aliceToken, apiKeys } from './test-support/fakes';
 import { asAlice, startTestApp, type SendInit, type TestApp } from './test-support/test-app';
 import type { OperationId } from './routes';
 
@@ -76,7 +76,22 @@ describe('member session of Operations A and B', () => {
       expect.objectContaining({ clientId: 'client-partner' }),
       aliceToken,
       'm-alice',
+      null,
     );
+  });
+
+  it.each(sessionOperations)('%s reads the session with the client first (one store call), then decides in the documented order', async (_operationId, method, path, init) => {
+    const lookup = { bearerToken: aliceToken, session: aliceSession, client: null, member: null };
+    app.services.auth.lookUpSession.mockResolvedValueOnce(lookup);
+    expect((await app.send(method, path, init)).status).toBe(200);
+    expect(app.services.auth.lookUpSession).toHaveBeenCalledWith(aliceToken);
+    expect(app.services.auth.authenticateClient).toHaveBeenCalledWith(apiKeys.partner, lookup);
+    expect(app.services.auth.authenticateSession).toHaveBeenCalledWith(expect.objectContaining({ clientId: 'client-partner' }), aliceToken, 'm-alice', lookup);
+  });
+
+  it('starts no session lookup without an API key', async () => {
+    expect((await app.send('GET', '/client/users/m-alice/voucher-definitions', { ...asAlice, apiKey: null })).status).toBe(401);
+    expect(app.services.auth.lookUpSession).not.toHaveBeenCalled();
   });
 });
 

@@ -1,14 +1,23 @@
 import type { RequestHandler } from 'express';
 import { unauthorized, unauthorizedMessages } from '../domain/errors';
 import type { AuthService } from '../domain/services';
-import { authenticatedClient, setAuthenticatedClient, setMemberSession } from './locals';
+import { authenticatedClient, sessionLookup, setAuthenticatedClient, setMemberSession, setSessionLookup } from './locals';
 
-/** Every API request: the client owning `X-Api-Key`, or 401. */
-export function requireApiKey(auth: AuthService): RequestHandler {
+/**
+ * Every API request: the client owning `X-Api-Key`, or 401. On the routes of
+ * Operations A and B (`withSession`), a bearer token's session is read in
+ * the same store call as the client and kept for `requireSession`, which
+ * still decides after the checks between them (rate limit, body).
+ */
+export function requireApiKey(auth: AuthService, options: { withSession?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
-    const client = await auth.authenticateClient(req.get('x-api-key'));
+    const apiKey = req.get('x-api-key');
+    const credentials = options.withSession && apiKey ? bearerCredentialsOf(req.get('authorization')) : null;
+    const lookup = credentials === null ? null : await auth.lookUpSession(bearerTokenOf(credentials));
+    const client = await auth.authenticateClient(apiKey, lookup);
     if (!client) throw unauthorized(unauthorizedMessages.apiKey);
     setAuthenticatedClient(res, client);
+    if (lookup) setSessionLookup(res, lookup);
     next();
   };
 }
@@ -24,9 +33,10 @@ export function requireSession(auth: AuthService): RequestHandler<{ correlation_
   return async (req, res, next) => {
     const credentials = bearerCredentialsOf(req.get('authorization'));
     if (credentials === null) throw unauthorized(unauthorizedMessages.missingSession);
-    const session = await auth.authenticateSession(authenticatedClient(res), bearerTokenOf(credentials), req.params.correlation_id);
+    const lookup = sessionLookup(res);
+    const session = await auth.authenticateSession(authenticatedClient(res), bearerTokenOf(credentials), req.params.correlation_id, lookup);
     if (!session) throw unauthorized(unauthorizedMessages.invalidSession);
-    setMemberSession(res, session);
+    setMemberSession(res, session, lookup?.session === session ? lookup.member : undefined);
     next();
   };
 }

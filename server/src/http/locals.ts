@@ -1,5 +1,6 @@
 import type { Response } from 'express';
-import type { ClientRecord, SessionRecord } from '../domain/model';
+import type { ClientRecord, MemberRecord, SessionRecord } from '../domain/model';
+import type { SessionLookup } from '../domain/services';
 
 /**
  * Typed access to what the auth middlewares store on `res.locals`. A getter
@@ -8,6 +9,8 @@ import type { ClientRecord, SessionRecord } from '../domain/model';
  */
 const clientKey = 'authenticatedClient';
 const sessionKey = 'memberSession';
+const lookupKey = 'sessionLookup';
+const memberKey = 'sessionMember';
 
 export function setAuthenticatedClient(res: Response, client: ClientRecord): void {
   res.locals[clientKey] = client;
@@ -19,8 +22,23 @@ export function authenticatedClient(res: Response): ClientRecord {
   return client;
 }
 
-export function setMemberSession(res: Response, session: SessionRecord): void {
+/** The valid session, and its member when it was read with it (undefined: not read). */
+export function setMemberSession(res: Response, session: SessionRecord, member?: MemberRecord | null): void {
   res.locals[sessionKey] = session;
+  if (member !== undefined) res.locals[memberKey] = member;
+}
+
+/** The path member as read with the session: undefined when it was not read (the service reads it). */
+export function sessionMember(res: Response): MemberRecord | null | undefined {
+  return res.locals[memberKey] as MemberRecord | null | undefined;
+}
+
+export function setSessionLookup(res: Response, lookup: SessionLookup): void {
+  res.locals[lookupKey] = lookup;
+}
+
+export function sessionLookup(res: Response): SessionLookup | null {
+  return (res.locals[lookupKey] as SessionLookup | undefined) ?? null;
 }
 
 export function memberSession(res: Response): SessionRecord {

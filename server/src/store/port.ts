@@ -31,6 +31,12 @@ export interface Store {
   insertSession(session: SessionRecord): Promise<void>;
   /** The session with this token hash, or null. Expired sessions may be returned; the caller checks. */
   findSession(tokenHash: string): Promise<SessionRecord | null>;
+  /**
+   * As `findSession`, with the session's client and member in the same call
+   * (null when either is gone): the credentials of Operations A and B in one
+   * read.
+   */
+  findSessionContext(tokenHash: string): Promise<SessionContext | null>;
 
   /**
    * Definitions with status PUBLISHED, of this business unit, whose
@@ -97,6 +103,7 @@ export const storeMethods = Object.keys({
   findHouseholdMembers: true,
   insertSession: true,
   findSession: true,
+  findSessionContext: true,
   listPublishedVoucherDefinitions: true,
   findCatalogueItems: true,
   findRedemption: true,
@@ -136,6 +143,13 @@ export function voucherDefinitionsVersionReader(store: Store): (() => number) | 
   if (typeof read !== 'function') return null;
   const probe: unknown = read.call(store);
   return typeof probe === 'number' ? () => read.call(store) : null;
+}
+
+/** A session with the client that started it and its member, as stored. */
+export interface SessionContext {
+  session: SessionRecord;
+  client: ClientRecord | null;
+  member: MemberRecord | null;
 }
 
 /** How many requests a key has made in its current window, and when that window ends. */

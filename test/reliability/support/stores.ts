@@ -100,6 +100,7 @@ const keyArguments: Partial<Record<StoreMethod, number[]>> = {
   findMember: [0],
   findHouseholdMembers: [0],
   findSession: [0],
+  findSessionContext: [0],
   listPublishedVoucherDefinitions: [0, 1],
   findRedemption: [0],
   loadWallet: [0],

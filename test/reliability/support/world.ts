@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../../../server/src/domain/clock';
 import type { Wallet } from '../../../server/src/domain/model';
+import type { Services } from '../../../server/src/domain/services';
 import { createServices } from '../../../server/src/features';
 import { loadConfig } from '../../../server/src/config';
 import { startServer, type RunningServer } from '../../../server/src/main';
@@ -57,6 +58,8 @@ export interface World {
   conservation(): Promise<string[]>;
   /** Audit trail against the current state, since the last restore. */
   audit(): Promise<AuditSummary>;
+  /** Waits for what the instances' answers left to do (audit copies), before reading the trail. */
+  settled(): Promise<void>;
   /** Puts every wallet back to its fixture state and forgets the audit seen so far. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -116,17 +119,25 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     SHUTDOWN_GRACE_MS: String(options.shutdownGraceMs ?? 10_000),
   });
   const running: RunningServer[] = [];
+  const instances: Services[] = [];
   for (let i = 0; i < (options.instances ?? 1); i++) {
+    // Each instance its own services, as separate processes would have.
+    const services = createServices({ store: counted, clock });
+    instances.push(services);
     running.push(
       await startServer(config, logger, async () => ({
-        // Each instance its own services, as separate processes would have.
-        services: createServices({ store: counted, clock }),
+        services,
         // The world closes the shared store, not each instance.
         store: { ping: () => faults.ping(), close: async () => undefined },
       })),
     );
   }
   const urls = running.map((r) => r.url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0|\[::1\])/, 'http://127.0.0.1'));
+
+  // The audit copies each instance makes after answering (AuditCopies).
+  const settled = async () => {
+    await Promise.all(instances.map((services) => services.reservations.drain()));
+  };
 
   const wallets = async () => {
     const state = new Map<string, Wallet | null>();
@@ -156,7 +167,11 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       for (const [id, wallet] of state) totals.push(...totalsProblems(id, wallet, await base.loadWalletSlice(id, noKey)));
       return [...conservationProblems({ wallets: state, initial, now: clock(), caps: dailyCaps }), ...totals];
     },
-    audit: async () => auditProblems(await wallets(), initial, spy.audit),
+    audit: async () => {
+      await settled();
+      return auditProblems(await wallets(), initial, spy.audit);
+    },
+    settled,
     restore: async () => {
       for (const [id, start] of initial) {
         const current = await base.loadWallet(id);

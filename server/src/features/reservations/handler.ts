@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { ReservationUpdateRequest, Services } from '../../domain/services';
-import { authenticatedClient, memberSession } from '../../http/locals';
+import { authenticatedClient, memberSession, sessionMember } from '../../http/locals';
 
 /**
  * Operation B: `PUT /client/users/{correlation_id}/reservations/{reservation_token}`.
@@ -11,6 +11,7 @@ export function updateReservation(services: Services): RequestHandler<{ correlat
     const context = {
       client: authenticatedClient(res),
       session: memberSession(res),
+      member: sessionMember(res),
       correlationId: req.params.correlation_id,
       reservationToken: req.params.reservation_token,
     };

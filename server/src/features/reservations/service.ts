@@ -9,6 +9,7 @@ import type {
   ReservationUpdateResponse,
 } from '../../domain/services';
 import type { Store } from '../../store/port';
+import { AuditCopies } from './audit-copies';
 import { resolveItems, type ResolvedItems } from './catalogue';
 import { fundReservation, splitReturn, subtractShares } from './shares';
 import {
@@ -47,21 +48,10 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
   const maxAttempts = deps.maxAttempts ?? 100;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
-  // Per wallet, the version whose audit entry this process copied last:
-  // saves the repeated copy of the previous change's entry on the next
-  // request (keyed by the wallet id, a string whose hash is already known,
-  // rather than by a new entry id string). Losing it costs only an
-  // idempotent write, so it is simply cleared when it grows.
-  const copiedVersion = new Map<string, number>();
-  async function copyAudit(entry: AuditEntry): Promise<void> {
-    if (copiedVersion.get(entry.walletId) === entry.walletVersion) return;
-    await store.appendAudit(entry);
-    if (copiedVersion.size >= 10_000) copiedVersion.clear();
-    copiedVersion.set(entry.walletId, entry.walletVersion);
-  }
+  const audit = new AuditCopies(store);
   /** Copies the audit entries a wallet still carries to the audit trail. */
   async function copyPendingAudit(state: WalletState): Promise<void> {
-    for (const entry of state.pendingAudit) await copyAudit(entry);
+    for (const entry of state.pendingAudit) await audit.copy(entry);
   }
 
   return {
@@ -88,20 +78,21 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
 
         if (isNoOp(change)) return respond(context, member, state, change.after, items, now);
 
-        const audit = auditEntry(context, change, state, now);
-        const saved = await saveChange(store, state, change.before, change.after, audit, now);
+        const entry = auditEntry(context, change, state, now);
+        const saved = await saveChange(store, state, change.before, change.after, entry, now);
         if (saved) {
           deps.onPointsMoved?.(sumOf(change.shares, -1), sumOf(change.shares, 1));
-          // The change and its audit entry are stored together: from here on
-          // the answer is 200 even if this copy fails (the next request on
-          // this wallet copies it).
-          await copyAudit(audit).catch(() => undefined);
+          // The change and its audit entry are stored together: the answer
+          // need not wait for the copy to the trail (see AuditCopies).
+          audit.copyInBackground(entry);
           return respond(context, member, saved, change.after, items, now);
         }
         await sleep(Math.floor(Math.random() * Math.min(50, attempt * 2)));
       }
       throw serviceUnavailable();
     },
+
+    drain: () => audit.drain(),
   };
 }
 
@@ -113,7 +104,8 @@ function sumOf(shares: Contribution[], sign: 1 | -1): number {
 }
 
 async function eligibleMember(store: Store, context: ReservationContext): Promise<MemberRecord> {
-  const member = await store.findMember(context.correlationId);
+  // Read with the session when the request's credentials were checked (one store call fewer).
+  const member = context.member !== undefined ? context.member : await store.findMember(context.correlationId);
   if (!member || !member.eligibleForRedemption || context.session.identifierType === 'PHONE_NUMBER') {
     throw reservationError('Account is not eligible for redemption');
   }

@@ -11,18 +11,25 @@ export function createAuthService(deps: { store: Store; clock: Clock }): AuthSer
   const { store, clock } = deps;
 
   return {
-    async authenticateClient(apiKey) {
+    async lookUpSession(bearerToken) {
+      if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
+      const found = await store.findSessionContext(hashSecret(bearerToken));
+      return found ? { bearerToken, ...found } : null;
+    },
+
+    async authenticateClient(apiKey, lookup) {
       if (!apiKey || apiKey.length > maxCredentialLength) return null;
       const apiKeyHash = hashSecret(apiKey);
-      const client = await store.findClientByApiKeyHash(apiKeyHash);
+      // The session's own client, when the key is its key; any other key is looked up.
+      const client = lookup?.client && sameDigest(lookup.client.apiKeyHash, apiKeyHash) ? lookup.client : await store.findClientByApiKeyHash(apiKeyHash);
       // The lookup is by digest; the constant-time comparison keeps the final
       // decision free of timing differences whatever the store does.
       return client && sameDigest(client.apiKeyHash, apiKeyHash) ? client : null;
     },
 
-    async authenticateSession(client, bearerToken, correlationId) {
+    async authenticateSession(client, bearerToken, correlationId, lookup) {
       if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
-      const session = await store.findSession(hashSecret(bearerToken));
+      const session = lookup?.bearerToken === bearerToken ? lookup.session : await store.findSession(hashSecret(bearerToken));
       return session && isValidFor(session, client, correlationId, clock()) ? session : null;
     },
   };

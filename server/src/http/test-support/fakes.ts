@@ -4,6 +4,7 @@ import type {
   ReservationUpdateRequest,
   ReservationUpdateResponse,
   Services,
+  SessionLookup,
   VoucherDefinitionSummary,
 } from '../../domain/services';
 
@@ -76,6 +77,8 @@ type MockedMethods<T> = { [K in keyof T]: T[K] extends (...args: infer A) => inf
 export function fakeServices(): FakeServices {
   return {
     auth: {
+      // No combined lookup: the app then authenticates the key and the session one by one, as it would for a missing session.
+      lookUpSession: jest.fn(async (_bearerToken: string | undefined): Promise<SessionLookup | null> => null),
       authenticateClient: jest.fn(async (apiKey: string | undefined) => clientsByKey.get(apiKey) ?? null),
       authenticateSession: jest.fn(async (client: ClientRecord, token: string | undefined, correlationId: string) =>
         client.clientId === aliceSession.clientId && token === aliceToken && correlationId === aliceSession.correlationId
@@ -98,6 +101,7 @@ export function fakeServices(): FakeServices {
     },
     reservations: {
       updateReservation: jest.fn(async (_context: ReservationContext, _request: ReservationUpdateRequest) => reservationResult),
+      drain: jest.fn(async () => undefined),
     },
   };
 }

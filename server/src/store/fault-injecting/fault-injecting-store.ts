@@ -44,6 +44,7 @@ export class FaultInjectingStore implements Store {
   findHouseholdMembers: Store['findHouseholdMembers'] = (id) => this.call('findHouseholdMembers', () => this.inner.findHouseholdMembers(id));
   insertSession: Store['insertSession'] = (s) => this.call('insertSession', () => this.inner.insertSession(s));
   findSession: Store['findSession'] = (h) => this.call('findSession', () => this.inner.findSession(h));
+  findSessionContext: Store['findSessionContext'] = (h) => this.call('findSessionContext', () => this.inner.findSessionContext(h));
   listPublishedVoucherDefinitions: Store['listPublishedVoucherDefinitions'] = (bu, ch) =>
     this.call('listPublishedVoucherDefinitions', () => this.inner.listPublishedVoucherDefinitions(bu, ch));
   findCatalogueItems: Store['findCatalogueItems'] = (codes) => this.call('findCatalogueItems', () => this.inner.findCatalogueItems(codes));

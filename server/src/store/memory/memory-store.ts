@@ -16,7 +16,7 @@ import type {
 import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
 import { deepCopy as copy } from '../copy';
 import { compareKeys } from '../key-order';
-import type { Store, VoucherDefinitionsVersioned } from '../port';
+import type { SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import { copyClient, copyMember, copySession } from './copies';
 import { AuditLog } from './audit-log';
@@ -140,6 +140,14 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       return null;
     }
     return copySession(session);
+  }
+
+  async findSessionContext(tokenHash: string): Promise<SessionContext | null> {
+    const session = await this.findSession(tokenHash);
+    if (!session) return null;
+    const client = this.clients.get(session.clientId);
+    const member = this.members.get(session.correlationId);
+    return { session, client: client ? copyClient(client) : null, member: member ? copyMember(member) : null };
   }
 
   /** Drops every expired session; returns how many. Runs on the sweep timer. */

@@ -12,7 +12,8 @@ import { toStoreError, unreachableReason } from './errors';
  * server selection until the process restarts, while a fresh client
  * connects at once. So a watchdog pings through the client every few
  * seconds; when that fails it asks a fresh, short-lived client, and when
- * the fresh one gets through, the stuck client is replaced. An operation
+ * the fresh one gets through on two checks in a row, the stuck client is
+ * replaced. An operation
  * that never settles (a write parked on such a socket) is answered
  * "unavailable" at its deadline instead of hanging its request.
  *
@@ -30,7 +31,7 @@ export interface MongoConnectionOptions {
   maxPoolSize?: number;
   /** Longest any one operation may take before it is answered as unavailable; default: the driver's selection and socket timeouts plus a second. */
   operationDeadlineMs?: number;
-  /** Between watchdog checks. Default 5000. 0 turns the watchdog off (tests of the bare client). */
+  /** Between watchdog checks. Default 3000: a stuck client is seen on two checks in a row, then replaced. 0 turns the watchdog off (tests of the bare client). */
   watchdogIntervalMs?: number;
   /** How long the watchdog's ping and a fresh client's probe may take. Default 2000. */
   probeTimeoutMs?: number;
@@ -110,6 +111,8 @@ export class MongoConnection implements StoreConnection {
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | null = null;
   private closed = false;
+  /** Replaced clients, closed once the calls still on them are past their deadline. */
+  private readonly staleClients = new Set<{ client: MongoClient; timer: NodeJS.Timeout }>();
   private state: { reachable: boolean; stuckSince: number | null; lastRebuildAt: number; rebuilds: number };
   private readonly operationDeadlineMs: number;
 
@@ -124,7 +127,7 @@ export class MongoConnection implements StoreConnection {
     this.state = { reachable: true, stuckSince: null, lastRebuildAt: environment.now(), rebuilds: 0 };
     // The driver's own timeouts answer first; the deadline catches only what never settles.
     this.operationDeadlineMs = options.operationDeadlineMs ?? (options.serverSelectionTimeoutMS ?? 30_000) + (options.socketTimeoutMS || 30_000) + 1000;
-    const interval = options.watchdogIntervalMs ?? 5000;
+    const interval = options.watchdogIntervalMs ?? 3000;
     if (interval > 0) {
       this.timer = setInterval(() => void this.check(), interval);
       // Housekeeping never keeps the process alive.
@@ -197,9 +200,14 @@ export class MongoConnection implements StoreConnection {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     await this.checking;
+    for (const stale of this.staleClients) {
+      clearTimeout(stale.timer);
+      void withTimeout(stale.client.close(), this.probeTimeoutMs()).catch(() => undefined);
+    }
     await this.client.close();
   }
 
@@ -217,7 +225,12 @@ export class MongoConnection implements StoreConnection {
       this.state.stuckSince = null;
       return;
     }
-    this.state.stuckSince ??= this.environment.now();
+    // Seen once, it may be a client that has not noticed yet that the
+    // database is back (its next heartbeat will); seen on two checks in a row, it is stuck.
+    if (this.state.stuckSince === null) {
+      this.state.stuckSince = this.environment.now();
+      return;
+    }
     if (this.environment.now() - this.state.lastRebuildAt >= (this.options.minRebuildIntervalMs ?? 10_000)) await this.rebuild();
   }
 
@@ -241,7 +254,11 @@ export class MongoConnection implements StoreConnection {
     this.generation++;
     this.state.rebuilds++;
     this.observer.onRebuild?.('replaced', 'unreachable through the client, reachable through a fresh one');
-    void withTimeout(stale.close(), this.probeTimeoutMs()).catch(() => undefined);
+    // New calls take the new client; those still on the old one get until
+    // their deadline (closing it would cut them), then it goes.
+    const closeLater = setTimeout(() => void withTimeout(stale.close(), this.probeTimeoutMs()).catch(() => undefined), this.operationDeadlineMs);
+    closeLater.unref();
+    this.staleClients.add({ client: stale, timer: closeLater });
   }
 
   private async freshClientGetsThrough(): Promise<boolean> {

@@ -12,7 +12,7 @@ import type {
   WalletSlice,
   WalletSliceChange,
 } from '../../domain/model';
-import type { RequestCounter, Store } from '../port';
+import type { RequestCounter, SessionContext, Store } from '../port';
 import {
   auditDoc,
   auditFromDoc,
@@ -208,6 +208,24 @@ export class MongoStore implements Store {
     if (!isKey(tokenHash)) return null;
     const doc = await this.run(() => this.c.sessions.findOne({ _id: tokenHash }));
     return doc ? sessionFromDoc(doc) : null;
+  }
+
+  /** One aggregate: the session, then its client and member by `_id` ($lookup). */
+  async findSessionContext(tokenHash: string): Promise<SessionContext | null> {
+    if (!isKey(tokenHash)) return null;
+    const [found] = await this.run(() =>
+      this.c.sessions
+        .aggregate<SessionDoc & { client: ClientDoc[]; member: MemberDoc[] }>([
+          { $match: { _id: tokenHash } },
+          { $lookup: { from: collectionNames.clients, localField: 'clientId', foreignField: '_id', as: 'client' } },
+          { $lookup: { from: collectionNames.members, localField: 'correlationId', foreignField: '_id', as: 'member' } },
+        ])
+        .toArray(),
+    );
+    if (!found) return null;
+    const [client] = found.client;
+    const [member] = found.member;
+    return { session: sessionFromDoc(found), client: client ? clientFromDoc(client) : null, member: member ? memberFromDoc(member) : null };
   }
 
   // --- voucher definitions ------------------------------------------------
