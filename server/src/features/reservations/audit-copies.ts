@@ -22,10 +22,20 @@ export class AuditCopies {
 
   /** Resolves once the entry is in the trail. */
   copy(entry: AuditEntry): Promise<void> {
+    return this.start(entry, () => this.store.appendAudit(entry));
+  }
+
+  /** Starts the copy once the answer has gone out (the next turn of the event loop), without waiting for it. */
+  copyInBackground(entry: AuditEntry): void {
+    const afterAnswer = new Promise<void>((resolve) => setImmediate(resolve));
+    this.start(entry, () => afterAnswer.then(() => this.store.appendAudit(entry))).catch(() => undefined);
+  }
+
+  private start(entry: AuditEntry, append: () => Promise<void>): Promise<void> {
     if (this.copied.get(entry.walletId) === entry.walletVersion) return Promise.resolve();
     const current = this.underway.get(entry.walletId);
     if (current?.version === entry.walletVersion) return current.done;
-    const done = this.store.appendAudit(entry).then(() => {
+    const done = append().then(() => {
       if (this.copied.size >= rememberedWallets) this.copied.clear();
       this.copied.set(entry.walletId, entry.walletVersion);
     });
@@ -36,11 +46,6 @@ export class AuditCopies {
     };
     done.then(forget, forget);
     return done;
-  }
-
-  /** Starts the copy without waiting for it (after a change has been answered). */
-  copyInBackground(entry: AuditEntry): void {
-    this.copy(entry).catch(() => undefined);
   }
 
   /** Waits for the copies under way (before the store closes, or before a test reads the trail). */

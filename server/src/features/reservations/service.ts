@@ -82,8 +82,8 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
         const saved = await saveChange(store, state, change.before, change.after, entry, now);
         if (saved) {
           deps.onPointsMoved?.(sumOf(change.shares, -1), sumOf(change.shares, 1));
-          // The change and its audit entry are stored together: the answer
-          // need not wait for the copy to the trail (see AuditCopies).
+          // The change and its audit entry are stored together: the copy to
+          // the trail waits until the answer has gone (see AuditCopies).
           audit.copyInBackground(entry);
           return respond(context, member, saved, change.after, items, now);
         }

@@ -127,8 +127,9 @@ export class MongoWallets {
       ),
     );
     if (result.matchedCount !== 1) return false;
-    // After the answer: the next reader of this version waits for it, or copies it again.
-    this.startCopy(change.walletId, expectedVersion + 1, pending).catch(() => undefined);
+    // Once the answer has gone out (the next turn of the event loop); the
+    // next reader of this version waits for it, or copies it again.
+    this.startCopy(change.walletId, expectedVersion + 1, pending, afterAnswer()).catch(() => undefined);
     return true;
   }
 
@@ -214,8 +215,8 @@ export class MongoWallets {
     if (doc) await this.ensureCopied(doc);
   }
 
-  private startCopy(walletId: string, version: number, pending: PendingWrite[]): Promise<void> {
-    const done = this.copy(walletId, version, pending).then(() => {
+  private startCopy(walletId: string, version: number, pending: PendingWrite[], after: Promise<void> = Promise.resolve()): Promise<void> {
+    const done = after.then(() => this.copy(walletId, version, pending)).then(() => {
       if ((this.copied.get(walletId) ?? 0) < version) {
         if (this.copied.size >= rememberedWallets) this.copied.clear();
         this.copied.set(walletId, version);
@@ -317,6 +318,11 @@ function differences(before: ReservationRecord[], after: ReservationRecord[]): P
 
 function sameReservation(a: ReservationRecord, b: ReservationRecord): boolean {
   return JSON.stringify(reservationFields(a)) === JSON.stringify(reservationFields(b));
+}
+
+/** Resolves on the next turn of the event loop, after what the current one writes (the answer). */
+function afterAnswer(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function sameKey(a: ReservationKey, b: ReservationKey): boolean {
