@@ -97,6 +97,8 @@ export interface WalletDoc {
 export interface PendingWrite {
   key: ReservationKey;
   reservation: ReservationRecord | null;
+  /** Set when the change added it (a whole save knows): its copy is first tried as an insert. */
+  created?: true;
 }
 
 /**
@@ -324,11 +326,17 @@ export function keyOfReservation(r: ReservationKey): ReservationKey {
 }
 
 export function pendingDocs(writes: PendingWrite[]): PendingWrite[] {
-  return writes.map((w) => ({ key: keyOfReservation(w.key), reservation: w.reservation ? reservationFields(w.reservation) : null }));
+  return writes.map(pendingFields);
 }
 
 export function pendingFromDocs(writes: PendingWrite[] | undefined): PendingWrite[] {
-  return (writes ?? []).map((w) => ({ key: keyOfReservation(w.key), reservation: w.reservation ? reservationFields(w.reservation) : null }));
+  return (writes ?? []).map(pendingFields);
+}
+
+function pendingFields(w: PendingWrite): PendingWrite {
+  const write: PendingWrite = { key: keyOfReservation(w.key), reservation: w.reservation ? reservationFields(w.reservation) : null };
+  if (w.created === true && w.reservation) write.created = true;
+  return write;
 }
 
 export function pendingAuditDocs(entries: AuditEntry[]): Body<AuditDoc>[] {

@@ -104,22 +104,19 @@ describe('MongoStore requests', () => {
   const rt1Key = { clientId: 'c', correlationId: 'm-a', reservationToken: 'rt-1' };
   const rt1Id = '10:member:m-a1:c3:m-a4:rt-1';
 
-  it('inserts a wallet at version 0 as version 1, then copies its reservations out', async () => {
+  it('inserts a wallet at version 0 as version 1, then inserts its reservations (new, so unguarded)', async () => {
     const { store, calls } = fakeStore();
     expect(await store.saveWallet(wallet, 0)).toBe(true);
     expect(calls).toEqual([
       {
         collection: 'wallets',
         method: 'insertOne',
-        args: [{ _id: 'member:m-a', version: 1, balances: wallet.balances, totals: walletContent.totals, pending: [{ key: rt1Key, reservation: rt1 }] }],
+        args: [{ _id: 'member:m-a', version: 1, balances: wallet.balances, totals: walletContent.totals, pending: [{ key: rt1Key, reservation: rt1, created: true }] }],
       },
       {
         collection: 'reservations',
         method: 'bulkWrite',
-        args: [
-          [{ replaceOne: { filter: { _id: rt1Id, walletVersion: { $lt: 1 } }, replacement: { walletId: 'member:m-a', walletVersion: 1, ...rt1 }, upsert: true } }],
-          { ordered: false },
-        ],
+        args: [[{ insertOne: { document: { _id: rt1Id, walletId: 'member:m-a', walletVersion: 1, ...rt1 } } }], { ordered: false }],
       },
     ]);
   });
@@ -190,7 +187,8 @@ describe('MongoStore requests', () => {
           [
             { $match: { _id: 'member:m-a' } },
             { $project: { reservations: 0 } },
-            { $lookup: { from: 'reservations', pipeline: [{ $match: { _id: docId } }], as: 'stored' } },
+            { $addFields: { storedId: docId } },
+            { $lookup: { from: 'reservations', localField: 'storedId', foreignField: '_id', as: 'stored' } },
           ],
         ],
       },

@@ -176,6 +176,56 @@ if (source.kind === 'none') {
       expect(raw).not.toHaveProperty('reservations');
     });
 
+    describe('copying a change into the reservation documents', () => {
+      const key = { clientId: 'c', correlationId: 'm-copy', reservationToken: 'rt-1' };
+      const record = (points: number) => ({
+        reservationToken: key.reservationToken,
+        clientId: key.clientId,
+        correlationId: key.correlationId,
+        identifierType: 'EMAIL' as const,
+        reservationAmount: points,
+        contributions: [{ correlationId: key.correlationId, points }],
+        expiresAt: new Date('2999-01-01T00:00:00.000Z'),
+        createdAt: new Date('2030-01-01T00:00:00.000Z'),
+        excludedFromCap: false,
+      });
+      const walletOf = (reservations: ReturnType<typeof record>[]) => ({
+        walletId: 'member:m-copy',
+        version: 0,
+        balances: [{ correlationId: 'm-copy', pointBalance: 1000 }],
+        reservations,
+      });
+      const rawReservations = () => admin.db(dbName).collection(collectionNames.reservations).find({ walletId: 'member:m-copy' }).toArray();
+
+      it('writes a reservation created again over the tombstone its removal left', async () => {
+        expect(await store.saveWallet(walletOf([record(300)]), 0)).toBe(true);
+        expect(await store.saveWallet({ ...walletOf([]), version: 1 }, 1)).toBe(true);
+        expect(await rawReservations()).toEqual([expect.objectContaining({ walletVersion: 2, removedAt: expect.any(Date) })]);
+        expect(await store.saveWallet({ ...walletOf([record(200)]), version: 2 }, 2)).toBe(true);
+        const [raw] = await rawReservations();
+        expect(raw).toMatchObject({ walletVersion: 3, reservationAmount: 200 });
+        expect(raw).not.toHaveProperty('removedAt');
+        expect((await store.loadWalletSlice('member:m-copy', key))?.reservation).toStrictEqual(record(200));
+      });
+
+      it.each([
+        ['created', true],
+        ['changed', false],
+      ] as const)('never writes a late copy of an older change (%s) over a newer one', async (_kind, created) => {
+        expect(await store.saveWallet(walletOf([record(300)]), 0)).toBe(true);
+        const raw = admin.db(dbName);
+        // The reservation document as a newer change (version 7) left it, and a wallet whose `pending` (version 5) was never copied.
+        await raw.collection(collectionNames.reservations).updateOne({ walletId: 'member:m-copy' }, { $set: { walletVersion: 7, reservationAmount: 100 } });
+        await raw.collection(collectionNames.wallets).updateOne(
+          { _id: 'member:m-copy' as never },
+          { $set: { version: 5, pending: [{ key, reservation: record(250), ...(created ? { created: true } : {}) }] } },
+        );
+        // Any reader of version 5 copies its `pending` first.
+        await store.loadWalletSlice('member:m-copy', key);
+        expect(await rawReservations()).toEqual([expect.objectContaining({ walletVersion: 7, reservationAmount: 100 })]);
+      });
+    });
+
     it('stores dates as BSON dates and keeps internal fields inside the adapter', async () => {
       await store.insertSession({
         tokenHash: 'h1',

@@ -85,7 +85,12 @@ export class MongoWallets {
         .aggregate<WalletDoc & { stored: ReservationDoc[] }>([
           { $match: { _id: walletId } },
           { $project: { reservations: 0 } },
-          { $lookup: { from: this.c.reservations.collectionName, pipeline: [{ $match: { _id: docId } }], as: 'stored' } },
+          // The equality form of $lookup, on `_id`: every server answers it
+          // from the `_id` index (a pipeline $lookup is not always planned
+          // that way by MongoDB-compatible servers). The id starts with a
+          // digit (a length), so it is a plain string, never a field path.
+          { $addFields: { storedId: docId } },
+          { $lookup: { from: this.c.reservations.collectionName, localField: 'storedId', foreignField: '_id', as: 'stored' } },
         ])
         .toArray(),
     );
@@ -234,25 +239,44 @@ export class MongoWallets {
   /**
    * Idempotent, in any order: each document is replaced only if it holds an
    * older version; a newer one makes the replacement a duplicate-key insert,
-   * which is ignored.
+   * which is ignored. A reservation the change created is inserted instead,
+   * which needs no guard (a document already under its key, a newer copy or
+   * an old tombstone, makes it a duplicate, then replaced as above): an
+   * insert is found by the unique `_id` alone, which keeps a fixture's load
+   * linear on servers that plan nothing else (wire-protocol stand-ins).
    */
   private async copy(walletId: string, version: number, pending: PendingWrite[]): Promise<void> {
     if (pending.length === 0) return;
     const now = this.now();
-    const operations: AnyBulkWriteOperation<ReservationDoc>[] = pending.map((w) => ({
+    const guarded = (w: PendingWrite): AnyBulkWriteOperation<ReservationDoc> => ({
       replaceOne: {
         filter: { _id: reservationDocId(walletId, w.key), walletVersion: { $lt: version } },
         replacement: reservationDocBody(walletId, version, w.reservation, now) as ReservationDoc,
         upsert: true,
       },
-    }));
-    try {
-      await this.deps.run(() => this.c.reservations.bulkWrite(operations, { ordered: false }));
-    } catch (error) {
-      if (!onlyDuplicateKeys(error)) throw error;
-    }
+    });
+    const first = pending.map((w): AnyBulkWriteOperation<ReservationDoc> =>
+      w.created
+        ? { insertOne: { document: { _id: reservationDocId(walletId, w.key), ...reservationDocBody(walletId, version, w.reservation, now) } } }
+        : guarded(w),
+    );
+    // Guarded again: a created one's key was taken; a guarded one met a newer copy (written again, it meets it again).
+    const again = (await this.writeIgnoringDuplicates(first)).map((index) => guarded(pending[index]!));
+    if (again.length > 0) await this.writeIgnoringDuplicates(again);
     if (pending.length > smallPending) {
       await this.deps.run(() => this.c.wallets.updateOne({ _id: walletId, version }, { $unset: { pending: '' } }));
+    }
+  }
+
+  /** One unordered bulk write; the indexes of its operations that met a duplicate key (all, when the error does not say which). */
+  private async writeIgnoringDuplicates(operations: AnyBulkWriteOperation<ReservationDoc>[]): Promise<number[]> {
+    try {
+      await this.deps.run(() => this.c.reservations.bulkWrite(operations, { ordered: false }));
+      return [];
+    } catch (error) {
+      const duplicates = duplicateKeyIndexes(error, operations.length);
+      if (duplicates === null) throw error;
+      return duplicates;
     }
   }
 
@@ -310,7 +334,8 @@ function differences(before: ReservationRecord[], after: ReservationRecord[]): P
     const id = reservationDocId('', r);
     const previous = old.get(id);
     old.delete(id);
-    if (!previous || !sameReservation(previous, r)) writes.push({ key: keyOfReservation(r), reservation: r });
+    if (!previous) writes.push({ key: keyOfReservation(r), reservation: r, created: true });
+    else if (!sameReservation(previous, r)) writes.push({ key: keyOfReservation(r), reservation: r });
   }
   for (const r of old.values()) writes.push({ key: keyOfReservation(r), reservation: null });
   return writes;
@@ -329,9 +354,16 @@ function sameKey(a: ReservationKey, b: ReservationKey): boolean {
   return a.clientId === b.clientId && a.correlationId === b.correlationId && a.reservationToken === b.reservationToken;
 }
 
-function onlyDuplicateKeys(error: unknown): boolean {
-  if (isDuplicateKey(error)) return true;
-  if (!(error instanceof MongoBulkWriteError)) return false;
-  const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-  return errors.length > 0 && errors.every((e) => e.code === 11000);
+/**
+ * The operations of a failed unordered bulk write that met a duplicate key,
+ * when that is all that failed; null otherwise. A plain duplicate-key error
+ * names none: then all of them, as writing any again guarded is harmless.
+ */
+function duplicateKeyIndexes(error: unknown, operations: number): number[] | null {
+  if (error instanceof MongoBulkWriteError) {
+    const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    if (errors.length === 0 || errors.some((e) => e.code !== 11000)) return null;
+    return errors.map((e) => e.index);
+  }
+  return isDuplicateKey(error) ? Array.from({ length: operations }, (_, index) => index) : null;
 }
