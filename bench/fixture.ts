@@ -19,6 +19,12 @@ export interface FixtureOptions {
   listed: number;
   /** Every `householdEvery`-th pair of members shares a household wallet (0: none). */
   householdEvery: number;
+  /**
+   * Reservations in wallets nobody uses (members `idle-...`, outside the
+   * plan, 1,000 each, the server's default limit): so that two fixtures can hold as many
+   * reservations in all while their measured wallets differ in size.
+   */
+  idleReservations: number;
 }
 
 export const defaultFixtureOptions: FixtureOptions = {
@@ -29,6 +35,7 @@ export const defaultFixtureOptions: FixtureOptions = {
   businessUnits: 10,
   listed: 100,
   householdEvery: 4,
+  idleReservations: 0,
 };
 
 /** The measured business unit: not the clients' default, so `businessUnit` is sent and checked. */
@@ -94,6 +101,9 @@ export function generateFixture(partial: Partial<FixtureOptions> = {}, now = new
 
   const memberCount = Math.max(1, Math.ceil(options.reservations / Math.max(1, options.reservationsPerMember)));
   const { members, plan: planMembers, reservations } = membersAndReservations(options, memberCount, clients, now);
+  const idle = idleWallets(options, clients[0]!, now);
+  members.push(...idle.members);
+  reservations.push(...idle.reservations);
 
   const fixture: FixtureJson = {
     clients: clients.map((c) => ({
@@ -177,6 +187,27 @@ function membersAndReservations(options: FixtureOptions, memberCount: number, cl
     plan.push(planned);
   }
   return { members, plan, reservations };
+}
+
+function idleWallets(options: FixtureOptions, client: PlanClient, now: Date) {
+  const members: FixtureJson['members'] = [];
+  const reservations: FixtureJson['reservations'] = [];
+  const perWallet = 1000;
+  for (let n = 0; n < options.idleReservations; n++) {
+    const correlationId = `idle-${pad(Math.floor(n / perWallet), 5)}`;
+    if (n % perWallet === 0) members.push({ correlationId, pointBalance: 10_000_000, householdId: null, privileges: [] });
+    reservations.push({
+      reservationToken: `rt-${correlationId}-${pad(n % perWallet, 4)}`,
+      clientId: client.clientId,
+      correlationId,
+      identifierType: 'CARD_NUMBER',
+      reservationAmount: 1,
+      contributions: [{ correlationId, points: 1 }],
+      expiresAt: new Date(now.getTime() + 2 * 86_400_000).toISOString(),
+      createdAt: new Date(now.getTime() - 60_000).toISOString(),
+    });
+  }
+  return { members, reservations };
 }
 
 /**

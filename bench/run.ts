@@ -2,9 +2,10 @@
  * `npm run bench [-- options]`: the server against a bare Express app that
  * answers the same routes with the same bytes, in one run. See README.md.
  *
- * Sections (all three by default):
+ * Sections (all four by default):
  *   --ratio     Operations A and B, bare and server in alternating rounds
  *   --scale     Operation A with 2,000 vs 20,000 definitions
+ *   --wallet    Operation B with 10 vs 1,000 live reservations per wallet
  *   --memory    RSS after the warm-up vs after 200,000 requests
  * Options:
  *   --mongodb             the server on MONGODB_URI (database BENCH_MONGODB_DB, default loyalty_bench, dropped first)
@@ -29,7 +30,8 @@ import { formatProfile, summariseProfile } from './profile-summary';
 // ---------------------------------------------------------------------------
 // Options
 
-type Section = 'ratio' | 'scale' | 'memory';
+type Section = 'ratio' | 'scale' | 'wallet' | 'memory';
+const allSections: readonly Section[] = ['ratio', 'scale', 'wallet', 'memory'];
 
 interface Options {
   sections: Set<Section>;
@@ -55,13 +57,13 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive number`);
     return parsed;
   };
-  const sections = new Set<Section>((['ratio', 'scale', 'memory'] as const).filter((s) => argv.includes(`--${s}`)));
-  if (sections.size === 0) for (const s of ['ratio', 'scale', 'memory'] as const) sections.add(s);
+  const sections = new Set<Section>(allSections.filter((s) => argv.includes(`--${s}`)));
+  if (sections.size === 0) for (const s of allSections) sections.add(s);
   const profile = value('profile');
   if (profile !== undefined && profile !== 'A' && profile !== 'B') throw new Error('--profile must be A or B');
   const only = value('only');
   if (only !== undefined && only !== 'A' && only !== 'B') throw new Error('--only must be A or B');
-  const known = /^--(ratio|scale|memory|mongodb|keep|bare-app-classes|(rounds|duration|warmup|memory-requests|profile|only)=.*)$/;
+  const known = /^--(ratio|scale|wallet|memory|mongodb|keep|bare-app-classes|(rounds|duration|warmup|memory-requests|profile|only)=.*)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length > 0) throw new Error(`unknown option(s): ${unknown.join(' ')}`);
   return {
@@ -91,6 +93,9 @@ const rateLimitPerMinute = 6000;
 const clientKeys = 100;
 
 const targets = { A: 0.65, B: 0.5 } as const;
+
+/** Operation B's cost per request with 1,000 live reservations per wallet, at most this many times its cost with 10. */
+const walletCostLimit = 2;
 
 interface Env {
   options: Options;
@@ -129,7 +134,13 @@ interface Deployment {
   captured: CapturedResponse[];
 }
 
-async function deploy(env: Env, name: string, fixtureOptions: Partial<FixtureOptions>, profileFile?: string): Promise<Deployment> {
+async function deploy(
+  env: Env,
+  name: string,
+  fixtureOptions: Partial<FixtureOptions>,
+  settings: { profileFile?: string; rateLimitPerMinute?: number } = {},
+): Promise<Deployment> {
+  const { profileFile } = settings;
   const started = Date.now();
   const { fixture, plan } = generateFixture({ clients: clientKeys, ...fixtureOptions });
   const seedFile = path.join(env.tmp, `${name}.fixture.json`);
@@ -144,7 +155,7 @@ async function deploy(env: Env, name: string, fixtureOptions: Partial<FixtureOpt
     name,
     seedFile,
     logFile: path.join(env.tmp, `${name}.log`),
-    rateLimitPerMinute,
+    rateLimitPerMinute: settings.rateLimitPerMinute ?? rateLimitPerMinute,
     ...(mongo ? { mongo } : {}),
     ...(profileFile ? { profileFile } : {}),
     ...(gcFile ? { gcFile } : {}),
@@ -203,6 +214,7 @@ interface Report {
   options: Omit<Options, 'sections'> & { sections: Section[] };
   ratio?: Array<ReturnType<typeof summarisePair>>;
   scale?: ReturnType<typeof summariseScale>;
+  wallet?: ReturnType<typeof summariseWallet>;
   memory?: MemoryReport;
   logLines?: { server: number; requestsSent: number };
 }
@@ -316,6 +328,68 @@ async function scaleSection(env: Env): Promise<ReturnType<typeof summariseScale>
   }
 }
 
+function summariseWallet(wallets: number, small: Measurement[], large: Measurement[]) {
+  const s = total(small);
+  const l = total(large);
+  const cpu = (list: Measurement[]) => median(list.map(cpuPerRequestUs));
+  // Cost per request at the same concurrency: the inverse of throughput.
+  const costRatio = s.rps / l.rps;
+  return {
+    wallets,
+    small: { reservationsPerWallet: walletSizes.small, cpuUsPerRequest: cpu(small), ...s },
+    large: { reservationsPerWallet: walletSizes.large, cpuUsPerRequest: cpu(large), ...l },
+    costRatio,
+    cpuRatio: cpu(large) / cpu(small),
+    limit: walletCostLimit,
+    pass: costRatio <= walletCostLimit && s.failed === 0 && l.failed === 0,
+  };
+}
+
+const walletSizes = { small: 10, large: 1000 } as const;
+
+/**
+ * Operation B on two deployments whose measured wallets differ only in how
+ * many live reservations each holds (10 or 1,000, the default limit): one
+ * member per client key, no households (a household wallet would hold both
+ * partners' reservations), each request lowering a different reservation.
+ * Both hold as many reservations in all (idle wallets make up the
+ * difference), so that what differs is the size of the wallets changed,
+ * not of the collections. With --mongodb, 20 wallets rather than 100 (a
+ * MongoDB-compatible stand-in may scan where mongod uses an index); the
+ * rate limit is raised for this section, still counting every request.
+ */
+async function walletSection(env: Env): Promise<ReturnType<typeof summariseWallet>> {
+  const members = env.mongo ? 20 : clientKeys;
+  const total = members * walletSizes.large;
+  log(
+    `Wallet size: Operation B with ${walletSizes.small} and with ${walletSizes.large} live reservations per wallet ` +
+      `(${members} wallets changed; ${total.toLocaleString('en-US')} reservations in all in each deployment)`,
+  );
+  const deployments: Deployment[] = [];
+  for (const [name, size] of [['wallet10', walletSizes.small], ['wallet1000', walletSizes.large]] as const) {
+    const fixture = { clients: members, reservations: members * size, reservationsPerMember: size, householdEvery: 0, definitions: 200, idleReservations: total - members * size };
+    deployments.push(await deploy(env, name, fixture, { rateLimitPerMinute: 1_000_000 }));
+  }
+  const [small, large] = deployments as [Deployment, Deployment];
+  try {
+    for (const d of [small, large]) await measure(d.server, d.b, { duration: env.options.warmup });
+    const results: { small: Measurement[]; large: Measurement[] } = { small: [], large: [] };
+    const rounds = Math.max(2, env.options.rounds - 1);
+    for (let round = 1; round <= rounds; round++) {
+      const order = round % 2 === 1 ? (['small', 'large'] as const) : (['large', 'small'] as const);
+      for (const which of order) {
+        const d = which === 'small' ? small : large;
+        const result = await measure(d.server, d.b, { duration: env.options.duration });
+        results[which].push(result);
+        log(`  round ${round} ${String(walletSizes[which]).padStart(5)} per wallet ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  failed ${result.failed}  ${fmt(cpuPerRequestUs(result), 0)} µs/request`);
+      }
+    }
+    return summariseWallet(members, results.small, results.large);
+  } finally {
+    await Promise.all([small.server.stop(), large.server.stop()]);
+  }
+}
+
 /**
  * RSS after full garbage collections and a second of rest: the two figures
  * the memory check compares are taken in the same state, not at whatever
@@ -355,7 +429,7 @@ async function profileRun(env: Env, which: 'A' | 'B'): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const files = { server: path.join(dir, `${stamp}-${which}-server.cpuprofile`), bare: path.join(dir, `${stamp}-${which}-bare.cpuprofile`) };
-  const deployment = await deploy(env, 'server', {}, files.server);
+  const deployment = await deploy(env, 'server', {}, { profileFile: files.server });
   const bare = await startBare(deployment.captured, path.join(env.tmp, 'bare.json'), path.join(env.tmp, 'bare.log'), {
     profileFile: files.bare,
     appClasses: env.options.bareAppClasses,
@@ -436,6 +510,14 @@ function printReport(report: Report): void {
     const s = report.scale;
     lines.push('', 'Scale, Operation A, same 100 listed items', header, row('2,000 definitions', s.small), row('20,000 definitions', s.large));
     lines.push(`  20,000 / 2,000 throughput: ${fmt(s.ratio)}; listings identical: ${s.sameListing ? 'yes' : 'NO'}`);
+  }
+  if (report.wallet) {
+    const w = report.wallet;
+    lines.push('', `Wallet size, Operation B, ${w.wallets} wallets changed`, header, row(`${w.small.reservationsPerWallet} per wallet`, w.small), row(`${w.large.reservationsPerWallet} per wallet`, w.large));
+    lines.push(
+      `  cost per request ${w.large.reservationsPerWallet} / ${w.small.reservationsPerWallet}: ${fmt(w.costRatio)} by throughput, ${fmt(w.cpuRatio)} by server CPU ` +
+        `(${fmt(w.small.cpuUsPerRequest, 0)} -> ${fmt(w.large.cpuUsPerRequest, 0)} µs; limit ${fmt(w.limit)})  ${w.pass ? 'PASS' : 'FAIL'}`,
+    );
   }
   if (report.memory) {
     const m = report.memory;
@@ -537,11 +619,12 @@ async function main(): Promise<void> {
       await bare?.stop();
     }
     if (options.sections.has('scale')) report.scale = await scaleSection(env);
+    if (options.sections.has('wallet')) report.wallet = await walletSection(env);
     printReport(report);
     const resultsDir = path.join(repoRoot, 'bench', 'results');
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(path.join(resultsDir, options.mongodb ? 'latest-mongodb.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-    const failed = (report.ratio ?? []).some((r) => !r.pass) || report.memory?.pass === false;
+    const failed = (report.ratio ?? []).some((r) => !r.pass) || report.memory?.pass === false || report.wallet?.pass === false;
     process.exitCode = failed ? 1 : 0;
   } finally {
     await cleanup();

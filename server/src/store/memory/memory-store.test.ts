@@ -1,4 +1,5 @@
 import type { SessionRecord } from '../../domain/model';
+import { totalsOf } from '../../domain/wallet-totals';
 import { describeStoreContract } from '../store.contract';
 import { MemoryStore } from './memory-store';
 
@@ -116,6 +117,28 @@ describe('MemoryStore wallets: frozen values, shared between versions', () => {
     expect(second.reservations[1]).not.toBe(lowered);
     expect(second.reservations[1]).toStrictEqual(lowered);
     expect(Object.isFrozen(second.reservations[1])).toBe(true);
+    await store.close();
+  });
+
+  it('changes a wallet one reservation at a time in place, never under a caller holding the wallet from before', async () => {
+    const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
+    await store.saveWallet(input(), 0);
+    const before = (await store.loadWallet('member:m-a'))!;
+    const key = { clientId: 'partner-app', correlationId: 'm-a', reservationToken: 'rt-1' };
+    const totals = totalsOf([reservation('rt-1', 90), reservation('rt-2', 200), reservation('rt-3', 5)]);
+    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: reservation('rt-1', 90), totals, pendingAudit: [] }, 1)).toBe(true);
+    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: reservation('rt-3', 5), totals, pendingAudit: [] }, 2)).toBe(true);
+    // What a caller holds stays as it was handed out.
+    expect(before.version).toBe(1);
+    expect(before.reservations.map((r) => [r.reservationToken, r.reservationAmount])).toEqual([['rt-1', 100], ['rt-2', 200]]);
+    // The whole wallet now: replaced in place, added at the end, frozen, the same value until the next change.
+    const after = (await store.loadWallet('member:m-a'))!;
+    expect(after.version).toBe(3);
+    expect(after.reservations.map((r) => [r.reservationToken, r.reservationAmount])).toEqual([['rt-1', 90], ['rt-2', 200], ['rt-3', 5]]);
+    expect(after.reservations[1]).toBe(before.reservations[1]);
+    expect(Object.isFrozen(after) && Object.isFrozen(after.reservations) && Object.isFrozen(after.reservations[0])).toBe(true);
+    expect(await store.loadWallet('member:m-a')).toBe(after);
+    expect((await store.loadWalletSlice('member:m-a', key))?.reservation).toBe(after.reservations[0]);
     await store.close();
   });
 });
