@@ -3,27 +3,45 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 /**
  * A TCP proxy in front of a database, for outages on demand: `cut()` resets
  * every connection through it and refuses new ones, as a server that went
- * away does; `restore()` accepts again on the same port. Point a store at
- * `uri(...)` instead of the database's own address.
+ * away does; `stall()` keeps every connection open and accepts new ones but
+ * passes nothing either way, as a network that drops packets does (the
+ * client learns of it only from its own timeouts); `restore()` ends either
+ * (a stalled connection is then reset, as its peer would have given up on
+ * it) and passes traffic again on the same port. Point a store at
+ * `throughProxy(uri, proxy)` instead of the database's own address.
  */
 export interface TcpProxy {
   port: number;
   cut(): Promise<void>;
+  stall(): void;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const open = new Set<Socket>();
+  let stalled = false;
   const track = (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   };
+  /** Reads and drops what arrives (so the peer's writes are not refused), passing nothing on. */
+  const swallow = (socket: Socket) => {
+    socket.unpipe();
+    socket.removeAllListeners('data');
+    socket.on('data', () => undefined);
+    socket.resume();
+  };
   const listen = (port: number): Promise<Server> =>
     new Promise((resolve, reject) => {
       const server = createServer((client) => {
-        const upstream = connect(target);
         track(client);
+        client.on('error', () => client.destroy());
+        if (stalled) {
+          swallow(client);
+          return;
+        }
+        const upstream = connect(target);
         track(upstream);
         client.on('error', () => upstream.destroy());
         upstream.on('error', () => client.destroy());
@@ -48,7 +66,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       for (const socket of open) socket.resetAndDestroy();
       await closing;
     },
+    stall: () => {
+      stalled = true;
+      for (const socket of open) swallow(socket);
+    },
     restore: async () => {
+      if (stalled) {
+        stalled = false;
+        for (const socket of open) socket.resetAndDestroy();
+      }
       server ??= await listen(port);
     },
     close: async () => {
