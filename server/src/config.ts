@@ -14,7 +14,8 @@
  * | MONGODB_SERVER_SELECTION_TIMEOUT_MS | 5000     | how long the driver looks for a server before an operation fails        |
  * | MONGODB_SOCKET_TIMEOUT_MS           | 10000    | how long a MongoDB socket may stay silent before it is closed           |
  * | SEED_FILE                           | (unset)  | fixture JSON loaded into the store at start-up                          |
- * | RATE_LIMIT_PER_MINUTE               | 6000     | requests per client key per minute; 0 turns rate limiting off           |
+ * | RATE_LIMIT_PER_MINUTE               | 6000     | requests per client key per minute, across every process on one MongoDB |
+ * |                                     |          | (in the process on the embedded store); 0 turns rate limiting off       |
  * | LOG_LEVEL                           | info     | pino level: fatal, error, warn, info, debug, trace or silent            |
  * | BODY_LIMIT_BYTES                    | 16384    | largest accepted request body; larger gives 413                         |
  * | SHUTDOWN_GRACE_MS                   | 10000    | on SIGTERM/SIGINT, how long in-flight requests may take before the      |
@@ -28,9 +29,11 @@
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';
 
 /**
- * A wallet is one MongoDB document (16 MiB at most). A reservation takes
- * about 300 bytes, and about 2 KB when eight members with the longest ids
- * the spec allows fund it: 5,000 of those still fit.
+ * A whole save of a wallet (a fixture, a wallet rid of expired reservations)
+ * carries the reservations it writes in the wallet's MongoDB document until
+ * they are copied out, and a document holds 16 MiB at most. A reservation
+ * takes about 300 bytes, and about 2 KB when eight members with the longest
+ * ids the spec allows fund it: 5,000 of those still fit.
  */
 const maxWalletLimit = 5000;
 
