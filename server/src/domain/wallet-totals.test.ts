@@ -84,9 +84,11 @@ describe('withChange', () => {
     expect(totalsOf([base[0]!, extended]).nextExpiry).toEqual(at('2030-01-01T01:00:00Z'));
   });
 
-  // Any sequence of changes, applied one by one to the totals, gives the totals
-  // of the reservations it leaves: held points, daily sums and count exactly,
-  // and a next expiry no later than the first.
+  // Any sequence of changes and removals, applied one by one to the totals,
+  // gives the totals of the reservations it leaves: held points, daily sums
+  // and count exactly, and a next expiry no later than the first. The totals
+  // are frozen between steps, as the memory store holds them: withChange
+  // makes new entries, never changes the ones it is given.
   it('agrees with totalsOf over any sequence of changes', () => {
     const member = fc.constantFrom('m-a', 'm-b', 'm-c');
     const change = fc.record({
@@ -96,21 +98,24 @@ describe('withChange', () => {
       excludedFromCap: fc.boolean(),
       createdHour: fc.integer({ min: 0, max: 47 }),
       expiresHour: fc.integer({ min: 1, max: 72 }),
+      remove: fc.boolean(),
     });
     fc.assert(
       fc.property(fc.array(change, { maxLength: 30 }), (changes) => {
         let stored: ReservationRecord[] = [];
-        let totals: WalletTotals = totalsOf(stored);
+        let totals: WalletTotals = deepFrozen(totalsOf(stored));
         for (const c of changes) {
-          const after = reservation(c.token, c.contributions, {
+          const changed = reservation(c.token, c.contributions, {
             clientId: c.clientId,
             excludedFromCap: c.excludedFromCap,
             createdAt: new Date(Date.UTC(2030, 0, 1, c.createdHour)),
             expiresAt: new Date(Date.UTC(2030, 0, 1, c.expiresHour)),
           });
-          const before = stored.find((r) => r.reservationToken === after.reservationToken && r.clientId === after.clientId) ?? null;
-          totals = withChange(totals, before, after);
-          stored = before ? stored.map((r) => (r === before ? after : r)) : [...stored, after];
+          const before = stored.find((r) => r.reservationToken === changed.reservationToken && r.clientId === changed.clientId) ?? null;
+          const after = c.remove && before ? null : changed;
+          totals = deepFrozen(withChange(totals, before, after));
+          stored = stored.filter((r) => r !== before);
+          if (after) stored.push(after);
         }
         const { nextExpiry, ...exact } = totalsOf(stored);
         const { nextExpiry: bound, ...incremental } = totals;
@@ -120,3 +125,11 @@ describe('withChange', () => {
     );
   });
 });
+
+function deepFrozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFrozen(child);
+  }
+  return value;
+}
