@@ -86,20 +86,24 @@ describe('createHttpServer', () => {
   });
 
   // The reason for all this, checked on V8 itself: in a process of its own
-  // with `--allow-natives-syntax`, two late requests of 200 on one
-  // connection compared (the child compiles TypeScript: a minute allowed
-  // on a loaded machine). Plain `app.listen` shows the problem (if a V8
-  // release stops giving swapped-prototype objects their own hidden
-  // classes, that row fails, and `createHttpServer` is no longer needed).
+  // with `--allow-natives-syntax`, the hidden classes of the last 40 of 200
+  // requests on one connection counted (the child compiles TypeScript: a
+  // minute allowed on a loaded machine). Plain `app.listen` shows the
+  // problem, a class per request (if a V8 release stops giving
+  // swapped-prototype objects their own hidden classes, that row fails, and
+  // `createHttpServer` is no longer needed); with `createHttpServer` they
+  // share one, or two if V8 widened a field's representation mid-run.
   it.each([
-    ['app.listen', false, 'plain'],
-    ['createHttpServer', true, 'app-classes'],
-  ])("with %s, the requests' objects share hidden classes: %s", async (_name, shared, mode) => {
+    ['app.listen', 'a hidden class per request', 'plain', (classes: number) => expect(classes).toBe(40)],
+    ['createHttpServer', 'shared hidden classes', 'app-classes', (classes: number) => expect(classes).toBeLessThanOrEqual(2)],
+  ])("with %s, the requests' objects get %s", async (_name, _outcome, mode, check) => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['--allow-natives-syntax', '-r', path.join(repoRoot, 'test/soak/register.cjs'), path.join(__dirname, 'test-support/hidden-class-probe.ts'), mode],
       { cwd: repoRoot, timeout: 60_000 },
     );
-    expect(JSON.parse(stdout)).toEqual({ req: shared, res: shared });
+    const classes = JSON.parse(stdout) as { req: number; res: number };
+    check(classes.req);
+    check(classes.res);
   }, 65_000);
 });
