@@ -1,3 +1,4 @@
+import type { Store } from '../../server/src/store/port';
 import { apiClient, startTestServer, type TestServer } from '../support/harness';
 import { baseFixture, keys, t0 } from './fixture';
 
@@ -127,6 +128,56 @@ describe('Operation B: extended expiry', () => {
     const response = await update('m-alice', 'rt-new', { reservationAmount: 1000, offline: true, extendedExpiry: true });
     expect(response.status).toBe(200);
     expect(response.body.reservationDuration).toBe(3600);
+  });
+});
+
+describe('Operation B: one time per attempt', () => {
+  // rt-alice-1 expires 900 s after t0. A lowering at t0 + 800 leaves its audit
+  // entry on the wallet, and its copy after the answer fails once; so the next
+  // lowering copies it first, and during that copy the clock passes the
+  // expiry. The attempt is judged at the time it started, as a whole: the
+  // reservation was live then, and the answer counts from then.
+  it('judges what is live, and the duration left, at the time the attempt started', async () => {
+    let failNextCopy = false;
+    let advanceDuringCopy = 0;
+    const delayed = (store: Store, clock: { advance(seconds: number): void }): Store =>
+      new Proxy(store, {
+        get(target, property) {
+          if (property !== 'appendAudit') {
+            const value: unknown = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (...args: Parameters<Store['appendAudit']>) => {
+            if (failNextCopy) {
+              failNextCopy = false;
+              throw new Error('copy failed');
+            }
+            clock.advance(advanceDuringCopy);
+            advanceDuringCopy = 0;
+            return target.appendAudit(...args);
+          };
+        },
+      });
+    const timed = await startTestServer({ fixture: baseFixture, startAt: t0, wrapStore: delayed });
+    const timedApi = apiClient(timed.baseUrl);
+    try {
+      timed.advance(800);
+      const session = await timedApi.session(keys.partner, 'm-alice', 'CARD_NUMBER');
+      failNextCopy = true;
+      const first = await timedApi.updateReservation(keys.partner, session.sessionToken, 'm-alice', 'rt-alice-1', { reservationAmount: 9000 });
+      expect(first.status).toBe(200);
+      await timed.settled();
+
+      advanceDuringCopy = 200;
+      const second = await timedApi.updateReservation(keys.partner, session.sessionToken, 'm-alice', 'rt-alice-1', { reservationAmount: 8000 });
+      expect(second.status).toBe(200);
+      expect(second.body.reservationDuration).toBe(100);
+      expect(timed.now().getTime()).toBe(t0 + 1_000_000);
+      const wallet = await timed.store.loadWallet('member:m-alice');
+      expect(wallet?.reservations.find((r) => r.reservationToken === 'rt-alice-1')?.reservationAmount).toBe(8000);
+    } finally {
+      await timed.close();
+    }
   });
 });
 

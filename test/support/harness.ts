@@ -30,13 +30,19 @@ export interface TestServerOptions {
   bodyLimitBytes?: number;
   /** Default: the server's default (defaultWalletLimits). */
   walletLimits?: WalletLimits;
+  /** Puts something between the services and the default store (tests that watch or delay calls, or move the clock during one). */
+  wrapStore?: (store: Store, clock: { advance(seconds: number): void }) => Store;
 }
 
 /** The real app on the given store (in-process by default), listening on port 0, responses validated. */
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   let nowMs = options.startAt;
   const clock: Clock = () => new Date(nowMs);
-  const store = options.store ?? new MemoryStore({ clock });
+  const advance = (seconds: number) => {
+    nowMs += seconds * 1000;
+  };
+  const plain = options.store ?? new MemoryStore({ clock });
+  const store = options.wrapStore ? options.wrapStore(plain, { advance }) : plain;
   await loadFixture(store, parseFixture(options.fixture), clock(), options.walletLimits);
 
   const services = createServices({ store, clock, ...(options.walletLimits && { walletLimits: options.walletLimits }) });
@@ -59,9 +65,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     store,
-    advance: (seconds) => {
-      nowMs += seconds * 1000;
-    },
+    advance,
     now: clock,
     settled: () => services.reservations.drain(),
     close: async () => {

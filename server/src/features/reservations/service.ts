@@ -61,12 +61,15 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
       let items: ResolvedItems | undefined;
 
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-        const state = await loadWalletState(store, member.walletId, key, clock());
+        // One time for the whole attempt: what is live, the daily cap and the
+        // new expiry are all judged at it (a reservation expiring while the
+        // audit copy below is under way is not revived).
+        const now = clock();
+        const state = await loadWalletState(store, member.walletId, key, now);
         if (!state) throw new Error(`wallet ${member.walletId} of member ${member.correlationId} is missing`);
         // The previous change's audit entry first: if it cannot be copied,
         // this request fails before changing anything (503).
         await copyPendingAudit(state);
-        const now = clock();
         const current = state.current;
         checkToken(current, context, request);
         // Redemption and catalogue data do not change between attempts: resolve once.

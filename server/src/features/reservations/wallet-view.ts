@@ -41,8 +41,10 @@ export function sameKey(reservation: ReservationRecord, key: ReservationKey): bo
 export async function loadWalletState(store: Store, walletId: string, key: ReservationKey, now: Date): Promise<WalletState | null> {
   const slice = await store.loadWalletSlice(walletId, key);
   if (!slice) return null;
-  if (slice.totals && !isStale(slice.totals, now)) {
-    // Not stale: no stored reservation has expired, the one under the key included.
+  // Not stale: no stored reservation has expired by the totals. The one under
+  // the key is checked too: the totals cannot vouch for a reservation they
+  // do not include (a copy put back after its tombstone was gone).
+  if (slice.totals && !isStale(slice.totals, now) && (slice.reservation === null || isActive(slice.reservation, now))) {
     return {
       walletId,
       version: slice.version,

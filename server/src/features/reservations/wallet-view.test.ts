@@ -1,0 +1,61 @@
+import type { ReservationRecord, Wallet, WalletSlice } from '../../domain/model';
+import { totalsOf } from '../../domain/wallet-totals';
+import type { Store } from '../../store/port';
+import { loadWalletState } from './wallet-view';
+
+const now = new Date('2030-01-01T12:00:00Z');
+const key = { clientId: 'app', correlationId: 'm-a', reservationToken: 'rt-1' };
+
+function reservation(token: string, expiresAt: string): ReservationRecord {
+  return {
+    reservationToken: token,
+    clientId: 'app',
+    correlationId: 'm-a',
+    identifierType: 'EMAIL',
+    reservationAmount: 100,
+    contributions: [{ correlationId: 'm-a', points: 100 }],
+    expiresAt: new Date(expiresAt),
+    createdAt: new Date('2030-01-01T11:00:00Z'),
+    excludedFromCap: false,
+  };
+}
+
+const live = reservation('rt-1', '2030-01-01T13:00:00Z');
+const expired = reservation('rt-1', '2030-01-01T11:59:59Z');
+const other = reservation('rt-2', '2030-01-01T14:00:00Z');
+
+/** A store holding one wallet, read as a slice whose totals and reservation are given. */
+function storeWith(slice: Pick<WalletSlice, 'totals' | 'reservation'>, whole: Wallet) {
+  const calls: string[] = [];
+  const store = {
+    loadWalletSlice: async () => {
+      calls.push('slice');
+      return { walletId: whole.walletId, version: whole.version, balances: whole.balances, ...slice };
+    },
+    loadWallet: async () => {
+      calls.push('whole');
+      return whole;
+    },
+  } as unknown as Store;
+  return { store, calls };
+}
+
+describe('loadWalletState', () => {
+  const balances = [{ correlationId: 'm-a', pointBalance: 1000 }];
+
+  it.each<[string, Pick<WalletSlice, 'totals' | 'reservation'>, ReservationRecord[], string[], ReservationRecord | null]>([
+    ['totals not stale, the reservation live: the slice', { totals: totalsOf([live, other]), reservation: live }, [live, other], ['slice'], live],
+    ['totals not stale, no reservation under the key: the slice', { totals: totalsOf([other]), reservation: null }, [other], ['slice'], null],
+    ['stale totals: the whole wallet, what expired dropped', { totals: totalsOf([expired, other]), reservation: expired }, [expired, other], ['slice', 'whole'], null],
+    ['no totals (an older wallet): the whole wallet', { totals: null, reservation: live }, [live, other], ['slice', 'whole'], live],
+    // The totals cannot vouch for a reservation they do not include (a copy
+    // put back after its tombstone was gone): it is checked on its own.
+    ['totals not stale but the reservation expired: the whole wallet', { totals: totalsOf([other]), reservation: expired }, [expired, other], ['slice', 'whole'], null],
+  ])('%s', async (_case, slice, stored, expectedCalls, expectedCurrent) => {
+    const { store, calls } = storeWith(slice, { walletId: 'member:m-a', version: 3, balances, reservations: stored });
+    const state = await loadWalletState(store, 'member:m-a', key, now);
+    expect(calls).toEqual(expectedCalls);
+    expect(state?.current).toBe(expectedCurrent);
+    expect(state?.totals).toStrictEqual(totalsOf(stored.filter((r) => r.expiresAt > now)));
+  });
+});
