@@ -16,14 +16,17 @@ class FakeWorld implements ConnectionEnvironment {
   /** What the next clients made do once the database is up. */
   nextClients: Behaviour = 'ok';
   clock = 0;
-  readonly clients: Array<{ behaviour: Behaviour; closed: boolean; client: MongoClient }> = [];
+  readonly clients: Array<{ behaviour: Behaviour; closed: boolean; client: MongoClient; heartbeat: () => void }> = [];
 
   now(): number {
     return this.clock;
   }
 
   createClient(): MongoClient {
-    const entry = { behaviour: this.nextClients, closed: false, client: undefined as unknown as MongoClient };
+    const listeners: Array<() => void> = [];
+    // The driver's monitor hearing the server: a heartbeat answered.
+    const heartbeat = () => listeners.forEach((listener) => listener());
+    const entry = { behaviour: this.nextClients, closed: false, client: undefined as unknown as MongoClient, heartbeat };
     const answer = async (): Promise<unknown> => {
       if (entry.behaviour === 'stuck') return new Promise(() => undefined);
       if (this.database === 'down' || entry.behaviour === 'down') throw systemError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:27017');
@@ -38,6 +41,9 @@ class FakeWorld implements ConnectionEnvironment {
       close: async () => {
         entry.closed = true;
       },
+      on: (event: string, listener: () => void) => {
+        if (event === 'serverHeartbeatSucceeded') listeners.push(listener);
+      },
     } as unknown as MongoClient;
     this.clients.push(entry);
     return entry.client;
@@ -47,7 +53,16 @@ class FakeWorld implements ConnectionEnvironment {
 async function open(world: FakeWorld, extra: Record<string, number> = {}) {
   const events: string[] = [];
   const connection = await MongoConnection.open(
-    { uri: 'mongodb://db:27017', dbName: 'loyalty', watchdogIntervalMs: 0, probeTimeoutMs: 50, minRebuildIntervalMs: 1000, stuckLimitMs: 60_000, ...extra },
+    {
+      uri: 'mongodb://db:27017',
+      dbName: 'loyalty',
+      watchdogIntervalMs: 0,
+      probeTimeoutMs: 50,
+      minRebuildIntervalMs: 1000,
+      stuckLimitMs: 60_000,
+      heartbeatSilenceMs: 1000,
+      ...extra,
+    },
     { onCheck: (reachable) => events.push(reachable ? 'reachable' : 'unreachable'), onRebuild: (outcome) => events.push(outcome) },
     world,
   );
@@ -80,6 +95,56 @@ describe('MongoConnection watchdog', () => {
     expect(world.clients[0]!.closed).toBe(false);
     await connection.close();
     expect(world.clients[0]!.closed).toBe(true);
+  });
+
+  it('leaves a busy client alone (its pings time out, its monitor still hears the server), and replaces it once that stops', async () => {
+    const world = new FakeWorld();
+    const { connection, events } = await open(world);
+    world.clients[0]!.behaviour = 'stuck';
+    for (const at of [5000, 8000]) {
+      world.clock = at - 500;
+      world.clients[0]!.heartbeat();
+      world.clock = at;
+      await connection.check();
+    }
+    expect(events).toEqual(['unreachable', 'unreachable']);
+    expect(connection.health()).toMatchObject({ stuckSince: null, rebuilds: 0 });
+    expect(world.clients).toHaveLength(1); // no fresh client even asked
+
+    // Heartbeats stop too: stuck after all.
+    for (const at of [11_000, 14_000]) {
+      world.clock = at;
+      await connection.check();
+    }
+    expect(events.slice(2)).toEqual(['unreachable', 'unreachable', 'replaced']);
+    // The old client's heartbeats no longer count once it is replaced.
+    world.clients[0]!.heartbeat();
+    world.clients.at(-1)!.behaviour = 'stuck';
+    world.clock = 20_000;
+    await connection.check();
+    world.clock = 23_000;
+    await connection.check();
+    expect(connection.health().rebuilds).toBe(2);
+    await connection.close();
+  });
+
+  it('forgets a replaced client once it is closed, and closes without waiting on a client that never finishes closing', async () => {
+    const world = new FakeWorld();
+    const { connection } = await open(world, { operationDeadlineMs: 20 });
+    world.clients[0]!.behaviour = 'stuck';
+    world.clock = 5000;
+    await connection.check();
+    world.clock = 8000;
+    await connection.check();
+    expect(connection.health().rebuilds).toBe(1);
+    const staleClients = (connection as unknown as { staleClients: Set<unknown> }).staleClients;
+    expect(staleClients.size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(world.clients[0]!.closed).toBe(true);
+    expect(staleClients.size).toBe(0);
+
+    world.clients.at(-1)!.client.close = () => new Promise(() => undefined);
+    await expect(connection.close()).resolves.toBeUndefined();
   });
 
   it('leaves the client alone while the database itself is down (a fresh client fails too)', async () => {

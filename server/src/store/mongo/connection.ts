@@ -11,11 +11,13 @@ import { toStoreError, unreachableReason } from './errors';
  * never comes), the server then stays Unknown and every operation fails
  * server selection until the process restarts, while a fresh client
  * connects at once. So a watchdog pings through the client every few
- * seconds; when that fails it asks a fresh, short-lived client, and when
- * the fresh one gets through on two checks in a row, the stuck client is
- * replaced. An operation
- * that never settles (a write parked on such a socket) is answered
- * "unavailable" at its deadline instead of hanging its request.
+ * seconds; when that fails and the client's monitor has not heard the
+ * server for a while either (a client whose pool is merely full, on a slow
+ * database, still hears it: it is busy, and replacing it would only add
+ * connections), it asks a fresh, short-lived client, and when the fresh one
+ * gets through on two checks in a row, the stuck client is replaced. An
+ * operation that never settles (a write parked on such a socket) is
+ * answered "unavailable" at its deadline instead of hanging its request.
  *
  * When even replacing the client does not help for `stuckLimitMs`, `health()`
  * says the process cannot recover by itself (`/healthz` then answers 503,
@@ -39,6 +41,8 @@ export interface MongoConnectionOptions {
   minRebuildIntervalMs?: number;
   /** Unreachable through this client, reachable through a fresh one, for this long: the process cannot recover by itself. Default 60000. */
   stuckLimitMs?: number;
+  /** A client whose monitor heard the server (a heartbeat) within this long is busy, not stuck. Default 6000: three of its heartbeats. */
+  heartbeatSilenceMs?: number;
 }
 
 /** What the watchdog knows. */
@@ -113,6 +117,8 @@ export class MongoConnection implements StoreConnection {
   private closed = false;
   /** Replaced clients, closed once the calls still on them are past their deadline. */
   private readonly staleClients = new Set<{ client: MongoClient; timer: NodeJS.Timeout }>();
+  /** When the current client's monitor last heard the server. */
+  private heardAt: number;
   private state: { reachable: boolean; stuckSince: number | null; lastRebuildAt: number; rebuilds: number };
   private readonly operationDeadlineMs: number;
 
@@ -125,6 +131,8 @@ export class MongoConnection implements StoreConnection {
     this.client = client;
     this.database = client.db(options.dbName);
     this.state = { reachable: true, stuckSince: null, lastRebuildAt: environment.now(), rebuilds: 0 };
+    this.heardAt = environment.now();
+    this.followHeartbeats(client);
     // The driver's own timeouts answer first; the deadline catches only what never settles.
     this.operationDeadlineMs = options.operationDeadlineMs ?? (options.serverSelectionTimeoutMS ?? 30_000) + (options.socketTimeoutMS || 30_000) + 1000;
     const interval = options.watchdogIntervalMs ?? 3000;
@@ -203,12 +211,17 @@ export class MongoConnection implements StoreConnection {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    await this.checking;
+    // A check under way stops at its next step (it sees `closed`); a client
+    // it is connecting is closed by it. Shutdown waits for neither for long:
+    // closing a stuck client may never finish.
+    const bounded = (pending: Promise<unknown>) => withTimeout(pending, this.probeTimeoutMs()).catch(() => undefined);
+    await bounded(this.checking ?? Promise.resolve());
     for (const stale of this.staleClients) {
       clearTimeout(stale.timer);
-      void withTimeout(stale.client.close(), this.probeTimeoutMs()).catch(() => undefined);
+      void bounded(stale.client.close());
     }
-    await this.client.close();
+    this.staleClients.clear();
+    await bounded(this.client.close());
   }
 
   private async checkOnce(): Promise<void> {
@@ -216,7 +229,8 @@ export class MongoConnection implements StoreConnection {
     const reachable = await this.answersWithin(() => this.client.db('admin').command({ ping: 1 }));
     this.state.reachable = reachable;
     this.observer.onCheck?.(reachable);
-    if (reachable) {
+    if (reachable || this.environment.now() - this.heardAt < (this.options.heartbeatSilenceMs ?? 6000)) {
+      // Reachable, or busy: its monitor still hears the server.
       this.state.stuckSince = null;
       return;
     }
@@ -250,15 +264,29 @@ export class MongoConnection implements StoreConnection {
     }
     const stale = this.client;
     this.client = fresh;
+    this.followHeartbeats(fresh);
     this.database = fresh.db(this.options.dbName);
     this.generation++;
     this.state.rebuilds++;
     this.observer.onRebuild?.('replaced', 'unreachable through the client, reachable through a fresh one');
     // New calls take the new client; those still on the old one get until
     // their deadline (closing it would cut them), then it goes.
-    const closeLater = setTimeout(() => void withTimeout(stale.close(), this.probeTimeoutMs()).catch(() => undefined), this.operationDeadlineMs);
-    closeLater.unref();
-    this.staleClients.add({ client: stale, timer: closeLater });
+    const entry = {
+      client: stale,
+      timer: setTimeout(() => {
+        this.staleClients.delete(entry);
+        void withTimeout(stale.close(), this.probeTimeoutMs()).catch(() => undefined);
+      }, this.operationDeadlineMs),
+    };
+    entry.timer.unref();
+    this.staleClients.add(entry);
+  }
+
+  /** Notes each heartbeat the client's monitor gets an answer to, while it is the current client. */
+  private followHeartbeats(client: MongoClient): void {
+    client.on('serverHeartbeatSucceeded', () => {
+      if (client === this.client) this.heardAt = this.environment.now();
+    });
   }
 
   private async freshClientGetsThrough(): Promise<boolean> {

@@ -13,6 +13,15 @@ describe('MongoRequestCounter when MongoDB fails', () => {
     expect(hits).toEqual([1, 2, 3]);
     expect((await counter.hit('client-b')).hits).toBe(1);
   });
+
+  it("answers with this process's own count when MongoDB does not answer in time", async () => {
+    const silent = { collection: () => ({ findOneAndUpdate: () => new Promise(() => undefined) }) } as unknown as Db;
+    const counter = new MongoRequestCounter(2, 60, () => ({ db: silent, generation: 0 }), 50);
+    // Without the timeout each hit would wait forever (the test's own timeout would fail it).
+    const hits = [];
+    for (let i = 0; i < 3; i++) hits.push((await counter.hit('client-a')).hits);
+    expect(hits).toEqual([1, 2, 3]);
+  });
 });
 
 const source = testMongoSource();

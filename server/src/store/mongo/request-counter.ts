@@ -1,9 +1,12 @@
 import type { Db, IndexDescription } from 'mongodb';
-import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
 import type { RequestCounter, WindowCount } from '../port';
 
 /** The collection of the counters; one document per key and window. */
 export const requestCounterCollection = 'rateLimits';
+
+/** How long a count in MongoDB may take before this process's own count answers instead. */
+export const counterTimeoutMs = 1000;
 
 /** Its indexes, as rate-limiter-flexible would create them (it is told not to: the store creates them at start). */
 export const requestCounterIndexes: IndexDescription[] = [
@@ -15,12 +18,14 @@ export const requestCounterIndexes: IndexDescription[] = [
 /**
  * Requests per key and window, counted in MongoDB so that every process on
  * the database counts for all of them (rate-limiter-flexible's
- * RateLimiterMongo: one findAndModify per request). When MongoDB fails, the
+ * RateLimiterMongo: one findAndModify per request). When MongoDB fails, or
+ * does not answer within `timeoutMs` (the library's RLWrapperTimeouts), the
  * count falls back to this process's own (its insurance limiter), so an
- * outage of the counters never refuses a request by itself.
+ * outage of the counters never refuses a request by itself nor holds it
+ * for long.
  */
 export class MongoRequestCounter implements RequestCounter {
-  private current: { generation: number; limiter: RateLimiterMongo } | null = null;
+  private current: { generation: number; limiter: RLWrapperTimeouts } | null = null;
   private readonly insurance: RateLimiterMemory;
 
   constructor(
@@ -28,6 +33,7 @@ export class MongoRequestCounter implements RequestCounter {
     private readonly windowSeconds: number,
     /** The database of the current client: a new limiter follows a replaced client. */
     private readonly database: () => { db: Db; generation: number },
+    private readonly timeoutMs: number = counterTimeoutMs,
   ) {
     this.insurance = new RateLimiterMemory({ points: limit, duration: windowSeconds });
   }
@@ -42,10 +48,10 @@ export class MongoRequestCounter implements RequestCounter {
     }
   }
 
-  private limiter(): RateLimiterMongo {
+  private limiter(): RLWrapperTimeouts {
     const { db, generation } = this.database();
     if (this.current?.generation !== generation) {
-      const limiter = new RateLimiterMongo({
+      const counting = new RateLimiterMongo({
         storeClient: db,
         tableName: requestCounterCollection,
         keyPrefix: 'client',
@@ -54,6 +60,8 @@ export class MongoRequestCounter implements RequestCounter {
         insuranceLimiter: this.insurance,
         disableIndexesCreation: true,
       });
+      // Falls back to the same insurance limiter on a timeout.
+      const limiter = new RLWrapperTimeouts({ limiter: counting, timeoutMs: this.timeoutMs });
       this.current = { generation, limiter };
     }
     return this.current.limiter;
