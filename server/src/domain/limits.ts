@@ -1,7 +1,9 @@
 /**
- * What one wallet may hold. api-decisions.md: "Every limit is explicit"; a
- * wallet is one document, rewritten by every change to it, so its size is
- * bounded (configuration: MAX_ACTIVE_RESERVATIONS_PER_WALLET).
+ * What one wallet may hold. api-decisions.md: "Every limit is explicit": a
+ * wallet is read whole when its totals are stale (an expiry passed), its
+ * reservations are copied from it after each whole save, and a fixture loads
+ * it at once, so its size is bounded (configuration:
+ * MAX_ACTIVE_RESERVATIONS_PER_WALLET).
  */
 export interface WalletLimits {
   /** Live (not expired) reservations in one wallet; an offline creation past it is refused. */

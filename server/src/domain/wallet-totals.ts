@@ -6,7 +6,7 @@ import type { ReservationRecord } from './model';
  * totals only, whatever else the wallet holds (Operation B's cost does not
  * grow with the wallet). `totalsOf` defines them; a change updates them with
  * `withChange`; both sides of every store keep them equal to `totalsOf` of
- * the reservations stored.
+ * the reservations stored (`nextExpiry` aside: a lower bound, see below).
  *
  * Every reservation the wallet stores counts, expired or not: expiry needs a
  * clock, the totals do not. Once `nextExpiry` has passed they may include an
@@ -39,8 +39,6 @@ export interface WalletTotals {
   /** No stored reservation expires before this; null when there is none. A lower bound: extending the first to expire leaves it earlier than it could be. */
   nextExpiry: Date | null;
 }
-
-export const noTotals: WalletTotals = Object.freeze({ held: [], daily: [], count: 0, nextExpiry: null }) as WalletTotals;
 
 const msPerDay = 86_400_000;
 

@@ -8,12 +8,13 @@ import { date } from './copies';
  * store holds (writing to a frozen record throws), it can only save a new
  * wallet.
  *
- * Saving copies only what the store does not hold yet. A service that
- * changes one reservation passes back the other reservations and the
- * balances it loaded, and those are kept as they are (recognised by
- * identity with the version stored); the changed reservation, its audit
- * entry and the lists holding them are copied and frozen. So an update allocates a handful of objects instead of a whole
- * wallet, and reading one allocates nothing.
+ * Saving copies only what the store does not hold yet. A whole save (a
+ * stale wallet, a fixture) passes back the reservations and balances it
+ * loaded, and those are kept as they are (recognised by identity with the
+ * version stored); the changed reservation, its audit entry and the lists
+ * holding them are copied and frozen. A slice save (Operation B's usual
+ * path) copies its one reservation, totals and audit entry. So reading a
+ * wallet allocates nothing, and an update a handful of objects.
  *
  * Dates are copied on the way in and shared on the way out, like every
  * other part of a frozen record. A Date cannot be frozen (its setters ignore

@@ -1,5 +1,5 @@
 import type { SessionRecord } from '../../domain/model';
-import { totalsOf } from '../../domain/wallet-totals';
+import { totalsOf, withChange } from '../../domain/wallet-totals';
 import { describeStoreContract } from '../store.contract';
 import { MemoryStore } from './memory-store';
 
@@ -125,9 +125,10 @@ describe('MemoryStore wallets: frozen values, shared between versions', () => {
     await store.saveWallet(input(), 0);
     const before = (await store.loadWallet('member:m-a'))!;
     const key = { clientId: 'partner-app', correlationId: 'm-a', reservationToken: 'rt-1' };
-    const totals = totalsOf([reservation('rt-1', 90), reservation('rt-2', 200), reservation('rt-3', 5)]);
-    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: reservation('rt-1', 90), totals, pendingAudit: [] }, 1)).toBe(true);
-    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: reservation('rt-3', 5), totals, pendingAudit: [] }, 2)).toBe(true);
+    const afterFirst = withChange(totalsOf(before.reservations), before.reservations[0]!, reservation('rt-1', 90));
+    const afterSecond = withChange(afterFirst, null, reservation('rt-3', 5));
+    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: reservation('rt-1', 90), totals: afterFirst, pendingAudit: [] }, 1)).toBe(true);
+    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: reservation('rt-3', 5), totals: afterSecond, pendingAudit: [] }, 2)).toBe(true);
     // What a caller holds stays as it was handed out.
     expect(before.version).toBe(1);
     expect(before.reservations.map((r) => [r.reservationToken, r.reservationAmount])).toEqual([['rt-1', 100], ['rt-2', 200]]);
@@ -138,7 +139,9 @@ describe('MemoryStore wallets: frozen values, shared between versions', () => {
     expect(after.reservations[1]).toBe(before.reservations[1]);
     expect(Object.isFrozen(after) && Object.isFrozen(after.reservations) && Object.isFrozen(after.reservations[0])).toBe(true);
     expect(await store.loadWallet('member:m-a')).toBe(after);
-    expect((await store.loadWalletSlice('member:m-a', key))?.reservation).toBe(after.reservations[0]);
+    const slice = await store.loadWalletSlice('member:m-a', key);
+    expect(slice?.reservation).toBe(after.reservations[0]);
+    expect(slice?.totals).toStrictEqual(totalsOf(after.reservations));
     await store.close();
   });
 });

@@ -105,7 +105,8 @@ export interface PendingWrite {
  * A reservation of a wallet, keyed by wallet and reservation key. It holds
  * the version of the wallet change that wrote it, so a late copy of an older
  * change never overwrites a newer one; a removed reservation stays as a
- * tombstone (`removedAt`, no other field) for a day (TTL index), for the same reason.
+ * tombstone (`removedAt` with the wallet and version that removed it) for a
+ * day (TTL index), for the same reason.
  */
 export type ReservationDoc = { _id: string } & ReservationDocBody;
 

@@ -28,7 +28,6 @@ import {
   sessionFromDoc,
   voucherDefinitionBody,
   voucherDefinitionFromDoc,
-
   type AuditDoc,
   type Body,
   type CatalogueItemDoc,

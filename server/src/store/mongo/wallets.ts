@@ -204,7 +204,8 @@ export class MongoWallets {
     if (!doc.pending?.length || (this.copied.get(doc._id) ?? 0) >= doc.version) return;
     const underway = this.copying.get(doc._id);
     if (underway?.version === doc.version) {
-      await underway.done;
+      // A copy that failed is tried again below, as by any other reader.
+      await underway.done.catch(() => undefined);
       if ((this.copied.get(doc._id) ?? 0) >= doc.version) return;
     }
     await this.startCopy(doc._id, doc.version, pendingFromDocs(doc.pending));
