@@ -106,6 +106,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       }),
     }),
   };
+  const metricsPort = config.metrics?.port;
+  if (metricsPort && metricsPort === config.port) reader.problems.push(`METRICS_PORT must differ from PORT (both ${metricsPort}); unset it to serve /metrics on PORT`);
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);
 }

@@ -28,7 +28,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
   await loadApiSpec();
   const deps = await build(config, logger);
   const metricsPort = config.metrics?.port ?? null;
-  let server: Server;
+  let server: Server | undefined;
   let metricsListener: Server | null = null;
   try {
     const app = await createApp({
@@ -44,6 +44,8 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
     answerParserErrors(server);
     if (deps.metrics && metricsPort !== null) metricsListener = await listen(metricsServer(deps.metrics), metricsPort);
   } catch (error) {
+    // The API may be listening already (the metrics listener failed).
+    if (server) await closeServer(server);
     await deps.store.close();
     throw error;
   }

@@ -22,6 +22,12 @@ describe('describeStartFailure', () => {
       'Port 3000 is already in use: stop what listens there, or set PORT to another port.'],
     ['a port it may not use', errno('EACCES', 'listen EACCES: permission denied 0.0.0.0:80'), loadConfig({ PORT: '80' }),
       'No permission to listen on port 80: set PORT to a port above 1023.'],
+    ['the metrics port in use', Object.assign(errno('EADDRINUSE', 'listen EADDRINUSE: address already in use :::9464'), { port: 9464 }),
+      loadConfig({ PORT: '3000', METRICS_PORT: '9464' }),
+      'Port 9464 is already in use: stop what listens there, or set METRICS_PORT to another port.'],
+    ['the API port in use, with a metrics port', Object.assign(errno('EADDRINUSE', 'listen EADDRINUSE: address already in use :::3000'), { port: 3000 }),
+      loadConfig({ PORT: '3000', METRICS_PORT: '9464' }),
+      'Port 3000 is already in use: stop what listens there, or set PORT to another port.'],
     ['anything else, with a hint', new Error('boom'), embedded,
       'The server cannot start: boom\n(Set LOG_LEVEL=debug to see where it failed.)'],
   ])('%s', (_case, error, config, expected) => {

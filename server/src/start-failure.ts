@@ -13,7 +13,7 @@ import { StoreUnavailableError } from './store/port';
 
 export interface StartFailureContext {
   /** Null when the configuration itself could not be read. */
-  config: Pick<AppConfig, 'mongo' | 'port'> | null;
+  config: Pick<AppConfig, 'mongo' | 'port' | 'metrics'> | null;
   verbose: boolean;
 }
 
@@ -31,7 +31,11 @@ function knownReason(error: unknown, config: StartFailureContext['config']): str
     return `Cannot reach ${describeStore(config)} (within MONGODB_SERVER_SELECTION_TIMEOUT_MS=${config.mongo.serverSelectionTimeoutMs}): ${error.message}`;
   }
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === 'EADDRINUSE' && config) return `Port ${config.port} is already in use: stop what listens there, or set PORT to another port.`;
-  if (code === 'EACCES' && config) return `No permission to listen on port ${config.port}: set PORT to a port above 1023.`;
-  return null;
+  if ((code !== 'EADDRINUSE' && code !== 'EACCES') || !config) return null;
+  // Node's listen error names its port: the API's or the metrics listener's.
+  const failed = (error as { port?: unknown }).port;
+  const metrics = config.metrics?.port !== null && config.metrics?.port !== undefined && failed === config.metrics.port;
+  const [port, variable] = metrics ? [failed, 'METRICS_PORT'] : [config.port, 'PORT'];
+  if (code === 'EADDRINUSE') return `Port ${port} is already in use: stop what listens there, or set ${variable} to another port.`;
+  return `No permission to listen on port ${port}: set ${variable} to a port above 1023.`;
 }

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../../server/src/config';
 import { startServer, type RunningServer } from '../../server/src/main';
@@ -79,8 +81,33 @@ describe('GET /metrics', () => {
     expect((await fetch(`${running.base}/metrics`)).status).toBe(404);
   });
 
+  it('fails to start when the metrics port is taken, leaving the API port free again', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const metricsPort = (taken.address() as AddressInfo).port;
+    const apiPort = await freePort();
+    try {
+      await expect(start({ PORT: String(apiPort), METRICS_PORT: String(metricsPort) })).rejects.toMatchObject({ code: 'EADDRINUSE', port: metricsPort });
+      // The API listener opened first was closed again: its port can be taken.
+      const again = createServer();
+      await new Promise<void>((resolve, reject) => again.once('error', reject).listen(apiPort, resolve));
+      await new Promise((resolve) => again.close(resolve));
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it('is not served with METRICS=off', async () => {
     running = await start({ METRICS: 'off' });
     expect((await fetch(`${running.base}/metrics`)).status).toBe(404);
   });
 });
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}

@@ -84,6 +84,7 @@ describe('loadConfig', () => {
     ['MONGODB_URI', 'postgres://db', /MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ URI/],
     ['METRICS', 'yes', /METRICS must be one of on, off \(got "yes"\)/],
     ['METRICS_PORT', '70000', /METRICS_PORT must be an integer from 0 to 65535/],
+    ['METRICS_PORT', '3000', /METRICS_PORT must differ from PORT \(both 3000\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '0', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000 \(got "0"\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '5001', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000/],
   ])('rejects %s=%s, naming the variable', (name, value, message) => {
