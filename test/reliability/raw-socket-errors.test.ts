@@ -45,6 +45,7 @@ const environment: ConnectionEnvironment = {
       },
       db: () => ({ collection: () => failingDriverObject(), command: () => Promise.reject(failure) }) as unknown as Db,
       close: async () => undefined,
+      on: () => undefined,
     }) as unknown as MongoClient,
 };
 
