@@ -302,6 +302,32 @@ function summariseScale(small: Measurement[], large: Measurement[], sameListing:
   return { small: { definitions: 2000, ...s }, large: { definitions: 20000, ...l }, ratio: l.rps / s.rps, sameListing };
 }
 
+/**
+ * Two deployments compared on one operation: a warm-up each, then rounds
+ * (one fewer than --rounds, at least 2) in alternating order, so that the
+ * machine's drifts hit both.
+ */
+async function alternatingRounds(
+  env: Env,
+  deployments: { small: Deployment; large: Deployment },
+  operation: (d: Deployment) => Operation,
+  label: (which: 'small' | 'large') => string,
+): Promise<{ small: Measurement[]; large: Measurement[] }> {
+  const { small, large } = deployments;
+  for (const d of [small, large]) await measure(d.server, operation(d), { duration: env.options.warmup });
+  const results: { small: Measurement[]; large: Measurement[] } = { small: [], large: [] };
+  const rounds = Math.max(2, env.options.rounds - 1);
+  for (let round = 1; round <= rounds; round++) {
+    const order = round % 2 === 1 ? (['small', 'large'] as const) : (['large', 'small'] as const);
+    for (const which of order) {
+      const result = await measure(deployments[which].server, operation(deployments[which]), { duration: env.options.duration });
+      results[which].push(result);
+      log(`  round ${round} ${label(which)} ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  failed ${result.failed}  ${fmt(cpuPerRequestUs(result), 0)} µs/request`);
+    }
+  }
+  return results;
+}
+
 async function scaleSection(env: Env): Promise<ReturnType<typeof summariseScale>> {
   log('Scale: Operation A with 2,000 and with 20,000 definitions (same listed unit, same 100 items)');
   const common = { reservations: 2000, reservationsPerMember: 10 };
@@ -310,18 +336,7 @@ async function scaleSection(env: Env): Promise<ReturnType<typeof summariseScale>
   try {
     const sameListing = small.listing.equals(large.listing);
     if (!sameListing) log('  WARNING: the two listings differ');
-    for (const d of [small, large]) await measure(d.server, d.a, { duration: env.options.warmup });
-    const results: { small: Measurement[]; large: Measurement[] } = { small: [], large: [] };
-    const rounds = Math.max(2, env.options.rounds - 1);
-    for (let round = 1; round <= rounds; round++) {
-      const order = round % 2 === 1 ? (['small', 'large'] as const) : (['large', 'small'] as const);
-      for (const which of order) {
-        const d = which === 'small' ? small : large;
-        const result = await measure(d.server, d.a, { duration: env.options.duration });
-        results[which].push(result);
-        log(`  round ${round} ${which === 'small' ? ' 2,000' : '20,000'} definitions ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  failed ${result.failed}`);
-      }
-    }
+    const results = await alternatingRounds(env, { small, large }, (d) => d.a, (which) => `${which === 'small' ? ' 2,000' : '20,000'} definitions`);
     return summariseScale(results.small, results.large, sameListing);
   } finally {
     await Promise.all([small.server.stop(), large.server.stop()]);
@@ -372,18 +387,7 @@ async function walletSection(env: Env): Promise<ReturnType<typeof summariseWalle
   }
   const [small, large] = deployments as [Deployment, Deployment];
   try {
-    for (const d of [small, large]) await measure(d.server, d.b, { duration: env.options.warmup });
-    const results: { small: Measurement[]; large: Measurement[] } = { small: [], large: [] };
-    const rounds = Math.max(2, env.options.rounds - 1);
-    for (let round = 1; round <= rounds; round++) {
-      const order = round % 2 === 1 ? (['small', 'large'] as const) : (['large', 'small'] as const);
-      for (const which of order) {
-        const d = which === 'small' ? small : large;
-        const result = await measure(d.server, d.b, { duration: env.options.duration });
-        results[which].push(result);
-        log(`  round ${round} ${String(walletSizes[which]).padStart(5)} per wallet ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  failed ${result.failed}  ${fmt(cpuPerRequestUs(result), 0)} µs/request`);
-      }
-    }
+    const results = await alternatingRounds(env, { small, large }, (d) => d.b, (which) => `${String(walletSizes[which]).padStart(5)} per wallet`);
     return summariseWallet(members, results.small, results.large);
   } finally {
     await Promise.all([small.server.stop(), large.server.stop()]);
