@@ -256,6 +256,17 @@ const messageCases: MessageCase[] = [
     extra: { invalidCatalogueItems: [{ productCode: '9999999999', quantity: 1 }] },
   },
   {
+    name: 'malformed entries and an unknown product code together',
+    message: 'Invalid catalogue item(s)',
+    given: [aliceHolds('rt-alice-1', 10000), coffeeRedemption],
+    body: {
+      reservationAmount: 10000,
+      ...items([{ productCode: '0000000001', quantity: 1 }, { productCode: 'NOPE', quantity: 1 }, { productCode: '0000000001', quantity: 0 }, { productCode: 7 }]),
+    },
+    // Every offending entry in one answer, whichever check met the first of them.
+    extra: { invalidCatalogueItems: [{ productCode: 'NOPE', quantity: 1 }, { productCode: '0000000001', quantity: 0 }, { productCode: 7 }] },
+  },
+  {
     name: 'an unknown reservation token',
     message: 'Reservation Token is invalid',
     reservationToken: 'rt-unknown',

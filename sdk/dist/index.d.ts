@@ -141,11 +141,13 @@ interface paths {
          *     items, tier, amount, items total, cap, the wallet's live reservations
          *     (creation only), balance.
          *
-         *     Catalogue items are checked in two steps: first their form (`productCode`
-         *     a non-empty string, `quantity` a positive whole number when sent), then
-         *     whether each `productCode` maps to a catalogue item.
-         *     `invalidCatalogueItems` lists the entries that fail the first step that
-         *     fails, exactly as sent, in request order.
+         *     Catalogue items are checked for their form (`productCode` a non-empty
+         *     string, `quantity` a positive whole number when sent) with the body,
+         *     and for whether each `productCode` maps to a catalogue item in the
+         *     order above. Whichever check meets the first offending entry, one
+         *     answer lists them all: `invalidCatalogueItems` holds every malformed
+         *     entry and every entry with an unknown `productCode`, exactly as sent,
+         *     in request order.
          */
         put: operations["updateReservation"];
         post?: never;
@@ -469,7 +471,10 @@ interface components {
             /** @enum {string} */
             errorCode: "INVALID_REQUEST";
             errorMessage: components["schemas"]["ReservationUpdateErrorMessage"];
-            /** @description With `Invalid catalogue item(s)`, the offending entries exactly as sent, in request order. */
+            /**
+             * @description With `Invalid catalogue item(s)`, every offending entry (malformed,
+             *     or naming an unknown product) exactly as sent, in request order.
+             */
             invalidCatalogueItems?: components["schemas"]["InvalidCatalogueItem"][];
             details?: components["schemas"]["ErrorDetails"];
         };

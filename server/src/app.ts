@@ -104,7 +104,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       ...memberChecks,
       ...jsonBody(config.bodyLimitBytes),
       requireSession(services.auth) as RequestHandler,
-      precheckReservationBody,
+      precheckReservationBody(services.reservations),
       validation.forOperation('updateReservation'),
       updateReservation(services) as RequestHandler,
     ]),

@@ -83,11 +83,26 @@ const cases: Case[] = [
   { name: 'an operator object as amount', message: 'Request does not match the API specification', body: { reservationAmount: { $gt: 0 } } },
   // The documented order of checks (the spec's Operation B description):
   // each row breaks two rules and must get the earlier one's message.
+  // Malformed entries and unknown product codes come back together, in
+  // request order, whichever check meets the first of them.
   {
-    name: 'order: item form before the product code lookup',
+    name: 'a known item, an unknown code and a zero quantity',
     message: 'Invalid catalogue item(s)',
-    body: { reservationAmount: 10000, ...items([{ productCode: '9999999999' }, { productCode: '0000000001', quantity: 0 }]) },
-    invalidCatalogueItems: [{ productCode: '0000000001', quantity: 0 }],
+    body: { reservationAmount: 10000, ...items([{ productCode: '0000000001', quantity: 1 }, { productCode: 'NOPE', quantity: 1 }, { productCode: '0000000001', quantity: 0 }]) },
+    invalidCatalogueItems: [{ productCode: 'NOPE', quantity: 1 }, { productCode: '0000000001', quantity: 0 }],
+  },
+  {
+    name: 'an unknown code before a malformed entry',
+    message: 'Invalid catalogue item(s)',
+    body: { reservationAmount: 10000, ...items([{ productCode: '9999999999' }, { productCode: '0000000001', quantity: 0 }, { productCode: 7 }]) },
+    invalidCatalogueItems: [{ productCode: '9999999999' }, { productCode: '0000000001', quantity: 0 }, { productCode: 7 }],
+  },
+  {
+    name: 'order: malformed items before the token',
+    message: 'Invalid catalogue item(s)',
+    token: 'rt-nope',
+    body: { reservationAmount: 1, ...items([{ productCode: 'NOPE' }, { productCode: '0000000001', quantity: 1.5 }]) },
+    invalidCatalogueItems: [{ productCode: 'NOPE' }, { productCode: '0000000001', quantity: 1.5 }],
   },
   { name: 'order: token before redemption', message: 'Reservation Token is invalid', token: 'rt-nope', body: { reservationAmount: 1, redemptionId: 'rd-999', redeemerId: 'm-alice' } },
   { name: 'order: identifier type before redemption', message: 'Reservation belongs to a different session', identifierType: 'EMAIL', body: { reservationAmount: 1, redemptionId: 'rd-999', redeemerId: 'm-alice' } },

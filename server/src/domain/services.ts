@@ -76,6 +76,11 @@ export interface ReservationContext {
 export interface ReservationService {
   /** Throws AppError INVALID_REQUEST with the seed's messages. */
   updateReservation(context: ReservationContext, request: ReservationUpdateRequest): Promise<ReservationUpdateResponse>;
+  /**
+   * The entries of a request's `catalogueItems` that are malformed or name no
+   * catalogue item, exactly as sent, in request order.
+   */
+  findInvalidCatalogueItems(entries: readonly unknown[]): Promise<unknown[]>;
   /** Waits for the work a change leaves for after its answer (copying its audit entry to the trail). */
   drain(): Promise<void>;
 }

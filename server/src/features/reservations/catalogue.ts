@@ -9,6 +9,44 @@ export type ResolvedItems =
   | { itemLevel: false; totalPoints: 0 }
   | { itemLevel: true; redemptionName: string; data: CatalogueItemData[]; totalPoints: number };
 
+/** The spec's `CatalogueItems` and `CatalogueItem` limits (precheck.test.ts holds them to the spec). */
+export const productCodeMaxLength = 64;
+export const quantityMax = 10000;
+export const catalogueItemsMax = 100;
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * Whether a catalogue item entry, as sent, has the form the spec's
+ * `CatalogueItem` gives it: `productCode` a string of 1 to 64 characters,
+ * `quantity` absent or a whole number from 1 to 10000. (Unknown fields are
+ * the schema's to refuse; they do not make an entry invalid here.)
+ */
+export function isWellFormedItem(item: unknown): boolean {
+  if (!isJsonObject(item)) return false;
+  const productCode = ownField(item, 'productCode');
+  const quantity = ownField(item, 'quantity');
+  const productCodeOk =
+    typeof productCode === 'string' && productCode.length > 0 && codePointLength(productCode) <= productCodeMaxLength;
+  const quantityOk =
+    !Object.hasOwn(item, 'quantity') ||
+    (typeof quantity === 'number' && Number.isInteger(quantity) && quantity > 0 && quantity <= quantityMax);
+  return productCodeOk && quantityOk;
+}
+
+/**
+ * Every entry that is malformed or whose `productCode` maps to no catalogue
+ * item, exactly as sent, in request order: the `invalidCatalogueItems` of one
+ * answer, whichever check met the first of them. The store is asked only
+ * about the well-formed entries' codes, once each.
+ */
+export async function findInvalidCatalogueItems(store: Pick<Store, 'findCatalogueItems'>, entries: readonly unknown[]): Promise<unknown[]> {
+  const codes = new Set<string>();
+  for (const entry of entries) if (isWellFormedItem(entry)) codes.add((entry as { productCode: string }).productCode);
+  const known = codes.size === 0 ? new Set<string>() : new Set((await store.findCatalogueItems([...codes])).map((item) => item.productCode));
+  return entries.filter((entry) => !isWellFormedItem(entry) || !known.has((entry as { productCode: string }).productCode));
+}
+
 /**
  * Checks, in the documented order, the redemption identifier, its redeemer and
  * the catalogue items; returns what the response reports of them.
@@ -49,4 +87,18 @@ async function checkRedemption(store: Store, request: ReservationUpdateRequest):
   if (!redemption) throw reservationError('Invalid redemption identifier');
   if (redemption.redeemerId !== request.redeemerId) throw reservationError('Invalid Redeemer');
   return redemption.redemptionName;
+}
+
+/** Length as JSON Schema's `maxLength` counts it: code points, not UTF-16 units. */
+function codePointLength(text: string): number {
+  return [...text].length;
+}
+
+/** Only the object's own fields count: never one inherited from a prototype. */
+function ownField(object: JsonObject, field: string): unknown {
+  return Object.hasOwn(object, field) ? object[field] : undefined;
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,9 +1,39 @@
+import type { Request, Response } from 'express';
+import type { AppError } from '../../domain/errors';
+import type { CatalogueItemRecord } from '../../domain/model';
 import { loadApiSpec } from '../../http/spec';
-import { findSeedRuleViolation, productCodeMaxLength, quantityMax } from './precheck';
+import { catalogueItemsMax, findInvalidCatalogueItems, productCodeMaxLength, quantityMax } from './catalogue';
+import { precheckReservationBody } from './precheck';
 
 const pair = { redemptionId: 'rd-100', redeemerId: 'm-alice' };
 const withItems = (items: unknown[]): Record<string, unknown> => ({ reservationAmount: 4000, ...pair, catalogueItems: items });
 const schemaMismatch = 'Request does not match the API specification';
+
+/** A catalogue of these product codes, recording the codes each lookup asked for. */
+function catalogueOf(codes: readonly string[]) {
+  const lookups: string[][] = [];
+  const store = {
+    findCatalogueItems: async (asked: string[]) => {
+      lookups.push(asked);
+      return asked.filter((code) => codes.includes(code)).map((productCode) => ({ productCode }) as CatalogueItemRecord);
+    },
+  };
+  return { lookups, findInvalidCatalogueItems: (entries: readonly unknown[]) => findInvalidCatalogueItems(store, entries) };
+}
+
+/** What the pre-check does with `body`: the error it answers, or null when it passes the request on. */
+async function precheck(body: unknown, catalogue = catalogueOf(['p', 'q', 'a', 'b', 'c'])): Promise<AppError | null> {
+  let passed = false;
+  try {
+    await precheckReservationBody(catalogue)({ body } as Request, {} as Response, () => {
+      passed = true;
+    });
+  } catch (error) {
+    return error as AppError;
+  }
+  if (!passed) throw new Error('the pre-check neither answered nor passed the request on');
+  return null;
+}
 
 describe('Operation B seed-rule pre-check', () => {
   describe('answers the seed message of the first rule broken', () => {
@@ -29,14 +59,14 @@ describe('Operation B seed-rule pre-check', () => {
       ['an entry that is not an object', withItems([{ productCode: 'p' }, 'p']), schemaMismatch],
       ['a null entry', withItems([null]), schemaMismatch],
       ['an array entry', withItems([['p', 1]]), schemaMismatch],
-    ])('%s', (_name, body, message) => {
-      expect(findSeedRuleViolation(body)?.toBody()).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: message });
+    ])('%s', async (_name, body, message) => {
+      expect((await precheck(body))?.toBody()).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: message });
     });
   });
 
-  it('says where a body or an entry is not an object', () => {
-    expect(findSeedRuleViolation([])?.extras.details).toEqual([{ path: '/body', message: 'must be object' }]);
-    expect(findSeedRuleViolation(withItems([{ productCode: 'p' }, 7]))?.extras.details).toEqual([
+  it('says where a body or an entry is not an object', async () => {
+    expect((await precheck([]))?.extras.details).toEqual([{ path: '/body', message: 'must be object' }]);
+    expect((await precheck(withItems([{ productCode: 'p' }, 7])))?.extras.details).toEqual([
       { path: '/body/catalogueItems/1', message: 'must be object' },
     ]);
   });
@@ -60,14 +90,58 @@ describe('Operation B seed-rule pre-check', () => {
         [{ productCode: 'a', quantity: 0 }, { productCode: 'b' }, { productCode: 2, extra: true }, { productCode: 'c', quantity: 'x' }],
         [{ productCode: 'a', quantity: 0 }, { productCode: 2, extra: true }, { productCode: 'c', quantity: 'x' }],
       ],
-    ])('%s', (_name, items, invalid) => {
-      const error = findSeedRuleViolation(withItems(items));
+    ])('%s', async (_name, items, invalid) => {
+      const error = await precheck(withItems(items));
       expect(error?.toBody()).toEqual({
         statusCode: 400,
         errorCode: 'INVALID_REQUEST',
         errorMessage: 'Invalid catalogue item(s)',
         invalidCatalogueItems: invalid,
       });
+    });
+  });
+
+  describe('lists unknown product codes with the malformed entries, in request order', () => {
+    it.each<[string, unknown[], unknown[]]>([
+      ['the decided example', [{ productCode: 'p', quantity: 1 }, { productCode: 'NOPE', quantity: 1 }, { productCode: 'q', quantity: 0 }], [{ productCode: 'NOPE', quantity: 1 }, { productCode: 'q', quantity: 0 }]],
+      ['an unknown code after a malformed one', [{ productCode: 1 }, { productCode: 'NOPE' }], [{ productCode: 1 }, { productCode: 'NOPE' }]],
+      ['one unknown code sent twice', [{ productCode: 'NOPE' }, { productCode: 'p', quantity: -1 }, { productCode: 'NOPE', quantity: 2 }], [{ productCode: 'NOPE' }, { productCode: 'p', quantity: -1 }, { productCode: 'NOPE', quantity: 2 }]],
+      ['a known code with a bad quantity, once', [{ productCode: 'p', quantity: 0 }], [{ productCode: 'p', quantity: 0 }]],
+    ])('%s', async (_name, items, invalid) => {
+      expect((await precheck(withItems(items)))?.toBody()).toEqual({
+        statusCode: 400,
+        errorCode: 'INVALID_REQUEST',
+        errorMessage: 'Invalid catalogue item(s)',
+        invalidCatalogueItems: invalid,
+      });
+    });
+
+    it('asks the catalogue once, for the distinct codes of the well-formed entries only', async () => {
+      const catalogue = catalogueOf(['p']);
+      await precheck(withItems([{ productCode: 'p' }, { productCode: 'x', quantity: 0 }, { productCode: 'y' }, { productCode: 'p', quantity: 2 }, { productCode: 'y' }]), catalogue);
+      expect(catalogue.lookups).toEqual([['p', 'y']]);
+    });
+
+    it('does not ask the catalogue when no entry is malformed (the operation checks the codes in its order)', async () => {
+      const catalogue = catalogueOf([]);
+      expect(await precheck(withItems([{ productCode: 'NOPE' }]), catalogue)).toBeNull();
+      expect(catalogue.lookups).toEqual([]);
+    });
+
+    it(`lists entries up to the spec's ${catalogueItemsMax}, and past it asks nobody`, async () => {
+      const catalogue = catalogueOf(['p']);
+      const items = Array.from({ length: catalogueItemsMax }, (_, i) => ({ productCode: i === 0 ? 'p' : `unknown-${i}`, quantity: i === 1 ? 0 : 1 }));
+      expect((await precheck(withItems(items), catalogue))?.extras.invalidCatalogueItems).toEqual(items.slice(1));
+      expect(catalogue.lookups).toHaveLength(1);
+
+      const tooMany = await precheck(withItems([...items, { productCode: 'p' }]), catalogue);
+      expect(tooMany?.toBody()).toEqual({
+        statusCode: 400,
+        errorCode: 'INVALID_REQUEST',
+        errorMessage: schemaMismatch,
+        details: [{ path: '/body/catalogueItems', message: `must NOT have more than ${catalogueItemsMax} items` }],
+      });
+      expect(catalogue.lookups).toHaveLength(1);
     });
   });
 
@@ -86,43 +160,52 @@ describe('Operation B seed-rule pre-check', () => {
       ['a 64-character productCode', withItems([{ productCode: 'p'.repeat(64) }])],
       ['a productCode of 64 code points', withItems([{ productCode: emojiCode }])],
       ['an unknown field in an item', withItems([{ productCode: 'p', colour: 'red' }])],
-    ])('%s', (_name, body) => {
-      expect(findSeedRuleViolation(body)).toBeNull();
+    ])('%s', async (_name, body) => {
+      expect(await precheck(body)).toBeNull();
     });
   });
 
   describe('reads own fields only', () => {
-    it('ignores a channel inside a "__proto__" key', () => {
-      expect(findSeedRuleViolation(JSON.parse('{"reservationAmount": 1, "__proto__": {"channel": 5}}'))).toBeNull();
+    it('ignores a channel inside a "__proto__" key', async () => {
+      expect(await precheck(JSON.parse('{"reservationAmount": 1, "__proto__": {"channel": 5}}'))).toBeNull();
     });
 
-    it('does not take a productCode from a "__proto__" key of an item', () => {
+    it('does not take a productCode from a "__proto__" key of an item', async () => {
       const body = JSON.parse(`{"reservationAmount": 1, "redemptionId": "r", "redeemerId": "m",
         "catalogueItems": [{"__proto__": {"productCode": "p"}}]}`);
-      expect(findSeedRuleViolation(body)?.message).toBe('Invalid catalogue item(s)');
+      expect((await precheck(body))?.message).toBe('Invalid catalogue item(s)');
     });
 
     // JSON.parse makes "__proto__" an own key, so the cases above pass even
     // for code that reads inherited fields; these inherit for real.
-    it('ignores a channel the body only inherits', () => {
+    it('ignores a channel the body only inherits', async () => {
       const body: unknown = Object.assign(Object.create({ channel: 5 }), { reservationAmount: 1 });
-      expect(findSeedRuleViolation(body)).toBeNull();
+      expect(await precheck(body)).toBeNull();
     });
 
-    it('does not take a productCode an item only inherits', () => {
+    it('does not take a productCode an item only inherits', async () => {
       const item: unknown = Object.create({ productCode: 'p' });
       const body = { reservationAmount: 1, redemptionId: 'r', redeemerId: 'm', catalogueItems: [item] };
-      expect(findSeedRuleViolation(body)?.message).toBe('Invalid catalogue item(s)');
+      expect((await precheck(body))?.message).toBe('Invalid catalogue item(s)');
     });
   });
 });
 
 describe('the limits it shares with the spec', () => {
-  it("are the spec's CatalogueItem maxLength and maximum", async () => {
+  it("are the spec's CatalogueItems maxItems, CatalogueItem maxLength and maximum", async () => {
     const spec = (await loadApiSpec()) as unknown as {
-      components: { schemas: { CatalogueItem: { properties: { productCode: { maxLength: number }; quantity: { maximum: number } } } } };
+      components: {
+        schemas: {
+          CatalogueItems: { maxItems: number };
+          CatalogueItem: { properties: { productCode: { maxLength: number }; quantity: { maximum: number } } };
+        };
+      };
     };
-    const item = spec.components.schemas.CatalogueItem.properties;
-    expect({ productCodeMaxLength, quantityMax }).toEqual({ productCodeMaxLength: item.productCode.maxLength, quantityMax: item.quantity.maximum });
+    const { CatalogueItems: list, CatalogueItem: item } = spec.components.schemas;
+    expect({ catalogueItemsMax, productCodeMaxLength, quantityMax }).toEqual({
+      catalogueItemsMax: list.maxItems,
+      productCodeMaxLength: item.properties.productCode.maxLength,
+      quantityMax: item.properties.quantity.maximum,
+    });
   });
 });

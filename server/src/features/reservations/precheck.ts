@@ -1,19 +1,43 @@
 import type { RequestHandler } from 'express';
 import { reservationError, type AppError } from '../../domain/errors';
 import { depthOf, maxBodyDepth } from '../../http/body-depth';
+import type { ReservationService } from '../../domain/services';
+import { catalogueItemsMax, isJsonObject, isWellFormedItem } from './catalogue';
 
 /**
  * Operation B's body rules that have their own message in the seed. They run
  * before schema validation so that these messages win over the validator's
  * generic ones, in the spec's order: channel type, amount-or-items, the
- * redemption pair, then the form of each catalogue item. Everything else
- * about the body's form is left to the schema.
+ * redemption pair, then the catalogue items. Everything else about the
+ * body's form is left to the schema.
+ *
+ * A malformed catalogue item is found here, before the schema; whether the
+ * other entries name known products only the store can say, so the answer
+ * asks it: `invalidCatalogueItems` lists every offending entry at once.
+ * Valid bodies never wait for it.
  */
-export const precheckReservationBody: RequestHandler = (req, _res, next) => {
-  const problem = tooDeep(req.body) ?? findSeedRuleViolation(req.body);
-  if (problem) throw problem;
-  next();
-};
+type Catalogue = Pick<ReservationService, 'findInvalidCatalogueItems'>;
+
+export function precheckReservationBody(catalogue: Catalogue): RequestHandler {
+  return (req, _res, next) => {
+    const body: unknown = req.body;
+    const problem = tooDeep(body) ?? findSeedRuleViolation(body);
+    if (problem) throw problem;
+    const items = catalogueItemsOf(body);
+    if (items && !items.every(isWellFormedItem)) return answerInvalidItems(catalogue, items);
+    next();
+  };
+}
+
+async function answerInvalidItems(catalogue: Catalogue, items: readonly unknown[]): Promise<never> {
+  throw reservationError('Invalid catalogue item(s)', { invalidCatalogueItems: await catalogue.findInvalidCatalogueItems(items) });
+}
+
+/** The body's `catalogueItems` when it is an array (of objects, once the seed rules passed). */
+function catalogueItemsOf(body: unknown): readonly unknown[] | null {
+  const items = isJsonObject(body) && Object.hasOwn(body, 'catalogueItems') ? body.catalogueItems : undefined;
+  return Array.isArray(items) ? items : null;
+}
 
 /**
  * A deeply nested body is refused before anything walks it recursively (the
@@ -27,14 +51,10 @@ function tooDeep(body: unknown): AppError | null {
   });
 }
 
-/** The spec's `CatalogueItem` limits, applied before the schema (precheck.test.ts holds them to the spec). */
-export const productCodeMaxLength = 64;
-export const quantityMax = 10000;
-
 type JsonObject = Record<string, unknown>;
 
 /** The first seed rule `body` breaks, as the error to answer with; null when none applies. */
-export function findSeedRuleViolation(body: unknown): AppError | null {
+function findSeedRuleViolation(body: unknown): AppError | null {
   if (!isJsonObject(body)) {
     return reservationError('Request does not match the API specification', {
       details: [{ path: '/body', message: 'must be object' }],
@@ -57,44 +77,27 @@ export function findSeedRuleViolation(body: unknown): AppError | null {
 }
 
 /**
- * Items whose `productCode` or `quantity` is malformed, listed exactly as sent
- * in request order. An entry that is not an object cannot be listed: the
- * spec's `InvalidCatalogueItem` is an object, so such a body is a plain
- * schema error.
+ * The item list's own form. Past the spec's `maxItems` it is a schema error
+ * before any entry is judged, so the store is never asked about more codes
+ * than a valid request may carry. An entry that is not an object cannot be
+ * listed in `invalidCatalogueItems` (the spec's `InvalidCatalogueItem` is an
+ * object), so such a body is a plain schema error too.
  */
 function catalogueItemsViolation(items: unknown): AppError | null {
   if (!Array.isArray(items)) return null; // absent, or the schema's to reject
-  const notAnObject = items.findIndex((item) => !isJsonObject(item));
-  if (notAnObject >= 0) {
+  if (items.length > catalogueItemsMax) {
     return reservationError('Request does not match the API specification', {
-      details: [{ path: `/body/catalogueItems/${notAnObject}`, message: 'must be object' }],
+      details: [{ path: '/body/catalogueItems', message: `must NOT have more than ${catalogueItemsMax} items` }],
     });
   }
-  const invalid = items.filter((item: JsonObject) => !isWellFormedItem(item));
-  return invalid.length > 0 ? reservationError('Invalid catalogue item(s)', { invalidCatalogueItems: invalid }) : null;
-}
-
-function isWellFormedItem(item: JsonObject): boolean {
-  const productCode = ownField(item, 'productCode');
-  const quantity = ownField(item, 'quantity');
-  const productCodeOk =
-    typeof productCode === 'string' && productCode.length > 0 && codePointLength(productCode) <= productCodeMaxLength;
-  const quantityOk =
-    !Object.hasOwn(item, 'quantity') ||
-    (typeof quantity === 'number' && Number.isInteger(quantity) && quantity > 0 && quantity <= quantityMax);
-  return productCodeOk && quantityOk;
-}
-
-/** Length as JSON Schema's `maxLength` counts it: code points, not UTF-16 units. */
-function codePointLength(text: string): number {
-  return [...text].length;
+  const notAnObject = items.findIndex((item) => !isJsonObject(item));
+  if (notAnObject < 0) return null;
+  return reservationError('Request does not match the API specification', {
+    details: [{ path: `/body/catalogueItems/${notAnObject}`, message: 'must be object' }],
+  });
 }
 
 /** Only the object's own fields count: never one inherited from a prototype. */
 function ownField(object: JsonObject, field: string): unknown {
   return Object.hasOwn(object, field) ? object[field] : undefined;
-}
-
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -10,7 +10,7 @@ import type {
 } from '../../domain/services';
 import type { Store } from '../../store/port';
 import { AuditCopies } from './audit-copies';
-import { resolveItems, type ResolvedItems } from './catalogue';
+import { findInvalidCatalogueItems, resolveItems, type ResolvedItems } from './catalogue';
 import { fundReservation, splitReturn, subtractShares } from './shares';
 import {
   activeCount,
@@ -94,6 +94,8 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
       }
       throw serviceUnavailable();
     },
+
+    findInvalidCatalogueItems: (entries) => findInvalidCatalogueItems(store, entries),
 
     drain: () => audit.drain(),
   };

@@ -1,4 +1,5 @@
 import type { ClientRecord, IdentifierType, SessionRecord } from '../../domain/model';
+import { isWellFormedItem } from '../../features/reservations/catalogue';
 import type {
   ReservationContext,
   ReservationUpdateRequest,
@@ -101,6 +102,8 @@ export function fakeServices(): FakeServices {
     },
     reservations: {
       updateReservation: jest.fn(async (_context: ReservationContext, _request: ReservationUpdateRequest) => reservationResult),
+      // The well-formed entries all name known products here: only malformed ones are invalid.
+      findInvalidCatalogueItems: jest.fn(async (entries: readonly unknown[]) => entries.filter((entry) => !isWellFormedItem(entry))),
       drain: jest.fn(async () => undefined),
     },
   };
