@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Checks the contract: the spec is valid OpenAPI (@readme/openapi-parser),
-// passes Redocly's lint with no warning, and the committed generated types are
-// exactly what openapi-typescript makes of it today. Exits 1 on any finding.
+// passes Redocly's lint and Spectral's (`spectral:oas`) with no warning, and
+// the committed generated types are exactly what openapi-typescript makes of
+// it today. Exits 1 on any finding.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -9,6 +10,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { validate } from '@readme/openapi-parser';
 import { lint, loadConfig, formatProblems } from '@redocly/openapi-core';
+import { Document, Spectral } from '@stoplight/spectral-core';
+// CommonJS whose named exports Node's ESM loader cannot see: default import.
+import spectralParsers from '@stoplight/spectral-parsers';
+import spectralRuleset from '../openapi/spectral.ruleset.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specPath = path.join(root, 'openapi/openapi.yaml');
@@ -33,6 +38,22 @@ if (problems.length === 0) {
   failed = true;
   console.error(`spec:check  redocly lint: ${problems.length} problem(s)`);
   formatProblems(problems, { format: 'codeframe', totals: { errors: 0, warnings: 0, ignored: 0 }, version: '' });
+}
+
+const spectral = new Spectral();
+spectral.setRuleset(spectralRuleset);
+// With the spec's path, so that `$ref`s resolve and findings name the file.
+const spectralFindings = await spectral.run(new Document(readFileSync(specPath, 'utf8'), spectralParsers.Yaml, specPath));
+if (spectralFindings.length === 0) {
+  console.log('spec:check  spectral lint (spectral:oas): no problems');
+} else {
+  failed = true;
+  const severities = ['error', 'warning', 'info', 'hint'];
+  console.error(`spec:check  spectral lint (spectral:oas): ${spectralFindings.length} problem(s)`);
+  for (const finding of spectralFindings) {
+    const where = `${path.relative(root, finding.source ?? specPath)}:${finding.range.start.line + 1}`;
+    console.error(`  - ${severities[finding.severity]} ${finding.code} at ${finding.path.join('.') || '$'} (${where}): ${finding.message}`);
+  }
 }
 
 // Regenerate into a scratch file and compare bytes (what `--check` does), so the

@@ -139,6 +139,7 @@ export async function operationBErrors(): Promise<void> {
       | 'PAYLOAD_TOO_LARGE'
       | 'UNSUPPORTED_MEDIA_TYPE'
       | 'TOO_MANY_REQUESTS'
+      | 'REQUEST_HEADERS_TOO_LARGE'
       | 'INTERNAL_ERROR'
       | 'SERVICE_UNAVAILABLE'
       | 'UNEXPECTED_RESPONSE'
@@ -179,6 +180,7 @@ export async function operationAErrors(): Promise<void> {
       | VoucherDefinitionsErrorCode
       | 'UNAUTHORIZED'
       | 'TOO_MANY_REQUESTS'
+      | 'REQUEST_HEADERS_TOO_LARGE'
       | 'INTERNAL_ERROR'
       | 'SERVICE_UNAVAILABLE'
       | 'UNEXPECTED_RESPONSE'
@@ -215,4 +217,26 @@ export function options(): void {
   createLoyaltyClient({ baseUrl: 'http://localhost:3000' });
   // @ts-expect-error retries is a count or an options object
   createLoyaltyClient({ baseUrl: 'http://localhost:3000', apiKey: 'k', retries: '3' });
+}
+
+export async function startSessionErrors(): Promise<void> {
+  const { error } = await client.startSession({ correlationId: 'm', identifierType: 'EMAIL' });
+  if (error?.errorCode === 'UNAUTHORIZED') {
+    // Start Session takes no member session: its one 401 is the API key's.
+    assertType<Equal<typeof error.errorMessage, 'Missing or unknown API key'>>();
+  }
+  if (error?.errorCode === 'INVALID_REQUEST') {
+    // A schema error has one wording on every operation; `details` says what is wrong.
+    assertType<Equal<typeof error.errorMessage, 'Request does not match the API specification'>>();
+  }
+}
+
+export async function headOfOperationA(): Promise<void> {
+  // HEAD is in the spec: the raw client types it like GET, without a body.
+  const { response } = await client.raw.HEAD('/client/users/{correlation_id}/voucher-definitions', {
+    params: { path: { correlation_id: 'm' }, query: { businessUnit: 'LCL' } },
+  });
+  void response.status;
+  // @ts-expect-error businessUnit is a string
+  await client.raw.HEAD('/client/users/{correlation_id}/voucher-definitions', { params: { path: { correlation_id: 'm' }, query: { businessUnit: 7 } } });
 }

@@ -19,7 +19,7 @@ import { requestId } from './http/request-id';
 import { sendPendingHeadersWithWriteHead } from './http/response-headers';
 import { createRequestValidation } from './http/request-validation';
 import { metricsRoutes } from './http/metrics-route';
-import { apiPrefix, operationOf, routes, tagOperation } from './http/routes';
+import { apiPrefix, methods, operationOf, routes, tagOperation } from './http/routes';
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
 import { inSequence } from './http/sequence';
@@ -87,16 +87,21 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     routes.startSession,
     inSequence([tagOperation('startSession'), ...clientChecks, validation.forOperation('startSession'), startSession(services) as RequestHandler]),
   );
-  app.get(
-    routes.listVoucherDefinitions,
-    inSequence([
-      tagOperation('listVoucherDefinitions'),
-      ...memberChecks,
-      requireSession(services.auth) as RequestHandler,
-      validation.forOperation('listVoucherDefinitions'),
-      listVoucherDefinitions(services),
-    ]),
-  );
+  // HEAD first: Express would otherwise route it to the GET route. The same
+  // chain and handler; Node sends the headers (Content-Length included) and
+  // drops the body.
+  for (const operation of ['headVoucherDefinitions', 'listVoucherDefinitions'] as const) {
+    app[methods[operation]](
+      routes[operation],
+      inSequence([
+        tagOperation(operation),
+        ...memberChecks,
+        requireSession(services.auth) as RequestHandler,
+        validation.forOperation(operation),
+        listVoucherDefinitions(services),
+      ]),
+    );
+  }
   app.put(
     routes.updateReservation,
     inSequence([

@@ -69,7 +69,15 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Operation A's answer without its body
+         * @description Answers exactly what `GET` answers (the same checks, status and
+         *     headers, `Content-Length` included) without the body. HTTP expects a
+         *     server that supports `GET` on a resource to support `HEAD` on it; a
+         *     client can use it to check a session and a business unit without
+         *     transferring the list. It counts against the rate limit like `GET`.
+         */
+        head: operations["headVoucherDefinitions"];
         patch?: never;
         trace?: never;
     };
@@ -343,16 +351,22 @@ export interface components {
              */
             reservationToken: string;
             /**
+             * Format: int64
              * @description Whole seconds from this response until the reservation expires.
              * @example 900
              */
             reservationDuration: number;
             /**
-             * @description The path member's points available for reservation, after the update.
+             * Format: int64
+             * @description The path member's points available for reservation, after the
+             *     update: its balance minus what it holds in live reservations, and
+             *     0 (never less) when its balance has fallen below that (the balance
+             *     changed elsewhere).
              * @example 42500
              */
             availablePointBalance: number;
             /**
+             * Format: int64
              * @description The path member's total points balance.
              * @example 50000
              */
@@ -399,12 +413,14 @@ export interface components {
              */
             redemptionType: string;
             /**
-             * @description Points per unit of the item.
+             * Format: int64
+             * @description Whole points per unit of the item.
              * @example 2000
              */
             pointsAmount: number;
             /**
-             * @description `pointsAmount` multiplied by `quantity`.
+             * Format: int64
+             * @description `pointsAmount` multiplied by `quantity`, in whole points.
              * @example 4000
              */
             totalPointsAmount: number;
@@ -424,12 +440,14 @@ export interface components {
         /** @description Sums over every member of the household. Present when the path member belongs to a household and holds the `REDEEM` privilege. */
         Household: {
             /**
+             * Format: int64
              * @description Overall points of the household.
              * @example 50000
              */
             pointsBalance: number;
             /**
-             * @description Points of the household available for redemption.
+             * Format: int64
+             * @description Points of the household available for redemption (the sum of its members' `availablePointBalance`).
              * @example 45000
              */
             availablePointsBalance: number;
@@ -488,8 +506,11 @@ export interface components {
             /** @enum {integer} */
             statusCode: 400;
             errorCode: components["schemas"]["VoucherDefinitionsErrorCode"];
-            /** @example Business unit is not enabled for the client */
-            errorMessage: string;
+            /**
+             * @description One message per code, in the order of the codes' enum.
+             * @enum {string}
+             */
+            errorMessage: "Business unit is not enabled for the client" | "Business unit is required" | "Voucher feature is not enabled for the client" | "Request does not match the API specification";
             details?: components["schemas"]["ErrorDetails"];
         };
         /** @description A `400` of a request that breaks the schema. */
@@ -498,8 +519,11 @@ export interface components {
             statusCode: 400;
             /** @enum {string} */
             errorCode: "INVALID_REQUEST";
-            /** @example Request does not match the API specification */
-            errorMessage: string;
+            /**
+             * @description The one wording of a schema error, on every operation; `details` says what is wrong.
+             * @enum {string}
+             */
+            errorMessage: "Request does not match the API specification";
             details?: components["schemas"]["ErrorDetails"];
         };
         /**
@@ -510,6 +534,15 @@ export interface components {
          * @enum {string}
          */
         UnauthorizedErrorMessage: "Missing or unknown API key" | "Missing session: send Authorization: Bearer <sessionToken>" | "Invalid or expired session";
+        /** @description The `401` of Start Session, which takes no member session. */
+        ApiKeyUnauthorizedError: {
+            /** @enum {integer} */
+            statusCode: 401;
+            /** @enum {string} */
+            errorCode: "UNAUTHORIZED";
+            /** @enum {string} */
+            errorMessage: "Missing or unknown API key";
+        };
         UnauthorizedError: {
             /** @enum {integer} */
             statusCode: 401;
@@ -549,6 +582,14 @@ export interface components {
             /** @example Too many requests */
             errorMessage: string;
         };
+        RequestHeadersTooLargeError: {
+            /** @enum {integer} */
+            statusCode: 431;
+            /** @enum {string} */
+            errorCode: "REQUEST_HEADERS_TOO_LARGE";
+            /** @example Request headers are too large */
+            errorMessage: string;
+        };
         InternalError: {
             /** @enum {integer} */
             statusCode: 500;
@@ -568,6 +609,26 @@ export interface components {
     };
     responses: {
         /**
+         * @description The API key is missing, or the service does not know it. (Start
+         *     Session takes no member session, so this is its only `401`.)
+         */
+        UnauthorizedApiKey: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "statusCode": 401,
+                 *       "errorCode": "UNAUTHORIZED",
+                 *       "errorMessage": "Missing or unknown API key"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyUnauthorizedError"];
+            };
+        };
+        /**
          * @description The credentials do not allow the call. `errorMessage` says what to fix,
          *     never whose a token is: `Missing or unknown API key` (no `X-Api-Key`,
          *     or a key the service does not know), `Missing session: send
@@ -578,6 +639,9 @@ export interface components {
          */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -587,6 +651,9 @@ export interface components {
         /** @description The request body is larger than the server accepts. */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -603,6 +670,9 @@ export interface components {
         /** @description The request body is not `application/json`, or it is compressed (`Content-Encoding` other than `identity`; bodies are small, so no content coding is taken). */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -619,7 +689,10 @@ export interface components {
         /** @description The client key sent more requests than its rate limit allows. */
         TooManyRequests: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -633,9 +706,32 @@ export interface components {
                 "application/json": components["schemas"]["TooManyRequestsError"];
             };
         };
+        /**
+         * @description The request's headers, or its URL, are over 16 KiB. Node's HTTP parser
+         *     refuses it before the request is read, so the answer carries no
+         *     `X-Request-Id` and the connection is closed after it.
+         */
+        RequestHeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "statusCode": 431,
+                 *       "errorCode": "REQUEST_HEADERS_TOO_LARGE",
+                 *       "errorMessage": "Request headers are too large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RequestHeadersTooLargeError"];
+            };
+        };
         /** @description An unexpected fault. Nothing about it is disclosed. */
         InternalError: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -652,7 +748,10 @@ export interface components {
         /** @description The store does not answer. Nothing was changed; the request can be retried. */
         ServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -668,6 +767,13 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Business unit to list. When omitted, the client's default enabled
+         *     business unit is used. When supplied, it must be one the client has
+         *     enabled.
+         * @example LCL
+         */
+        BusinessUnit: string;
         /**
          * @description Correlation identifier of the loyalty member the client acts for.
          * @example m-alice
@@ -685,13 +791,34 @@ export interface components {
          * @description How the member was identified when the session starts.
          * @example CARD_NUMBER
          */
-        IdentifierType: components["schemas"]["IdentifierType"];
+        IdentifierTypeHeader: components["schemas"]["IdentifierType"];
     };
     requestBodies: never;
     headers: {
-        /** @description Identifier of the request, as sent by the client in `X-Request-Id` or made by the server. It is logged with the request. */
+        /**
+         * @description Identifier of the request, as sent by the client in `X-Request-Id` or made by the server. It is logged with the request.
+         * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
+         */
         "X-Request-Id": string;
-        /** @description Seconds to wait before trying again. */
+        /**
+         * @description What is left of the client key's rate limit in the current window, as
+         *     the IETF draft `RateLimit` header (draft 8): `r` requests remain, the
+         *     window resets in `t` seconds. On every answer once the API key is
+         *     accepted, while a limit is configured (`RATE_LIMIT_PER_MINUTE`).
+         * @example "6000-in-1min"; r=5999; t=60
+         */
+        RateLimit: string;
+        /**
+         * @description The client key's rate limit, as the IETF draft `RateLimit-Policy`
+         *     header (draft 8): `q` requests per `w` seconds; `pk` identifies the
+         *     key's partition without revealing the key. Sent with `RateLimit`.
+         * @example "6000-in-1min"; q=6000; w=60; pk=:YjczZGEwNjE2YWQ4:
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description Whole seconds to wait before trying again.
+         * @example 1
+         */
         "Retry-After": number;
     };
     pathItems: never;
@@ -706,7 +833,7 @@ export interface operations {
                  * @description How the member was identified when the session starts.
                  * @example CARD_NUMBER
                  */
-                "X-Identifier-Type": components["parameters"]["IdentifierType"];
+                "X-Identifier-Type": components["parameters"]["IdentifierTypeHeader"];
                 /**
                  * @description Identifier of the request for tracing, echoed in the response's
                  *     `X-Request-Id` and logged. Used when it is 1 to 128 characters of
@@ -730,7 +857,14 @@ export interface operations {
             /** @description Session started. */
             201: {
                 headers: {
+                    /**
+                     * @description The body holds a bearer secret, so no cache may keep it.
+                     * @example no-store
+                     */
+                    "Cache-Control"?: "no-store";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -745,32 +879,29 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The identifier type header is missing or not one of the allowed values. */
+            /**
+             * @description The identifier type header is missing or not one of the allowed
+             *     values, or the request carries a query parameter (the operation
+             *     defines none).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 400,
-                     *       "errorCode": "INVALID_REQUEST",
-                     *       "errorMessage": "Request does not match the API specification",
-                     *       "details": [
-                     *         {
-                     *           "path": "/headers/x-identifier-type",
-                     *           "message": "must be equal to one of the allowed values"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": components["schemas"]["InvalidRequestError"];
                 };
             };
-            401: components["responses"]["Unauthorized"];
+            401: components["responses"]["UnauthorizedApiKey"];
             /** @description No member has this correlation id. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -785,6 +916,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -798,7 +930,7 @@ export interface operations {
                  *     enabled.
                  * @example LCL
                  */
-                businessUnit?: string;
+                businessUnit?: components["parameters"]["BusinessUnit"];
             };
             header?: {
                 /**
@@ -825,6 +957,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -865,10 +999,15 @@ export interface operations {
             };
             /**
              * @description The business unit cannot be resolved, the voucher feature is off for
-             *     the client, or the request breaks the schema (`INVALID_REQUEST`).
+             *     the client, or the request breaks the schema (`INVALID_REQUEST`: an
+             *     empty, repeated or over-long `businessUnit`, or a query parameter
+             *     other than `businessUnit`).
              */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -877,8 +1016,112 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    headVoucherDefinitions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Business unit to list. When omitted, the client's default enabled
+                 *     business unit is used. When supplied, it must be one the client has
+                 *     enabled.
+                 * @example LCL
+                 */
+                businessUnit?: components["parameters"]["BusinessUnit"];
+            };
+            header?: {
+                /**
+                 * @description Identifier of the request for tracing, echoed in the response's
+                 *     `X-Request-Id` and logged. Used when it is 1 to 128 characters of
+                 *     `A-Z a-z 0-9 . _ -`; otherwise (and when absent) the server makes one.
+                 *     Never a reason to reject a request.
+                 * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description Correlation identifier of the loyalty member the client acts for.
+                 * @example m-alice
+                 */
+                correlation_id: components["parameters"]["CorrelationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list would be served. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `GET` would answer this `400` (its body says which; see `GET`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `GET` would answer this `401`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The client key sent more requests than its rate limit allows. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request's headers, or its URL, are over 16 KiB. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An unexpected fault. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The store does not answer; the request can be retried. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     updateReservation: {
@@ -918,15 +1161,24 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReservationUpdateResponse"];
                 };
             };
-            /** @description The request breaks a rule of the operation. */
+            /**
+             * @description The request breaks a rule of the operation, or its schema (an
+             *     unknown body field, a value of the wrong type, any query
+             *     parameter: the operation defines none).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -937,6 +1189,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -242,7 +242,7 @@ describe('routes and methods outside the spec', () => {
   it.each([
     ['DELETE', '/client/users/m-alice/reservations/rt-alice-1', 'PUT'],
     ['GET', '/client/users/m-alice/sessions', 'POST'],
-    ['POST', '/client/users/m-alice/voucher-definitions', 'GET'],
+    ['POST', '/client/users/m-alice/voucher-definitions', 'HEAD, GET'],
   ])('%s %s: 405 METHOD_NOT_ALLOWED, Allow: %s', async (method, path, allow) => {
     const response = await app.send(method, path, asAlice);
     expect(response.status).toBe(405);
@@ -257,6 +257,7 @@ describe('faults', () => {
     return {
       startSession: services.sessions.startSession,
       listVoucherDefinitions: services.voucherDefinitions.listVoucherDefinitions,
+      headVoucherDefinitions: services.voucherDefinitions.listVoucherDefinitions,
       updateReservation: services.reservations.updateReservation,
     }[operationId];
   };

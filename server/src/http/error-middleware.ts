@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../domain/errors';
 import { setLoggedError } from './access-log';
 import { renderError } from './error-rendering';
-import { operationOf } from './routes';
+import { answerJson } from './json-response';
 
 /** Last route: anything no route answered. */
 export const notFound: RequestHandler = () => {
@@ -14,8 +14,8 @@ export const notFound: RequestHandler = () => {
  * for every failure. Unexpected faults are answered with a bare 500; the
  * access log line of the request carries the error with its stack.
  */
-export const errorMiddleware: ErrorRequestHandler = (thrown, _req, res, next) => {
-  const rendered = renderError(thrown, operationOf(res));
+export const errorMiddleware: ErrorRequestHandler = (thrown, req, res, next) => {
+  const rendered = renderError(thrown);
   if (rendered.log) {
     setLoggedError(res, thrown instanceof Error ? thrown : new Error(String(thrown)));
   }
@@ -24,5 +24,5 @@ export const errorMiddleware: ErrorRequestHandler = (thrown, _req, res, next) =>
     next(thrown);
     return;
   }
-  res.status(rendered.error.status).set(rendered.headers).json(rendered.error.toBody());
+  answerJson(req, res.status(rendered.error.status).set(rendered.headers), rendered.error.toBody());
 };

@@ -1,7 +1,6 @@
 import { error as validatorErrors } from 'express-openapi-validator';
 import { AppError, serviceUnavailable, type ErrorCode } from '../domain/errors';
 import { StoreUnavailableError } from '../store/port';
-import type { OperationId } from './routes';
 
 /** What the error middleware sends, and how loudly it logs. */
 export interface RenderedError {
@@ -20,12 +19,12 @@ const schemaMismatch = 'Request does not match the API specification';
  * messages and fixed texts reach the client: never a stack, a driver's or a
  * parser's message.
  */
-export function renderError(thrown: unknown, operation: OperationId | null): RenderedError {
+export function renderError(thrown: unknown): RenderedError {
   if (thrown instanceof AppError) return clientFault(thrown);
   if (thrown instanceof StoreUnavailableError) {
     return { error: serviceUnavailable(), headers: { 'Retry-After': '1' }, log: true };
   }
-  if (isValidatorError(thrown)) return fromValidatorError(thrown, operation);
+  if (isValidatorError(thrown)) return fromValidatorError(thrown);
   if (isBodyParserError(thrown)) return fromBodyParserError(thrown);
   if (isUndecodablePath(thrown)) return clientFault(new AppError('INVALID_REQUEST', schemaMismatch));
   return internalError();
@@ -54,10 +53,10 @@ function isValidatorError(thrown: unknown): thrown is ValidatorError {
   return validatorErrorClasses.some((errorClass) => thrown instanceof errorClass);
 }
 
-function fromValidatorError(thrown: ValidatorError, operation: OperationId | null): RenderedError {
+function fromValidatorError(thrown: ValidatorError): RenderedError {
   switch (thrown.status) {
     case 400:
-      return clientFault(invalidRequest(detailsOf(thrown.errors), operation));
+      return clientFault(invalidRequest(detailsOf(thrown.errors)));
     case 404:
       return clientFault(new AppError('NOT_FOUND', 'Resource not found'));
     case 405:
@@ -73,13 +72,11 @@ function fromValidatorError(thrown: ValidatorError, operation: OperationId | nul
 }
 
 /**
- * Operation B's messages are an enum, so it gets the enum's generic text;
- * the other operations say what is wrong in the message itself.
+ * One wording on every operation (the spec's `InvalidRequestError`): a
+ * client handles a schema error once, and `details` says what is wrong.
  */
-function invalidRequest(details: Detail[], operation: OperationId | null): AppError {
-  const first = details[0];
-  const message = operation === 'updateReservation' || !first ? schemaMismatch : `Invalid ${describeLocation(first.path)}: ${first.message}`;
-  return new AppError('INVALID_REQUEST', message, details.length > 0 ? { details } : {});
+function invalidRequest(details: Detail[]): AppError {
+  return new AppError('INVALID_REQUEST', schemaMismatch, details.length > 0 ? { details } : {});
 }
 
 function detailsOf(errors: unknown): Detail[] {
@@ -87,16 +84,6 @@ function detailsOf(errors: unknown): Detail[] {
   return errors.flatMap((item: { path?: unknown; message?: unknown } | null) =>
     typeof item?.path === 'string' && typeof item.message === 'string' ? [{ path: item.path, message: item.message }] : [],
   );
-}
-
-/** `/headers/x-identifier-type` gives `header x-identifier-type`. */
-function describeLocation(path: string): string {
-  const [, location, ...rest] = path.split('/');
-  const name = rest.join('/');
-  const kinds: Record<string, string> = { headers: 'header', query: 'query parameter', params: 'path parameter', body: 'body field' };
-  const kind = location === undefined ? undefined : kinds[location];
-  if (kind === undefined) return `request at ${path}`;
-  return name === '' ? (location === 'body' ? 'body' : kind) : `${kind} ${name}`;
 }
 
 function allowHeader(headers: Record<string, unknown> | undefined): Record<string, string> {

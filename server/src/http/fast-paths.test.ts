@@ -42,12 +42,14 @@ describe('Operation A requests, plain and not', () => {
     expect({ status: response.status, body: response.status === 500 ? response.text : undefined }).toEqual({ status, body: undefined });
   });
 
-  it('HEAD on the listing: the validator says 405, as before', async () => {
-    const response = await fetch(`${app.baseUrl}/client/users/m-alice/voucher-definitions`, {
-      method: 'HEAD',
-      headers: { 'x-api-key': apiKeys.partner, authorization: `Bearer ${aliceToken}` },
-    });
-    expect(response.status).toBe(405);
+  it('HEAD on the listing: 200, the headers of GET and no body', async () => {
+    const url = `${app.baseUrl}/client/users/m-alice/voucher-definitions?businessUnit=LCL`;
+    const headers = { 'x-api-key': apiKeys.partner, authorization: `Bearer ${aliceToken}` };
+    const [head, get] = [await fetch(url, { method: 'HEAD', headers }), await fetch(url, { headers })];
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(await get.text())));
   });
 });
 

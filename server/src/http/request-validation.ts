@@ -57,8 +57,13 @@ export function createRequestValidation(
       }
       return (req, res, next) => {
         const accepted = check(req);
+        // EOV calls back once for the request, and again if the response
+        // breaks the spec: only the first is a verdict on the request.
+        let requestJudged = false;
         eov(req, res, (error?: unknown) => {
-          if (error && accepted) {
+          const onRequest = !requestJudged;
+          requestJudged = true;
+          if (onRequest && error && accepted) {
             next(new Error(`fast request validation of ${operation} accepted a request express-openapi-validator rejects: ${describe(error)}`));
             return;
           }

@@ -7,6 +7,7 @@ export const apiPrefix = '/client';
 export const routes = {
   startSession: '/client/users/:correlation_id/sessions',
   listVoucherDefinitions: '/client/users/:correlation_id/voucher-definitions',
+  headVoucherDefinitions: '/client/users/:correlation_id/voucher-definitions',
   updateReservation: '/client/users/:correlation_id/reservations/:reservation_token',
 } as const;
 
@@ -14,9 +15,10 @@ export const routes = {
 export type OperationId = keyof typeof routes;
 
 /** The HTTP method of each operation. */
-export const methods: Readonly<Record<OperationId, 'get' | 'post' | 'put'>> = {
+export const methods: Readonly<Record<OperationId, 'get' | 'head' | 'post' | 'put'>> = {
   startSession: 'post',
   listVoucherDefinitions: 'get',
+  headVoucherDefinitions: 'head',
   updateReservation: 'put',
 };
 
@@ -24,9 +26,8 @@ const operationKey = 'operationId';
 
 /**
  * The first handler of each operation's route: records which operation the
- * request is for, before any check runs, so that the error middleware can
- * pick the operation's documented error shape even for errors raised before
- * the OpenAPI validator has matched the route.
+ * request is for, before any check runs, so that the request metric counts
+ * an answer under its operation even when a check refused it.
  */
 export function tagOperation(operationId: OperationId): RequestHandler {
   return (_req, res, next) => {

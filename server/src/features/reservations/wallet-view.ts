@@ -110,9 +110,14 @@ export function pointBalanceOf(state: WalletState, correlationId: string): numbe
   return state.balances.find((b) => b.correlationId === correlationId)?.pointBalance ?? 0;
 }
 
-/** Balance minus what the member contributes to live reservations. */
+/**
+ * Balance minus what the member contributes to live reservations, and 0 when
+ * the balance has fallen below that (it is set elsewhere: a fixture, the
+ * points system): nothing is available then, and the spec promises no
+ * negative balance.
+ */
 export function availableOf(state: WalletState, correlationId: string): number {
-  return pointBalanceOf(state, correlationId) - heldOf(state.totals, correlationId);
+  return Math.max(0, pointBalanceOf(state, correlationId) - heldOf(state.totals, correlationId));
 }
 
 /** Points the member reserved through this client during the current UTC day, cap-exempt ones aside. */

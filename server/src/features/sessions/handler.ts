@@ -25,6 +25,10 @@ export function startSession(services: Services): RequestHandler<{ correlation_i
 /** The schema has checked the header already; this narrows its type. */
 function parseIdentifierType(header: string | undefined): IdentifierType {
   const match = identifierTypes.find((type) => type === header);
-  if (!match) throw new AppError('INVALID_REQUEST', 'Invalid header x-identifier-type');
+  if (!match) {
+    throw new AppError('INVALID_REQUEST', 'Request does not match the API specification', {
+      details: [{ path: '/headers/x-identifier-type', message: 'must be equal to one of the allowed values' }],
+    });
+  }
   return match;
 }

@@ -1,10 +1,12 @@
 import type { RequestHandler } from 'express';
 import type { Services } from '../../domain/services';
+import { answerJson } from '../../http/json-response';
 import { authenticatedClient } from '../../http/locals';
 
 /**
- * Operation A: `GET /client/users/{correlation_id}/voucher-definitions[?businessUnit=]`.
- * Mounted by `createApp` on `routes.listVoucherDefinitions`, after the checks.
+ * Operation A: `GET /client/users/{correlation_id}/voucher-definitions[?businessUnit=]`,
+ * and `HEAD` on it (the same answer without the body). Mounted by
+ * `createApp` on `routes.listVoucherDefinitions`, after the checks.
  */
 export function listVoucherDefinitions(services: Services): RequestHandler {
   return async (req, res) => {
@@ -13,6 +15,6 @@ export function listVoucherDefinitions(services: Services): RequestHandler {
     const requested = req.query.businessUnit;
     const businessUnit = typeof requested === 'string' ? requested : undefined;
     const definitions = await services.voucherDefinitions.listVoucherDefinitions(authenticatedClient(res), businessUnit);
-    res.json(definitions);
+    answerJson(req, res, definitions);
   };
 }

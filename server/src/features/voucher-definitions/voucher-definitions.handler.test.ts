@@ -1,6 +1,6 @@
 import { AppError, type VoucherErrorCode } from '../../domain/errors';
 import { expectDocumentedBody } from '../../http/test-support/documented-response';
-import { voucherSummary } from '../../http/test-support/fakes';
+import { aliceToken, apiKeys, voucherSummary } from '../../http/test-support/fakes';
 import { asAlice, startTestApp, type TestApp } from '../../http/test-support/test-app';
 
 let app: TestApp;
@@ -45,14 +45,19 @@ describe('GET /client/users/{correlation_id}/voucher-definitions', () => {
   });
 
   it.each([
-    ['an empty businessUnit', '?businessUnit=', "Invalid query parameter businessUnit: Empty value found for query parameter 'businessUnit'"],
-    ['a repeated businessUnit', '?businessUnit=LCL&businessUnit=SDM', 'Invalid query parameter businessUnit: must be string'],
-    ['a businessUnit over 64 characters', `?businessUnit=${'B'.repeat(65)}`, 'Invalid query parameter businessUnit: must NOT have more than 64 characters'],
-    ['an unknown query parameter', '?channel=CUX', "Invalid query parameter channel: Unknown query parameter 'channel'"],
-  ])('%s: 400 INVALID_REQUEST saying what is wrong', async (_case, query, message) => {
+    ['an empty businessUnit', '?businessUnit=', '/query/businessUnit', "Empty value found for query parameter 'businessUnit'"],
+    ['a repeated businessUnit', '?businessUnit=LCL&businessUnit=SDM', '/query/businessUnit', 'must be string'],
+    ['a businessUnit over 64 characters', `?businessUnit=${'B'.repeat(65)}`, '/query/businessUnit', 'must NOT have more than 64 characters'],
+    ['an unknown query parameter', '?channel=CUX', '/query/channel', "Unknown query parameter 'channel'"],
+  ])('%s: 400 INVALID_REQUEST, details saying what is wrong', async (_case, query, path, detail) => {
     const response = await list(query);
     expect(response.status).toBe(400);
-    expect(response.body).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: message, details: [expect.any(Object)] });
+    expect(response.body).toEqual({
+      statusCode: 400,
+      errorCode: 'INVALID_REQUEST',
+      errorMessage: 'Request does not match the API specification',
+      details: [{ path, message: detail }],
+    });
     expectDocumentedBody('listVoucherDefinitions', 400, response.body);
     expect(app.services.voucherDefinitions.listVoucherDefinitions).not.toHaveBeenCalled();
   });
@@ -60,5 +65,34 @@ describe('GET /client/users/{correlation_id}/voucher-definitions', () => {
   it('checks the session before the query', async () => {
     const response = await app.send('GET', '/client/users/m-alice/voucher-definitions?businessUnit=', {});
     expect(response.status).toBe(401);
+  });
+});
+
+describe('HEAD /client/users/{correlation_id}/voucher-definitions', () => {
+  const path = '/client/users/m-alice/voucher-definitions';
+  const head = (query: string, headers: Record<string, string>) => fetch(`${app.baseUrl}${path}${query}`, { method: 'HEAD', headers });
+  const get = (query: string, headers: Record<string, string>) => fetch(`${app.baseUrl}${path}${query}`, { headers });
+  const keyOnly = { 'x-api-key': apiKeys.partner };
+  const member = { ...keyOnly, authorization: `Bearer ${aliceToken}` };
+
+  it.each<[string, string, Record<string, string>, () => void, number]>([
+    ['the list', '', member, () => undefined, 200],
+    ['a business unit the client has not', '?businessUnit=XYZ', member, () => app.services.voucherDefinitions.listVoucherDefinitions.mockRejectedValue(new AppError('INVALID_BUSINESS_UNIT', 'Business unit is not enabled for the client')), 400],
+    ['an unknown query parameter', '?channel=CUX', member, () => undefined, 400],
+    ['no session', '', keyOnly, () => undefined, 401],
+  ])('%s: what GET answers, without the body', async (_case, query, headers, arrange, status) => {
+    arrange();
+    const [headAnswer, getAnswer] = [await head(query, headers), await get(query, headers)];
+    app.services.voucherDefinitions.listVoucherDefinitions.mockReset();
+    expect(headAnswer.status).toBe(status);
+    expect(getAnswer.status).toBe(status);
+    expect(await headAnswer.text()).toBe('');
+    const getBody = await getAnswer.text();
+    expect(getBody).not.toBe('');
+    for (const header of ['content-type', 'cache-control', 'x-content-type-options']) {
+      expect([header, headAnswer.headers.get(header)]).toEqual([header, getAnswer.headers.get(header)]);
+    }
+    expect(headAnswer.headers.get('content-length')).toBe(String(Buffer.byteLength(getBody)));
+    expect(headAnswer.headers.get('x-request-id')).toBeTruthy();
   });
 });
