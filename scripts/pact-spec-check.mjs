@@ -86,7 +86,7 @@ function statusOf(pact, finding) {
 async function selfTest(file) {
   const pact = readJson(file);
   const success = pact.interactions.find((i) => i.response?.status === 200 && i.response.body?.content && !Array.isArray(i.response.body.content));
-  const error = pact.interactions.find((i) => i.response?.status === 401);
+  const error = pact.interactions.find((i) => i.response?.status === 401 && i.response.body?.content);
   if (!success || !error) fail('Self-test: the pact has no 200 interaction with an object body or no 401 interaction to corrupt.');
   success.response.body.content.undocumentedField = 'the spec does not promise this';
   error.response.body.content.errorCode = 'NOT_A_DOCUMENTED_CODE';

@@ -22,10 +22,12 @@ import {
   errorBody,
   exampleSessionId,
   expectError,
+  headersTooLarge,
   interaction,
   internalError,
   jsonContentType,
   memberHeaders,
+  oversizedHeader,
   regex,
   requestIdHeader,
   sdk,
@@ -39,7 +41,7 @@ import {
   uuidPattern,
 } from './support';
 
-const { eachLike, like, equal, integer, number, string } = MatchersV3;
+const { eachLike, like, equal, integer, string } = MatchersV3;
 
 const pact = createPact();
 const reservationPath = (correlationId: string, reservationToken: string) =>
@@ -159,8 +161,8 @@ describe('updateReservation: 200', () => {
             catalogueItemId: string('ci-coffee'),
             catalogueItemName: string('Medium coffee'),
             redemptionType: string('TENDER'),
-            pointsAmount: number(2000),
-            totalPointsAmount: number(4000),
+            pointsAmount: integer(2000),
+            totalPointsAmount: integer(4000),
             messages: like({
               'en-CA': {
                 promptText: 'Redeem for a coffee?',
@@ -494,6 +496,25 @@ describe('updateReservation: other statuses', () => {
       .executeTest(settled(async (mock) => {
         const result = await update(mock.url, { body: { reservationAmount: 7500 }, apiKey: apiKeys.throttled, requestId });
         expectError(result, 429, 'TOO_MANY_REQUESTS');
+      }));
+  });
+
+  it('431: refuses headers over 16 KiB', () => {
+    const requestId = 'contract-update-431';
+    return interaction(pact, 'a request to update a reservation with headers over 16 KiB', aliceHolds('rt-alice-1', 10000))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers({ ...memberHeaders(requestId), ...oversizedHeader }).jsonBody({ reservationAmount: 7500 }),
+      )
+      .willRespondWith(431, headersTooLarge)
+      .executeTest(settled(async (mock) => {
+        // The raw client: the SDK's own calls send no header of the app's.
+        const result = await sdk(mock.url).raw.PUT('/client/users/{correlation_id}/reservations/{reservation_token}', {
+          params: { path: { correlation_id: alice, reservation_token: 'rt-alice-1' } },
+          body: { reservationAmount: 7500 },
+          headers: { 'X-Request-Id': requestId, ...oversizedHeader },
+          middleware: [sessionAuth(placeholderSessionToken)],
+        });
+        expectError(result, 431, 'REQUEST_HEADERS_TOO_LARGE');
       }));
   });
 

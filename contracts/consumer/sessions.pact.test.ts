@@ -2,6 +2,7 @@
  * Start Session (`POST /client/users/{correlation_id}/sessions`) as the SDK's
  * `startSession` calls it: every status the spec documents.
  */
+import { MatchersV3 } from '@pact-foundation/pact';
 import type { IdentifierType } from '@loyalty/sdk';
 import { apiKeys, clientIds, states } from '../shared/contract';
 import {
@@ -13,11 +14,14 @@ import {
   errorBody,
   exampleSessionId,
   expectError,
+  headersTooLarge,
   interaction,
   internalError,
   jsonContentType,
   regex,
+  oversizedHeader,
   requestIdHeader,
+  schemaMismatch,
   sdk,
   serviceUnavailable,
   settled,
@@ -28,6 +32,8 @@ import {
   unauthorized,
   uuidPattern,
 } from './support';
+
+const { eachLike } = MatchersV3;
 
 const pact = createPact();
 const path = `/client/users/${alice}/sessions`;
@@ -74,7 +80,10 @@ describe('startSession', () => {
       .willRespondWith(400, (res) =>
         res
           .headers(jsonContentType)
-          .jsonBody(errorBody(400, 'INVALID_REQUEST', { example: 'Invalid header x-identifier-type: must be equal to one of the allowed values' })),
+          .jsonBody({
+            ...errorBody(400, 'INVALID_REQUEST', schemaMismatch),
+            details: eachLike({ path: string('/headers/x-identifier-type'), message: string('must be equal to one of the allowed values') }),
+          }),
       )
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).startSession({
@@ -126,6 +135,21 @@ describe('startSession', () => {
         const result = await sdk(mock.url, apiKeys.throttled).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
         expectError(result, 429, 'TOO_MANY_REQUESTS');
         expect(result.response.headers.get('Retry-After')).toBe('1');
+      }));
+  });
+
+  it('431: refuses headers over 16 KiB', () => {
+    const requestId = 'contract-start-session-431';
+    return interaction(pact, 'a request to start a session with headers over 16 KiB', aliceExists)
+      .withRequest('POST', path, (req) => req.headers({ ...sessionRequest('CARD_NUMBER', requestId), ...oversizedHeader }))
+      .willRespondWith(431, headersTooLarge)
+      .executeTest(settled(async (mock) => {
+        // The raw client: the SDK's own calls send no header of the app's.
+        const result = await sdk(mock.url).raw.POST('/client/users/{correlation_id}/sessions', {
+          params: { path: { correlation_id: alice }, header: { 'X-Identifier-Type': 'CARD_NUMBER' } },
+          headers: { 'X-Request-Id': requestId, ...oversizedHeader },
+        });
+        expectError(result, 431, 'REQUEST_HEADERS_TOO_LARGE');
       }));
   });
 

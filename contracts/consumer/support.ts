@@ -147,6 +147,19 @@ export const internalError = (res: V4ResponseBuilder) =>
 export const serviceUnavailable = (res: V4ResponseBuilder) =>
   res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(503, 'SERVICE_UNAVAILABLE', { example: 'Service unavailable' }));
 
+/** 431: the request's headers are over the server's 16 KiB. */
+export const headersTooLarge = (res: V4ResponseBuilder) =>
+  res.headers(jsonContentType).jsonBody(errorBody(431, 'REQUEST_HEADERS_TOO_LARGE', { example: 'Request headers are too large' }));
+
+/**
+ * A header that takes a request over the server's 16 KiB of headers: what a
+ * partner app sends when it forwards, say, a grown cookie or context header.
+ */
+export const oversizedHeader = { 'X-Partner-Context': 'x'.repeat(17 * 1024) };
+
+/** The one wording of a schema error on every operation; `details` says what is wrong. */
+export const schemaMismatch = 'Request does not match the API specification';
+
 /** 401: the credentials do not allow the call; the message (an enum of the spec) says what to fix. */
 export const unauthorized = (message: UnauthorizedErrorMessage) => (res: V4ResponseBuilder) =>
   res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', message));

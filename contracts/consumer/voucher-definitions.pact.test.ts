@@ -4,6 +4,7 @@
  * default and an explicit business unit, each of the operation's error codes.
  */
 import { MatchersV3 } from '@pact-foundation/pact';
+import { sessionAuth } from '@loyalty/sdk';
 import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, states } from '../shared/contract';
 import {
   alice,
@@ -12,11 +13,14 @@ import {
   createPact,
   errorBody,
   expectError,
+  headersTooLarge,
   interaction,
   internalError,
   jsonContentType,
   memberHeaders,
+  oversizedHeader,
   requestIdHeader,
+  schemaMismatch,
   sdk,
   serviceUnavailable,
   settled,
@@ -176,7 +180,7 @@ describe('listVoucherDefinitions', () => {
       .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)).query({ businessUnit: tooLong }))
       .willRespondWith(400, (res) =>
         res.headers(jsonContentType).jsonBody({
-          ...errorBody(400, 'INVALID_REQUEST', { example: 'Invalid query parameter businessUnit: must NOT have more than 64 characters' }),
+          ...errorBody(400, 'INVALID_REQUEST', schemaMismatch),
           details: eachLike({ path: string('/query/businessUnit'), message: string('must NOT have more than 64 characters') }),
         }),
       )
@@ -236,6 +240,22 @@ describe('listVoucherDefinitions', () => {
           requestId,
         });
         expectError(result, 429, 'TOO_MANY_REQUESTS');
+      }));
+  });
+
+  it('431: refuses headers over 16 KiB', () => {
+    const requestId = 'contract-list-vouchers-431';
+    return interaction(pact, 'a request to list voucher definitions with headers over 16 KiB', aliceExists)
+      .withRequest('GET', path, (req) => req.headers({ ...memberHeaders(requestId), ...oversizedHeader }))
+      .willRespondWith(431, headersTooLarge)
+      .executeTest(settled(async (mock) => {
+        // The raw client: the SDK's own calls send no header of the app's.
+        const result = await sdk(mock.url).raw.GET('/client/users/{correlation_id}/voucher-definitions', {
+          params: { path: { correlation_id: alice } },
+          headers: { 'X-Request-Id': requestId, ...oversizedHeader },
+          middleware: [sessionAuth(placeholderSessionToken)],
+        });
+        expectError(result, 431, 'REQUEST_HEADERS_TOO_LARGE');
       }));
   });
 

@@ -57,8 +57,8 @@ function isApiErrorBody(text) {
 }
 function errorBodyMiddleware() {
   return {
-    async onResponse({ response }) {
-      if (response.ok || NULL_BODY_STATUSES.has(response.status)) return void 0;
+    async onResponse({ request, response }) {
+      if (response.ok || NULL_BODY_STATUSES.has(response.status) || request.method === "HEAD") return void 0;
       const text = await response.clone().text();
       if (isApiErrorBody(text)) return void 0;
       const body = {

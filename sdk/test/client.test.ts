@@ -194,6 +194,16 @@ describe('error bodies', () => {
     expect(foreign.error).toMatchObject({ statusCode: 403, errorCode: 'UNEXPECTED_RESPONSE', body: '{"message":"Forbidden"}' });
   });
 
+  it('leaves the answer to a HEAD as it came: it has no body by definition', async () => {
+    const { loyalty } = client(new Response(null, { status: 401, headers: { 'Content-Type': 'application/json' } }));
+    const { error, response } = await loyalty.raw.HEAD('/client/users/{correlation_id}/voucher-definitions', {
+      params: { path: { correlation_id: 'm' } },
+    });
+    expect(response.status).toBe(401);
+    expect(await response.text()).toBe('');
+    expect(error).toBeUndefined();
+  });
+
   it('cuts a long unexpected body to 1,000 characters', async () => {
     const { loyalty } = client(new Response('x'.repeat(5000), { status: 500 }));
     const result = await loyalty.listVoucherDefinitions({ correlationId: 'm', sessionToken: 't' });

@@ -5,7 +5,6 @@ import { pino, type Logger } from 'pino';
 import { createApp } from './app';
 import { buildDeps, describeStore, type BuildDeps } from './composition';
 import { loadConfig, type AppConfig } from './config';
-import { answerParserErrors } from './http/client-error';
 import { prepareGracefulClose } from './http/graceful-shutdown';
 import { createHttpServer } from './http/http-server';
 import { metricsServer } from './http/metrics-route';
@@ -41,7 +40,6 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       ...(deps.metrics && { metrics: deps.metrics, metricsRoute: metricsPort === null }),
     });
     server = await listen(createHttpServer(app), config.port);
-    answerParserErrors(server);
     if (deps.metrics && metricsPort !== null) metricsListener = await listen(metricsServer(deps.metrics), metricsPort);
   } catch (error) {
     // The API may be listening already (the metrics listener failed).

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { problemsOfAnswer } from './support/answers';
 import { keys } from './support/fixture';
@@ -118,4 +119,24 @@ describe('headers and paths at and beyond the HTTP parser limit (16 KiB)', () =>
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['content-security-policy']).toMatch(/default-src 'none'/);
   });
+
+  it('a 20 KiB header on a HEAD: 431 with the headers of the body, and no body', async () => {
+    const raw = await rawExchange(world.urls[0]!, `HEAD /client/users/m-alice/voucher-definitions HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head).toMatch(/\r\nContent-Length: 105\r\n/);
+    expect(body).toBe('');
+  });
 });
+
+/** Writes `request` on a new connection and reads everything until the server closes it. */
+function rawExchange(url: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), hostname, () => socket.end(request));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+  });
+}

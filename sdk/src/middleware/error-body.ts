@@ -29,11 +29,12 @@ function isApiErrorBody(text: string): boolean {
  * typed as the documented body. Such answers are rewritten into an
  * {@link UnexpectedResponseError} (`errorCode: 'UNEXPECTED_RESPONSE'`),
  * keeping the status and headers, so `error.errorCode` is always safe to read.
+ * An answer to `HEAD` has no body by definition: it is left as it is.
  */
 export function errorBodyMiddleware(): Middleware {
   return {
-    async onResponse({ response }) {
-      if (response.ok || NULL_BODY_STATUSES.has(response.status)) return undefined;
+    async onResponse({ request, response }) {
+      if (response.ok || NULL_BODY_STATUSES.has(response.status) || request.method === 'HEAD') return undefined;
       const text = await response.clone().text();
       if (isApiErrorBody(text)) return undefined;
       const body: UnexpectedResponseError = {

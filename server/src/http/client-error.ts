@@ -26,11 +26,23 @@ export function answerParserErrors(server: Server): void {
     const appError = tooLarge
       ? new AppError('REQUEST_HEADERS_TOO_LARGE', 'Request headers are too large')
       : new AppError('INVALID_REQUEST', 'Malformed HTTP request');
-    socket.end(rawResponse(appError, tooLarge ? 'Request Header Fields Too Large' : 'Bad Request', securityLines));
+    const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
+    socket.end(rawResponse(appError, reason, securityLines, isHeadRequest(error)));
   });
 }
 
-function rawResponse(error: AppError, reason: string, securityLines: string[]): string {
+/**
+ * Whether the refused bytes are a HEAD request, whose answer has no body
+ * (a client would read one as garbage). Node hands over the chunk it was
+ * parsing: the whole request when it came in one piece, as small requests
+ * do. A request whose line was in an earlier chunk is taken as not HEAD.
+ */
+function isHeadRequest(error: NodeJS.ErrnoException & { rawPacket?: unknown }): boolean {
+  const packet = error.rawPacket;
+  return Buffer.isBuffer(packet) && packet.subarray(0, 5).toString('latin1') === 'HEAD ';
+}
+
+function rawResponse(error: AppError, reason: string, securityLines: string[], headOnly: boolean): string {
   const body = JSON.stringify(error.toBody());
   return [
     `HTTP/1.1 ${error.status} ${reason}`,
@@ -39,6 +51,6 @@ function rawResponse(error: AppError, reason: string, securityLines: string[]): 
     ...securityLines,
     'Connection: close',
     '',
-    body,
+    headOnly ? '' : body,
   ].join('\r\n');
 }

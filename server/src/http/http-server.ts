@@ -1,8 +1,10 @@
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Express } from 'express';
+import { answerParserErrors } from './client-error';
 
 /**
- * The HTTP server for `app`. Each request and response is created with
+ * The HTTP server for `app`, answering requests Node's parser refuses in
+ * the documented error shape (`answerParserErrors`). Each request and response is created with
  * Express's own prototypes (`app.request`, `app.response`) from the start.
  *
  * Why: for every request, Express calls `Object.setPrototypeOf(req,
@@ -30,9 +32,26 @@ import type { Express } from 'express';
  * `http-server.test.ts` fails to say so.
  */
 export function createHttpServer(app: Express): Server {
-  if (!callableWithoutNew(IncomingMessage) || !callableWithoutNew(ServerResponse)) return createServer(app);
-  return createServer({ IncomingMessage: withPrototype(IncomingMessage, app.request), ServerResponse: withPrototype(ServerResponse, app.response) }, app);
+  const limits = { maxHeaderSize: maxRequestHeaderBytes };
+  const server =
+    !callableWithoutNew(IncomingMessage) || !callableWithoutNew(ServerResponse)
+      ? createServer(limits, app)
+      : createServer(
+          { ...limits, IncomingMessage: withPrototype(IncomingMessage, app.request), ServerResponse: withPrototype(ServerResponse, app.response) },
+          app,
+        );
+  // Every server of the app answers what Node's parser refuses (431, 400) in the documented shape.
+  answerParserErrors(server);
+  return server;
 }
+
+/**
+ * The spec's limit on a request's headers and URL (its `431`), set on the
+ * server rather than left to Node's default, which `--max-http-header-size`
+ * changes for the whole process (the Pact verification raises it for the
+ * proxy in front of the app).
+ */
+export const maxRequestHeaderBytes = 16 * 1024;
 
 /** A constructor running Node's `base` on objects made with `prototype`. */
 function withPrototype<T extends typeof IncomingMessage | typeof ServerResponse>(base: T, prototype: object): T {
