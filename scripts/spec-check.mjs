@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Checks the contract: the spec is valid OpenAPI (@readme/openapi-parser),
 // passes Redocly's lint and Spectral's (`spectral:oas`) with no warning, and
-// the committed generated types are exactly what openapi-typescript makes of
-// it today. Exits 1 on any finding.
+// its examples make mock answers that match it (scripts/spec-examples.mjs),
+// and the committed generated types are exactly what openapi-typescript makes
+// of it today. Exits 1 on any finding.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -13,7 +14,9 @@ import { lint, loadConfig, formatProblems } from '@redocly/openapi-core';
 import { Document, Spectral } from '@stoplight/spectral-core';
 // CommonJS whose named exports Node's ESM loader cannot see: default import.
 import spectralParsers from '@stoplight/spectral-parsers';
+import { parse } from 'yaml';
 import spectralRuleset from '../openapi/spectral.ruleset.mjs';
+import { checkExamples } from './spec-examples.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specPath = path.join(root, 'openapi/openapi.yaml');
@@ -54,6 +57,15 @@ if (spectralFindings.length === 0) {
     const where = `${path.relative(root, finding.source ?? specPath)}:${finding.range.start.line + 1}`;
     console.error(`  - ${severities[finding.severity]} ${finding.code} at ${finding.path.join('.') || '$'} (${where}): ${finding.message}`);
   }
+}
+
+const examples = await checkExamples(parse(readFileSync(specPath, 'utf8')), specPath);
+if (examples.problems.length === 0) {
+  console.log(`spec:check  examples: ${examples.count} mock answers made from the spec all match it`);
+} else {
+  failed = true;
+  console.error(`spec:check  examples: ${examples.problems.length} problem(s)`);
+  for (const problem of examples.problems) console.error(`  - ${problem}`);
 }
 
 // Regenerate into a scratch file and compare bytes (what `--check` does), so the
