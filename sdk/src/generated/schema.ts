@@ -991,6 +991,62 @@ export interface operations {
                      *         },
                      *         "pointValue": 5000,
                      *         "redeemableValue": 5000
+                     *       },
+                     *       {
+                     *         "voucherDefinitionId": "vd-0003",
+                     *         "businessUnit": "LCL",
+                     *         "definitionName": "$2 off your order",
+                     *         "rewardType": "DOLLAR_OFF",
+                     *         "rewardValue": 2,
+                     *         "rewardMetadata": {
+                     *           "amount": 2,
+                     *           "unit": "FLAT"
+                     *         },
+                     *         "scope": "CART",
+                     *         "expiryRule": {
+                     *           "type": "ROLLING",
+                     *           "rollingDays": 30
+                     *         },
+                     *         "creative": {
+                     *           "en-CA": {
+                     *             "shortDescription1": "$2 off",
+                     *             "smallImageURI": "https://cdn.example.com/v/2off-en.png"
+                     *           },
+                     *           "fr-CA": {
+                     *             "shortDescription1": "2 $ de rabais",
+                     *             "smallImageURI": "https://cdn.example.com/v/2off-fr.png"
+                     *           }
+                     *         },
+                     *         "pointValue": 2000,
+                     *         "redeemableValue": null
+                     *       },
+                     *       {
+                     *         "voucherDefinitionId": "vd-0004",
+                     *         "businessUnit": "LCL",
+                     *         "definitionName": "$1 off, any channel",
+                     *         "rewardType": "DOLLAR_OFF",
+                     *         "rewardValue": 1,
+                     *         "rewardMetadata": {
+                     *           "amount": 1,
+                     *           "unit": "FLAT"
+                     *         },
+                     *         "scope": "CART",
+                     *         "expiryRule": {
+                     *           "type": "ROLLING",
+                     *           "rollingDays": 60
+                     *         },
+                     *         "creative": {
+                     *           "en-CA": {
+                     *             "shortDescription1": "$1 off",
+                     *             "smallImageURI": "https://cdn.example.com/v/1off-en.png"
+                     *           },
+                     *           "fr-CA": {
+                     *             "shortDescription1": "1 $ de rabais",
+                     *             "smallImageURI": "https://cdn.example.com/v/1off-fr.png"
+                     *           }
+                     *         },
+                     *         "pointValue": null,
+                     *         "redeemableValue": null
                      *       }
                      *     ]
                      */
