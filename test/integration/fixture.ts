@@ -30,7 +30,8 @@ const definition = (id: string, businessUnit: string, status: string, usageChann
   features: ['STACKABLE'],
 });
 
-const reservation = (
+/** A reservation of the partner app, its amount the sum of its contributions. */
+export const reservation = (
   reservationToken: string,
   correlationId: string,
   contributions: Record<string, number>,

@@ -1,5 +1,5 @@
 import { apiClient, startTestServer, type TestServer } from '../support/harness';
-import { baseFixture, keys, t0 } from './fixture';
+import { baseFixture, keys, reservation, t0 } from './fixture';
 
 /**
  * A balance can fall below what its member holds in live reservations: the
@@ -7,15 +7,6 @@ import { baseFixture, keys, t0 } from './fixture';
  * promises `availablePointBalance` and the household sums are never
  * negative: nothing is available then.
  */
-const reservation = (reservationToken: string, correlationId: string, contributions: Record<string, number>) => ({
-  reservationToken,
-  clientId: 'partner-app',
-  correlationId,
-  identifierType: 'CARD_NUMBER',
-  reservationAmount: Object.values(contributions).reduce((a, b) => a + b, 0),
-  contributions: Object.entries(contributions).map(([id, points]) => ({ correlationId: id, points })),
-});
-
 const fixture = {
   ...baseFixture,
   members: [

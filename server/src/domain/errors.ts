@@ -4,6 +4,7 @@ type Schemas = components['schemas'];
 export type ReservationErrorMessage = Schemas['ReservationUpdateErrorMessage'];
 export type VoucherErrorCode = Schemas['VoucherDefinitionsErrorCode'];
 export type UnauthorizedMessage = Schemas['UnauthorizedErrorMessage'];
+type SchemaErrorMessage = Schemas['InvalidRequestError']['errorMessage'];
 
 /** Stable error codes of the API, each with its HTTP status. */
 export const errorStatus = {
@@ -56,6 +57,14 @@ export class AppError extends Error {
 /** A 400 of Operation B: its message is one of the spec's enum. */
 export function reservationError(message: ReservationErrorMessage, extras?: ErrorExtras): AppError {
   return new AppError('INVALID_REQUEST', message, extras);
+}
+
+/** The one wording of a schema error, on every operation (the spec's `InvalidRequestError`). */
+export const schemaErrorMessage: SchemaErrorMessage = 'Request does not match the API specification';
+
+/** A request that breaks the schema: `details` says where and what, when known. */
+export function schemaError(...details: { path: string; message: string }[]): AppError {
+  return new AppError('INVALID_REQUEST', schemaErrorMessage, details.length > 0 ? { details } : {});
 }
 
 /** The spec's 401 messages: each names what to fix, none whose a token is. */

@@ -1,5 +1,5 @@
 import { error as validatorErrors } from 'express-openapi-validator';
-import { AppError, serviceUnavailable, type ErrorCode } from '../domain/errors';
+import { AppError, schemaError, schemaErrorMessage, serviceUnavailable, type ErrorCode } from '../domain/errors';
 import { StoreUnavailableError } from '../store/port';
 
 /** What the error middleware sends, and how loudly it logs. */
@@ -12,7 +12,6 @@ export interface RenderedError {
 
 type Detail = { path: string; message: string };
 
-const schemaMismatch = 'Request does not match the API specification';
 
 /**
  * Turns anything thrown into the documented error body. Only `AppError`
@@ -26,7 +25,7 @@ export function renderError(thrown: unknown): RenderedError {
   }
   if (isValidatorError(thrown)) return fromValidatorError(thrown);
   if (isBodyParserError(thrown)) return fromBodyParserError(thrown);
-  if (isUndecodablePath(thrown)) return clientFault(new AppError('INVALID_REQUEST', schemaMismatch));
+  if (isUndecodablePath(thrown)) return clientFault(schemaError());
   return internalError();
 }
 
@@ -56,7 +55,7 @@ function isValidatorError(thrown: unknown): thrown is ValidatorError {
 function fromValidatorError(thrown: ValidatorError): RenderedError {
   switch (thrown.status) {
     case 400:
-      return clientFault(invalidRequest(detailsOf(thrown.errors)));
+      return clientFault(schemaError(...detailsOf(thrown.errors)));
     case 404:
       return clientFault(new AppError('NOT_FOUND', 'Resource not found'));
     case 405:
@@ -69,14 +68,6 @@ function fromValidatorError(thrown: ValidatorError): RenderedError {
       // 500 (a response that breaks the spec, a spec it cannot load) and codes the spec does not document.
       return internalError();
   }
-}
-
-/**
- * One wording on every operation (the spec's `InvalidRequestError`): a
- * client handles a schema error once, and `details` says what is wrong.
- */
-function invalidRequest(details: Detail[]): AppError {
-  return new AppError('INVALID_REQUEST', schemaMismatch, details.length > 0 ? { details } : {});
 }
 
 function detailsOf(errors: unknown): Detail[] {
@@ -104,8 +95,8 @@ const bodyParserErrors: Record<string, { code: ErrorCode; message: string }> = {
   'charset.unsupported': { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be application/json (UTF-8)' },
   'encoding.unsupported': { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Encoding is not supported' },
   // The client sent less or more than its Content-Length, or went away.
-  'request.size.invalid': { code: 'INVALID_REQUEST', message: schemaMismatch },
-  'request.aborted': { code: 'INVALID_REQUEST', message: schemaMismatch },
+  'request.size.invalid': { code: 'INVALID_REQUEST', message: schemaErrorMessage },
+  'request.aborted': { code: 'INVALID_REQUEST', message: schemaErrorMessage },
 };
 
 function isBodyParserError(thrown: unknown): thrown is BodyParserError {

@@ -41,10 +41,14 @@ export function isWellFormedItem(item: unknown): boolean {
  * about the well-formed entries' codes, once each.
  */
 export async function findInvalidCatalogueItems(store: Pick<Store, 'findCatalogueItems'>, entries: readonly unknown[]): Promise<unknown[]> {
-  const codes = new Set<string>();
-  for (const entry of entries) if (isWellFormedItem(entry)) codes.add((entry as { productCode: string }).productCode);
-  const known = codes.size === 0 ? new Set<string>() : new Set((await store.findCatalogueItems([...codes])).map((item) => item.productCode));
-  return entries.filter((entry) => !isWellFormedItem(entry) || !known.has((entry as { productCode: string }).productCode));
+  // The product code of each well-formed entry; null for a malformed one.
+  const codes = entries.map((entry) => (isWellFormedItem(entry) ? (entry as { productCode: string }).productCode : null));
+  const asked = [...new Set(codes.filter((code) => code !== null))];
+  const known = new Set(asked.length === 0 ? [] : (await store.findCatalogueItems(asked)).map((item) => item.productCode));
+  return entries.filter((_entry, i) => {
+    const code = codes[i] ?? null;
+    return code === null || !known.has(code);
+  });
 }
 
 /**
@@ -95,7 +99,7 @@ function codePointLength(text: string): number {
 }
 
 /** Only the object's own fields count: never one inherited from a prototype. */
-function ownField(object: JsonObject, field: string): unknown {
+export function ownField(object: JsonObject, field: string): unknown {
   return Object.hasOwn(object, field) ? object[field] : undefined;
 }
 

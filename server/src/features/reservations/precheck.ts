@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import { reservationError, type AppError } from '../../domain/errors';
+import { reservationError, schemaError, type AppError } from '../../domain/errors';
 import { depthOf, maxBodyDepth } from '../../http/body-depth';
 import type { ReservationService } from '../../domain/services';
-import { catalogueItemsMax, isJsonObject, isWellFormedItem } from './catalogue';
+import { catalogueItemsMax, isJsonObject, isWellFormedItem, ownField } from './catalogue';
 
 /**
  * Operation B's body rules that have their own message in the seed. They run
@@ -46,19 +46,13 @@ function catalogueItemsOf(body: unknown): readonly unknown[] | null {
  */
 function tooDeep(body: unknown): AppError | null {
   if (depthOf(body) <= maxBodyDepth) return null;
-  return reservationError('Request does not match the API specification', {
-    details: [{ path: '/body', message: `must not nest deeper than ${maxBodyDepth} levels` }],
-  });
+  return schemaError({ path: '/body', message: `must not nest deeper than ${maxBodyDepth} levels` });
 }
-
-type JsonObject = Record<string, unknown>;
 
 /** The first seed rule `body` breaks, as the error to answer with; null when none applies. */
 function findSeedRuleViolation(body: unknown): AppError | null {
   if (!isJsonObject(body)) {
-    return reservationError('Request does not match the API specification', {
-      details: [{ path: '/body', message: 'must be object' }],
-    });
+    return schemaError({ path: '/body', message: 'must be object' });
   }
   const has = (field: string): boolean => Object.hasOwn(body, field);
 
@@ -86,18 +80,9 @@ function findSeedRuleViolation(body: unknown): AppError | null {
 function catalogueItemsViolation(items: unknown): AppError | null {
   if (!Array.isArray(items)) return null; // absent, or the schema's to reject
   if (items.length > catalogueItemsMax) {
-    return reservationError('Request does not match the API specification', {
-      details: [{ path: '/body/catalogueItems', message: `must NOT have more than ${catalogueItemsMax} items` }],
-    });
+    return schemaError({ path: '/body/catalogueItems', message: `must NOT have more than ${catalogueItemsMax} items` });
   }
   const notAnObject = items.findIndex((item) => !isJsonObject(item));
   if (notAnObject < 0) return null;
-  return reservationError('Request does not match the API specification', {
-    details: [{ path: `/body/catalogueItems/${notAnObject}`, message: 'must be object' }],
-  });
-}
-
-/** Only the object's own fields count: never one inherited from a prototype. */
-function ownField(object: JsonObject, field: string): unknown {
-  return Object.hasOwn(object, field) ? object[field] : undefined;
+  return schemaError({ path: `/body/catalogueItems/${notAnObject}`, message: 'must be object' });
 }

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { AppError } from '../../domain/errors';
+import { schemaError } from '../../domain/errors';
 import { identifierTypes, type IdentifierType } from '../../domain/model';
 import type { Services } from '../../domain/services';
 import { authenticatedClient } from '../../http/locals';
@@ -26,9 +26,7 @@ export function startSession(services: Services): RequestHandler<{ correlation_i
 function parseIdentifierType(header: string | undefined): IdentifierType {
   const match = identifierTypes.find((type) => type === header);
   if (!match) {
-    throw new AppError('INVALID_REQUEST', 'Request does not match the API specification', {
-      details: [{ path: '/headers/x-identifier-type', message: 'must be equal to one of the allowed values' }],
-    });
+    throw schemaError({ path: '/headers/x-identifier-type', message: 'must be equal to one of the allowed values' });
   }
   return match;
 }
