@@ -1,5 +1,5 @@
 /**
- * The baseline: a bare Express app answering the bench's routes with the
+ * The baselines: a bare Express app answering the bench's routes with the
  * bytes the real server sent for them (status, headers and body captured once
  * from it), precomputed, doing no work per request: no auth, no validation,
  * no logging, no body parsing. Runs in its own process, like the server.
@@ -26,6 +26,8 @@ export interface CapturedResponse {
 
 export interface BareConfig {
   port: number;
+  /** Plain Express (the bench's baseline) or raw node:http. */
+  kind: 'express' | 'raw';
   responses: CapturedResponse[];
   /** Serve through the server's `createHttpServer` (`--bare-app-classes`) instead of `app.listen`. */
   appClasses: boolean;
@@ -38,24 +40,48 @@ function main(): void {
   const file = process.argv[2];
   if (!file) throw new Error('usage: bare-server.js <responses.json>');
   const config = JSON.parse(readFileSync(file, 'utf8')) as BareConfig;
+  const server = config.kind === 'raw' ? rawServer(config.responses) : expressServer(config);
+  server.listen(config.port, '127.0.0.1', () => process.send?.({ ready: true }));
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+/** The captured answer, ready to replay: headers without Node's own, and the body's length. */
+function replay(response: CapturedResponse): { status: number; headers: OutgoingHttpHeaders; body: Buffer } {
+  const body = Buffer.from(response.body, 'base64');
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (!perConnection.has(name.toLowerCase())) headers[name] = value;
+  }
+  headers['content-length'] = String(body.length);
+  return { status: response.status, headers, body };
+}
+
+function expressServer(config: BareConfig): Server {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   for (const response of config.responses) {
-    const body = Buffer.from(response.body, 'base64');
-    const headers: OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (!perConnection.has(name.toLowerCase())) headers[name] = value;
-    }
-    headers['content-length'] = String(body.length);
+    const { status, headers, body } = replay(response);
     app[response.method](response.path, (_req, res) => {
-      res.writeHead(response.status, headers).end(body);
+      res.writeHead(status, headers).end(body);
     });
   }
-  const server = (config.appClasses ? serverWithAppClasses(app) : createServer(app)).listen(config.port, '127.0.0.1', () =>
-    process.send?.({ ready: true }),
-  );
-  process.once('SIGTERM', () => server.close(() => process.exit(0)));
+  return config.appClasses ? serverWithAppClasses(app) : createServer(app);
+}
+
+function rawServer(responses: CapturedResponse[]): Server {
+  const routes = responses.map((response) => ({
+    method: response.method.toUpperCase(),
+    pattern: new RegExp(`^${response.path.replace(/:[A-Za-z0-9_]+/g, '[^/?]+')}(?:\\?|$)`),
+    ...replay(response),
+  }));
+  return createServer((req, res) => {
+    const route = routes.find((r) => r.method === req.method && r.pattern.test(req.url ?? ''));
+    // Read the request to its end, as any server must before the connection is reused.
+    req.resume();
+    if (!route) res.writeHead(404).end();
+    else res.writeHead(route.status, route.headers).end(route.body);
+  });
 }
 
 /**

@@ -51,6 +51,10 @@ export interface ServerOptions {
   profileFile?: string;
   /** Load `gc-hook.js` (see `collectGarbage`); not with `profileFile`, which uses the same signal. */
   gcFile?: string;
+  /** The Node binary to run it with (see runtimes.ts); this process's by default. */
+  execPath?: string;
+  /** Another build of the server (`--variant`): its `main.js`; the repository's build by default. */
+  main?: string;
 }
 
 /**
@@ -80,26 +84,26 @@ export async function startServer(options: ServerOptions): Promise<Child> {
     env.BENCH_GC_FILE = options.gcFile;
   }
   const out = openSync(options.logFile, 'w');
-  const child = spawn(process.execPath, [...nodeArgs, serverMain], { env, stdio: ['ignore', out, 'pipe'] });
+  const child = spawn(options.execPath ?? process.execPath, [...nodeArgs, options.main ?? serverMain], { env, stdio: ['ignore', out, 'pipe'] });
   closeSync(out);
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(child, url, options.name, options.logFile);
   return wrap(options.name, child, url, options.logFile);
 }
 
-/** The bare Express app, answering with `responses`. */
+/** A baseline (bare Express, or raw node:http with `kind: 'raw'`), answering with `responses`. */
 export async function startBare(
   responses: BareConfig['responses'],
   configFile: string,
   logFile: string,
-  { profileFile, appClasses = false }: { profileFile?: string; appClasses?: boolean } = {},
+  { profileFile, appClasses = false, execPath, kind = 'express' }: { profileFile?: string; appClasses?: boolean; execPath?: string; kind?: BareConfig['kind'] } = {},
 ): Promise<Child> {
   const port = await freePort();
-  writeFileSync(configFile, JSON.stringify({ port, responses, appClasses } satisfies BareConfig));
+  writeFileSync(configFile, JSON.stringify({ port, kind, responses, appClasses } satisfies BareConfig));
   const out = openSync(logFile, 'w');
   const execArgv = profileFile ? ['--require', profileHook] : [];
   const env = { ...process.env, NODE_ENV: 'production', ...(profileFile ? { BENCH_PROFILE_FILE: profileFile } : {}) };
-  const child = fork(bareMain, [configFile], { stdio: ['ignore', out, 'pipe', 'ipc'], execArgv, env });
+  const child = fork(bareMain, [configFile], { stdio: ['ignore', out, 'pipe', 'ipc'], execArgv, env, ...(execPath && { execPath }) });
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderrs.get(child) ?? stderrs.set(child, []).get(child)!).push(chunk));
   closeSync(out);
   await new Promise<void>((resolve, reject) => {
@@ -107,7 +111,7 @@ export async function startBare(
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}: ${stderrOf(child)}`)));
   });
   child.removeAllListeners('exit');
-  return wrap('bare', child, `http://127.0.0.1:${port}`, logFile);
+  return wrap(kind === 'raw' ? 'raw' : 'bare', child, `http://127.0.0.1:${port}`, logFile);
 }
 
 const stderrs = new WeakMap<ChildProcess, string[]>();

@@ -8,6 +8,10 @@
  *   --wallet    Operation B with 10 vs 1,000 live reservations per wallet
  *   --memory    RSS after the warm-up vs after 200,000 requests
  * Options:
+ *   --node=26,24          Node.js lines to run the server and the bare app on, in one report
+ *                         (default 26,24; the ratio section runs on each, the others on the first)
+ *   --variant=NAME=PATH   another build of the server (PATH: its main.js) measured in the same
+ *                         ratio rounds, compared with the server (repeatable; see README.md)
  *   --mongodb             the server on MONGODB_URI (database BENCH_MONGODB_DB, default loyalty_bench, dropped first)
  *   --rounds=N            measured rounds per operation and target (default 4)
  *   --duration=S          seconds per measured run (default 8)
@@ -26,6 +30,7 @@ import { generateFixture, type BenchPlan, type FixtureOptions } from './fixture'
 import { connections, measure, operationA, operationB, sendOnce, startSessions, type Measurement, type Operation } from './load';
 import { collectGarbage, countLines, repoRoot, rssOf, startBare, startServer, type Child } from './processes';
 import { formatProfile, summariseProfile } from './profile-summary';
+import { defaultLines, parseLines, resolveRuntime, type Runtime } from './runtimes';
 
 // ---------------------------------------------------------------------------
 // Options
@@ -46,6 +51,26 @@ interface Options {
   keep: boolean;
   /** The bare app served through the server's `createHttpServer` instead of `app.listen`. */
   bareAppClasses: boolean;
+  /** Node.js lines, the first one also for the scale, wallet, memory and profile sections. */
+  runtimes: number[];
+  /** Other builds of the server, measured in the ratio rounds beside it. */
+  variants: Variant[];
+}
+
+interface Variant {
+  name: string;
+  /** The variant's `server/dist/main.js`. */
+  main: string;
+}
+
+function parseVariant(raw: string): Variant {
+  const equals = raw.indexOf('=');
+  const name = raw.slice(0, equals);
+  const main = path.resolve(raw.slice(equals + 1));
+  if (equals <= 0 || !/^[A-Za-z0-9_-]+$/.test(name) || !existsSync(main)) {
+    throw new Error(`--variant takes NAME=PATH, PATH an existing main.js (got "${raw}")`);
+  }
+  return { name, main };
 }
 
 function parseOptions(argv: string[]): Options {
@@ -63,7 +88,7 @@ function parseOptions(argv: string[]): Options {
   if (profile !== undefined && profile !== 'A' && profile !== 'B') throw new Error('--profile must be A or B');
   const only = value('only');
   if (only !== undefined && only !== 'A' && only !== 'B') throw new Error('--only must be A or B');
-  const known = /^--(ratio|scale|wallet|memory|mongodb|keep|bare-app-classes|(rounds|duration|warmup|memory-requests|profile|only)=.*)$/;
+  const known = /^--(ratio|scale|wallet|memory|mongodb|keep|bare-app-classes|(rounds|duration|warmup|memory-requests|profile|only|node|variant)=.*)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length > 0) throw new Error(`unknown option(s): ${unknown.join(' ')}`);
   return {
@@ -77,6 +102,8 @@ function parseOptions(argv: string[]): Options {
     only: only ?? null,
     keep: argv.includes('--keep'),
     bareAppClasses: argv.includes('--bare-app-classes'),
+    runtimes: parseLines(value('node') ?? defaultLines.join(',')),
+    variants: argv.filter((a) => a.startsWith('--variant=')).map((a) => parseVariant(a.slice('--variant='.length))),
   };
 }
 
@@ -99,6 +126,8 @@ const walletCostLimit = 2;
 
 interface Env {
   options: Options;
+  /** What the server and the bare app run on. */
+  runtime: Runtime;
   tmp: string;
   mongo: { uri: string; dbName: (suffix: string) => string } | null;
 }
@@ -138,27 +167,31 @@ async function deploy(
   env: Env,
   name: string,
   fixtureOptions: Partial<FixtureOptions>,
-  settings: { profileFile?: string; rateLimitPerMinute?: number } = {},
+  settings: { profileFile?: string; rateLimitPerMinute?: number; main?: string } = {},
 ): Promise<Deployment> {
   const { profileFile } = settings;
   const started = Date.now();
   const { fixture, plan } = generateFixture({ clients: clientKeys, ...fixtureOptions });
-  const seedFile = path.join(env.tmp, `${name}.fixture.json`);
+  // Files of their own per runtime: a second runtime's server must not find the first one's.
+  const files = path.join(env.tmp, `${name}.node${env.runtime.line}`);
+  const seedFile = `${files}.fixture.json`;
   writeFileSync(seedFile, JSON.stringify(fixture));
   let mongo: { uri: string; dbName: string } | undefined;
   if (env.mongo) {
     mongo = { uri: env.mongo.uri, dbName: env.mongo.dbName(name === 'server' ? '' : name) };
     await dropDatabase(mongo.uri, mongo.dbName);
   }
-  const gcFile = profileFile ? null : path.join(env.tmp, `${name}.gc`);
+  const gcFile = profileFile ? null : `${files}.gc`;
   const server = await startServer({
     name,
     seedFile,
-    logFile: path.join(env.tmp, `${name}.log`),
+    logFile: `${files}.log`,
     rateLimitPerMinute: settings.rateLimitPerMinute ?? rateLimitPerMinute,
     ...(mongo ? { mongo } : {}),
     ...(profileFile ? { profileFile } : {}),
     ...(gcFile ? { gcFile } : {}),
+    ...(settings.main ? { main: settings.main } : {}),
+    execPath: env.runtime.execPath,
   });
   const seeded = Date.now();
   const tokens = await startSessions(server.url, plan);
@@ -202,20 +235,34 @@ async function deploy(
 // ---------------------------------------------------------------------------
 // Sections
 
-interface Pair {
+/** One measured process of a ratio round: the bare app, the server, or a variant of it. */
+interface Target {
+  name: string;
+  child: Child;
+  /** Where its operations come from (the bare app replays the server's). */
+  deployment: Deployment;
+}
+
+/** Every target's runs of one operation. */
+interface Runs {
   operation: 'A' | 'B';
   label: string;
-  bare: Measurement[];
-  server: Measurement[];
+  byTarget: Map<string, Measurement[]>;
+}
+
+interface RuntimeReport {
+  node: string;
+  ratio: Array<ReturnType<typeof summarisePair>>;
+  variants: Array<ReturnType<typeof summariseVariant>>;
 }
 
 interface Report {
   machine: Record<string, unknown>;
   options: Omit<Options, 'sections'> & { sections: Section[] };
-  ratio?: Array<ReturnType<typeof summarisePair>>;
+  runtimes?: RuntimeReport[];
   scale?: ReturnType<typeof summariseScale>;
   wallet?: ReturnType<typeof summariseWallet>;
-  memory?: MemoryReport;
+  memory?: MemoryReport & { node: string };
   logLines?: { server: number; requestsSent: number };
 }
 
@@ -237,42 +284,54 @@ function operationsOf(env: Env, deployment: Deployment): Operation[] {
   return [deployment.a, deployment.b].filter((op) => env.options.only === null || op.name === env.options.only);
 }
 
-async function warmUp(env: Env, deployment: Deployment, bare: Child | null): Promise<number> {
+async function warmUp(env: Env, targets: Target[]): Promise<number> {
   let requests = 0;
-  for (const operation of operationsOf(env, deployment)) {
-    if (bare) await measure(bare, operation, { duration: env.options.warmup });
-    requests += (await measure(deployment.server, operation, { duration: env.options.warmup })).requests;
+  for (const target of targets) {
+    for (const operation of operationsOf(env, target.deployment)) {
+      const result = await measure(target.child, operation, { duration: env.options.warmup });
+      if (target.name === 'server') requests += result.requests;
+    }
   }
   return requests;
 }
 
+/**
+ * Rounds of every target on every operation, in an order that rotates each
+ * round (bare first, then the server first, ...), so that drifting machine
+ * load hits all alike.
+ */
 async function ratioRounds(
   env: Env,
-  deployment: Deployment,
-  bare: Child,
+  targets: Target[],
   rssSamples: Array<[number, number]>,
   /** Called after each of the server's runs with the requests it has had since the warm-up. */
   afterServerRun: (requests: number) => Promise<void>,
-): Promise<{ pairs: Pair[]; requests: number }> {
-  const pairs: Pair[] = operationsOf(env, deployment).map((op) => ({ operation: op.name, label: op.label, bare: [], server: [] }));
+): Promise<{ runs: Runs[]; requests: number }> {
+  const server = targets.find((t) => t.name === 'server')!;
+  const runs: Runs[] = operationsOf(env, server.deployment).map((op) => ({
+    operation: op.name,
+    label: op.label,
+    byTarget: new Map(targets.map((t) => [t.name, []])),
+  }));
   let requests = 0;
   for (let round = 1; round <= env.options.rounds; round++) {
-    // Alternate who goes first, so that drifting machine load hits both alike.
-    const order = round % 2 === 1 ? (['bare', 'server'] as const) : (['server', 'bare'] as const);
-    for (const [index, operation] of operationsOf(env, deployment).entries()) {
+    const shift = (round - 1) % targets.length;
+    const order = [...targets.slice(shift), ...targets.slice(0, shift)];
+    for (const [index, { operation }] of runs.entries()) {
       for (const target of order) {
-        const result = await measure(target === 'bare' ? bare : deployment.server, operation, { duration: env.options.duration });
-        pairs[index]![target].push(result);
-        if (target === 'server') {
+        const op = operationsOf(env, target.deployment).find((o) => o.name === operation)!;
+        const result = await measure(target.child, op, { duration: env.options.duration });
+        runs[index]!.byTarget.get(target.name)!.push(result);
+        if (target === server) {
           requests += result.requests;
-          rssSamples.push([requests, mb(rssOf(deployment.server.pid))]);
+          rssSamples.push([requests, mb(rssOf(server.child.pid))]);
           await afterServerRun(requests);
         }
-        log(`  round ${round} ${operation.name} ${target.padEnd(6)} ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  failed ${result.failed}  cpu ${fmt(result.targetCpu)} (loader ${fmt(result.loaderCpu)}), ${fmt(cpuPerRequestUs(result), 0)} µs/request`);
+        log(`  round ${round} ${operation} ${target.name.padEnd(12)} ${fmt(result.rps, 0).padStart(7)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  failed ${result.failed}  cpu ${fmt(result.targetCpu)} (loader ${fmt(result.loaderCpu)}), ${fmt(cpuPerRequestUs(result), 0)} µs/request`);
       }
     }
   }
-  return { pairs, requests };
+  return { runs, requests };
 }
 
 function total(list: Measurement[]) {
@@ -287,13 +346,38 @@ function total(list: Measurement[]) {
   };
 }
 
-function summarisePair(pair: Pair) {
-  const bare = total(pair.bare);
-  const server = total(pair.server);
+/** The server against bare Express (the target's baseline) and raw node:http, on one operation. */
+function summarisePair(runs: Runs) {
+  const summary = (name: string) => {
+    const list = runs.byTarget.get(name)!;
+    return { ...total(list), cpuUsPerRequest: median(list.map(cpuPerRequestUs)) };
+  };
+  const [bare, raw, server] = [summary('bare'), summary('raw'), summary('server')];
   const ratio = server.rps / bare.rps;
-  const perRound = pair.server.map((m, i) => m.rps / (pair.bare[i]?.rps ?? Number.NaN));
-  const target = targets[pair.operation];
-  return { operation: pair.operation, label: pair.label, bare, server, ratio, perRound, target, pass: ratio >= target && server.failed === 0 };
+  const bareRuns = runs.byTarget.get('bare')!;
+  const perRound = runs.byTarget.get('server')!.map((m, i) => m.rps / (bareRuns[i]?.rps ?? Number.NaN));
+  const target = targets[runs.operation];
+  return { operation: runs.operation, label: runs.label, bare, raw, server, ratio, rawRatio: server.rps / raw.rps, perRound, target, pass: ratio >= target && server.failed === 0 };
+}
+
+/**
+ * A variant against the server, on one operation: throughput over the
+ * server's (below 1: the variant is slower, so what it leaves out paid), and
+ * CPU per request over the server's (above 1: the variant costs more).
+ */
+function summariseVariant(runs: Runs, name: string) {
+  const serverRuns = runs.byTarget.get('server')!;
+  const variantRuns = runs.byTarget.get(name)!;
+  const cpu = (list: Measurement[]) => median(list.map(cpuPerRequestUs));
+  const variant = { ...total(variantRuns), cpuUsPerRequest: cpu(variantRuns) };
+  return {
+    name,
+    operation: runs.operation,
+    variant,
+    throughputRatio: variant.rps / total(serverRuns).rps,
+    perRound: variantRuns.map((m, i) => m.rps / (serverRuns[i]?.rps ?? Number.NaN)),
+    cpuRatio: variant.cpuUsPerRequest / cpu(serverRuns),
+  };
 }
 
 function summariseScale(small: Measurement[], large: Measurement[], sameListing: boolean) {
@@ -437,6 +521,7 @@ async function profileRun(env: Env, which: 'A' | 'B'): Promise<void> {
   const bare = await startBare(deployment.captured, path.join(env.tmp, 'bare.json'), path.join(env.tmp, 'bare.log'), {
     profileFile: files.bare,
     appClasses: env.options.bareAppClasses,
+    execPath: env.runtime.execPath,
   });
   const requests = { server: 0, bare: 0 };
   try {
@@ -506,9 +591,27 @@ function printReport(report: Report): void {
     `  ${name.padEnd(22)} ${fmt(t.rps, 0).padStart(8)} ${String(t.p50).padStart(8)} ${String(t.p99).padStart(8)} ${String(t.failed).padStart(7)} ${String(t.requests).padStart(9)}`;
   const header = `  ${''.padEnd(22)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'failed'.padStart(7)} ${'requests'.padStart(9)}`;
   lines.push('', `=== Results (${report.options.mongodb ? 'MongoDB' : 'embedded store'}, ${connections} connections) ===`);
-  for (const r of report.ratio ?? []) {
-    lines.push('', r.label, header, row(report.options.bareAppClasses ? 'bare, app classes' : 'bare Express', r.bare), row('server', r.server));
-    lines.push(`  ratio ${fmt(r.ratio)} (target >= ${fmt(r.target)}, per round: ${r.perRound.map((x) => fmt(x)).join(' ')})  ${r.pass ? 'PASS' : 'FAIL'}`);
+  for (const runtime of report.runtimes ?? []) {
+    for (const r of runtime.ratio) {
+      lines.push(
+        '',
+        `${r.label}, Node ${runtime.node}`,
+        header,
+        row(report.options.bareAppClasses ? 'bare, app classes' : 'bare Express', r.bare),
+        row('raw node:http', r.raw),
+        row('server', r.server),
+      );
+      lines.push(
+        `  ratio ${fmt(r.ratio)} of bare Express (target >= ${fmt(r.target)}, per round: ${r.perRound.map((x) => fmt(x)).join(' ')})  ${r.pass ? 'PASS' : 'FAIL'}; ${fmt(r.rawRatio)} of raw node:http`,
+        `  CPU per request: server ${fmt(r.server.cpuUsPerRequest, 0)} µs, bare Express ${fmt(r.bare.cpuUsPerRequest, 0)} µs, raw node:http ${fmt(r.raw.cpuUsPerRequest, 0)} µs`,
+      );
+      for (const v of runtime.variants.filter((x) => x.operation === r.operation)) {
+        lines.push(
+          `  variant ${v.name}: ${fmt(v.variant.rps, 0)} req/s, throughput ${fmt(v.throughputRatio)} of the server's (per round: ${v.perRound.map((x) => fmt(x)).join(' ')}), ` +
+            `CPU ${fmt(v.variant.cpuUsPerRequest, 0)} µs per request, ${fmt(v.cpuRatio)} of the server's, failed ${v.variant.failed}`,
+        );
+      }
+    }
   }
   if (report.scale) {
     const s = report.scale;
@@ -527,22 +630,101 @@ function printReport(report: Report): void {
     const m = report.memory;
     lines.push(
       '',
-      `Memory: RSS after warm-up ${m.afterWarmupMb} MB, after ${m.requests.toLocaleString('en-US')} more requests ${m.afterRequestsMb} MB ` +
+      `Memory (Node ${m.node}): RSS after warm-up ${m.afterWarmupMb} MB, after ${m.requests.toLocaleString('en-US')} more requests ${m.afterRequestsMb} MB ` +
         `(delta ${m.deltaMb >= 0 ? '+' : ''}${m.deltaMb} MB, limit ${m.limitMb} MB, peak ${m.peakMb} MB)  ${m.pass ? 'PASS' : 'FAIL'}`,
       `  RSS along the way (requests: MB): ${m.samplesMb.map(([n, rss]) => `${n.toLocaleString('en-US')}: ${rss}`).join(', ')}`,
     );
   }
   if (report.logLines) lines.push('', `Access log: ${report.logLines.server} lines for ${report.logLines.requestsSent} requests sent to the server (logging on).`);
-  lines.push('', `Machine: ${String(report.machine.cpus)} x ${String(report.machine.cpuModel)}, ${String(report.machine.memoryGb)} GB, Node ${String(report.machine.node)}, ${String(report.machine.platform)}`);
+  lines.push('', `Machine: ${String(report.machine.cpus)} x ${String(report.machine.cpuModel)}, ${String(report.machine.memoryGb)} GB, ${String(report.machine.platform)}; load generator on Node ${String(report.machine.node)}`);
   console.log(lines.join('\n'));
 }
 
 // ---------------------------------------------------------------------------
 
+/**
+ * The server (and its variants) against the bare app on one runtime, with
+ * the memory check on the first runtime when asked.
+ */
+async function runtimeSection(env: Env, withMemory: boolean, children: Child[], report: Report): Promise<void> {
+  const { options, tmp } = env;
+  const node = env.runtime.version;
+  log(`Node ${node} (${env.runtime.execPath})`);
+  const deployment = await deploy(env, 'server', {});
+  children.push(deployment.server);
+  const targets: Target[] = [{ name: 'server', child: deployment.server, deployment }];
+  const withRatio = options.sections.has('ratio');
+  if (withRatio) {
+    const bare = await startBare(deployment.captured, path.join(tmp, 'bare.json'), path.join(tmp, 'bare.log'), {
+      appClasses: options.bareAppClasses,
+      execPath: env.runtime.execPath,
+    });
+    const raw = await startBare(deployment.captured, path.join(tmp, 'raw.json'), path.join(tmp, 'raw.log'), {
+      execPath: env.runtime.execPath,
+      kind: 'raw',
+    });
+    children.push(bare, raw);
+    targets.unshift({ name: 'bare', child: bare, deployment }, { name: 'raw', child: raw, deployment });
+    for (const variant of options.variants) {
+      const variantDeployment = await deploy(env, `variant-${variant.name}`, {}, { main: variant.main });
+      children.push(variantDeployment.server);
+      targets.push({ name: variant.name, child: variantDeployment.server, deployment: variantDeployment });
+    }
+  }
+  log('Warm-up');
+  let sentTotal = 2 + (await warmUp(env, targets));
+  const afterWarmup = await settledRss(deployment);
+  log(`  server RSS after warm-up: ${mb(afterWarmup)} MB`);
+  let sinceWarmup = 0;
+  const samples: Array<[number, number]> = [[0, mb(afterWarmup)]];
+  // The memory check's second reading: at the first pause between runs
+  // once the requests since the warm-up reach --memory-requests (the
+  // measured rounds count; a faster server gets there sooner, and the
+  // embedded store's audit trail grows with every Operation B request).
+  let checkpoint: { requests: number; rss: number } | undefined;
+  const readAt = async (requests: number): Promise<void> => {
+    if (!withMemory || checkpoint || requests < options.memoryRequests) return;
+    checkpoint = { requests, rss: await settledRss(deployment) };
+    log(`  memory reading after ${requests.toLocaleString('en-US')} requests: RSS ${mb(checkpoint.rss)} MB`);
+  };
+  if (withRatio) {
+    log(`Measured rounds (${targets.map((t) => t.name).join(', ')}, the order rotating)`);
+    const { runs, requests } = await ratioRounds(env, targets, samples, readAt);
+    sinceWarmup += requests;
+    const variants = options.variants.flatMap((variant) => runs.map((r) => summariseVariant(r, variant.name)));
+    (report.runtimes ??= []).push({ node, ratio: runs.map(summarisePair), variants });
+  }
+  if (withMemory) {
+    if (!checkpoint) {
+      log(`Memory: topping up to ${options.memoryRequests.toLocaleString('en-US')} requests after the warm-up`);
+      sinceWarmup = await memoryTopUp(env, deployment, sinceWarmup, samples);
+      await readAt(sinceWarmup);
+    }
+    const after = checkpoint!;
+    const peak = Math.max(...samples.map(([, rss]) => rss), mb(after.rss));
+    report.memory = {
+      node,
+      requests: after.requests,
+      afterWarmupMb: mb(afterWarmup),
+      afterRequestsMb: mb(after.rss),
+      peakMb: peak,
+      deltaMb: Math.round((mb(after.rss) - mb(afterWarmup)) * 10) / 10,
+      limitMb: 50,
+      pass: after.rss - afterWarmup <= 50 * 1024 * 1024,
+      samplesMb: samples,
+    };
+  }
+  sentTotal += sinceWarmup;
+  await Promise.all(targets.map((t) => t.child.stop()));
+  report.logLines ??= { server: countLines(deployment.server.logFile), requestsSent: sentTotal + deployment.plan.members.length };
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'loyalty-bench-'));
-  const env: Env = { options, tmp, mongo: await prepareMongo(options) };
+  const runtimes = options.runtimes.map(resolveRuntime);
+  const primary = runtimes[0]!;
+  const env: Env = { options, runtime: primary, tmp, mongo: await prepareMongo(options) };
   const children: Child[] = [];
   const cleanup = async (): Promise<void> => {
     await Promise.all(children.map((c) => c.stop()));
@@ -557,70 +739,22 @@ async function main(): Promise<void> {
       cpuModel: cpus[0]?.model.trim() ?? 'unknown',
       memoryGb: Math.round(os.totalmem() / 1024 ** 3),
       node: process.version,
+      runtimes: runtimes.map((r) => r.version),
       platform: `${os.type()} ${os.release()} ${os.arch()}`,
       date: new Date().toISOString(),
     },
     options: { ...options, sections: [...options.sections] },
   };
-  log(`Temporary files in ${tmp}${options.keep ? ' (kept)' : ''}`);
+  log(`Temporary files in ${tmp}${options.keep ? ' (kept)' : ''}; runtimes ${runtimes.map((r) => r.version).join(', ')}`);
 
   try {
     if (options.profile) {
       await profileRun(env, options.profile);
       return;
     }
-    if (options.sections.has('ratio') || options.sections.has('memory')) {
-      const deployment = await deploy(env, 'server', {});
-      children.push(deployment.server);
-      const bare = options.sections.has('ratio')
-        ? await startBare(deployment.captured, path.join(tmp, 'bare.json'), path.join(tmp, 'bare.log'), { appClasses: options.bareAppClasses })
-        : null;
-      if (bare) children.push(bare);
-      log('Warm-up');
-      let sentTotal = 2 + (await warmUp(env, deployment, bare));
-      const afterWarmup = await settledRss(deployment);
-      log(`  server RSS after warm-up: ${mb(afterWarmup)} MB`);
-      let sinceWarmup = 0;
-      const samples: Array<[number, number]> = [[0, mb(afterWarmup)]];
-      // The memory check's second reading: at the first pause between runs
-      // once the requests since the warm-up reach --memory-requests (the
-      // measured rounds count; a faster server gets there sooner, and the
-      // embedded store's audit trail grows with every Operation B request).
-      let checkpoint: { requests: number; rss: number } | undefined;
-      const readAt = async (requests: number): Promise<void> => {
-        if (!options.sections.has('memory') || checkpoint || requests < options.memoryRequests) return;
-        checkpoint = { requests, rss: await settledRss(deployment) };
-        log(`  memory reading after ${requests.toLocaleString('en-US')} requests: RSS ${mb(checkpoint.rss)} MB`);
-      };
-      if (bare) {
-        log('Measured rounds (alternating bare / server)');
-        const { pairs, requests } = await ratioRounds(env, deployment, bare, samples, readAt);
-        sinceWarmup += requests;
-        report.ratio = pairs.map(summarisePair);
-      }
-      if (options.sections.has('memory')) {
-        if (!checkpoint) {
-          log(`Memory: topping up to ${options.memoryRequests.toLocaleString('en-US')} requests after the warm-up`);
-          sinceWarmup = await memoryTopUp(env, deployment, sinceWarmup, samples);
-          await readAt(sinceWarmup);
-        }
-        const after = checkpoint!;
-        const peak = Math.max(...samples.map(([, rss]) => rss), mb(after.rss));
-        report.memory = {
-          requests: after.requests,
-          afterWarmupMb: mb(afterWarmup),
-          afterRequestsMb: mb(after.rss),
-          peakMb: peak,
-          deltaMb: Math.round((mb(after.rss) - mb(afterWarmup)) * 10) / 10,
-          limitMb: 50,
-          pass: after.rss - afterWarmup <= 50 * 1024 * 1024,
-          samplesMb: samples,
-        };
-      }
-      sentTotal += sinceWarmup;
-      await deployment.server.stop();
-      report.logLines = { server: countLines(deployment.server.logFile), requestsSent: sentTotal + deployment.plan.members.length };
-      await bare?.stop();
+    for (const [index, runtime] of runtimes.entries()) {
+      const withMemory = index === 0 && options.sections.has('memory');
+      if (options.sections.has('ratio') || withMemory) await runtimeSection({ ...env, runtime }, withMemory, children, report);
     }
     if (options.sections.has('scale')) report.scale = await scaleSection(env);
     if (options.sections.has('wallet')) report.wallet = await walletSection(env);
@@ -628,7 +762,8 @@ async function main(): Promise<void> {
     const resultsDir = path.join(repoRoot, 'bench', 'results');
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(path.join(resultsDir, options.mongodb ? 'latest-mongodb.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-    const failed = (report.ratio ?? []).some((r) => !r.pass) || report.memory?.pass === false || report.wallet?.pass === false;
+    const failed =
+      (report.runtimes ?? []).some((r) => r.ratio.some((pair) => !pair.pass)) || report.memory?.pass === false || report.wallet?.pass === false;
     process.exitCode = failed ? 1 : 0;
   } finally {
     await cleanup();
