@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type OutgoingHttpHeaders, type Server } from 'node:http';
-import express, { type Express } from 'express';
+import express from 'express';
 
 export interface CapturedResponse {
   /** `get` or `put`. */
@@ -29,8 +29,6 @@ export interface BareConfig {
   /** Plain Express (the bench's baseline) or raw node:http. */
   kind: 'express' | 'raw';
   responses: CapturedResponse[];
-  /** Serve through the server's `createHttpServer` (`--bare-app-classes`) instead of `app.listen`. */
-  appClasses: boolean;
 }
 
 /** Headers Node writes itself for every response. */
@@ -66,7 +64,7 @@ function expressServer(config: BareConfig): Server {
       res.writeHead(status, headers).end(body);
     });
   }
-  return config.appClasses ? serverWithAppClasses(app) : createServer(app);
+  return createServer(app);
 }
 
 function rawServer(responses: CapturedResponse[]): Server {
@@ -82,18 +80,6 @@ function rawServer(responses: CapturedResponse[]): Server {
     if (!route) res.writeHead(404).end();
     else res.writeHead(route.status, route.headers).end(route.body);
   });
-}
-
-/**
- * The server's own `createHttpServer` (requests and responses created with
- * the app's prototypes), from its build: `npm run bench` builds the server
- * before the bench. Loaded only when asked, so the default bare app is plain
- * Express and nothing of the server.
- */
-function serverWithAppClasses(app: Express): Server {
-  // The server's build: outside this project's rootDir, so not an import.
-  const { createHttpServer } = require('../../server/dist/http/http-server.js') as { createHttpServer: (app: Express) => Server };
-  return createHttpServer(app);
 }
 
 main();

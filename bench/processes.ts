@@ -96,10 +96,10 @@ export async function startBare(
   responses: BareConfig['responses'],
   configFile: string,
   logFile: string,
-  { profileFile, appClasses = false, execPath, kind = 'express' }: { profileFile?: string; appClasses?: boolean; execPath?: string; kind?: BareConfig['kind'] } = {},
+  { profileFile, execPath, kind = 'express' }: { profileFile?: string; execPath?: string; kind?: BareConfig['kind'] } = {},
 ): Promise<Child> {
   const port = await freePort();
-  writeFileSync(configFile, JSON.stringify({ port, kind, responses, appClasses } satisfies BareConfig));
+  writeFileSync(configFile, JSON.stringify({ port, kind, responses } satisfies BareConfig));
   const out = openSync(logFile, 'w');
   const execArgv = profileFile ? ['--require', profileHook] : [];
   const env = { ...process.env, NODE_ENV: 'production', ...(profileFile ? { BENCH_PROFILE_FILE: profileFile } : {}) };

@@ -20,7 +20,6 @@
  *   --only=A|B            measure one operation only (experiments)
  *   --profile=A|B         instead: CPU-profile the server under one operation and summarise it
  *   --keep                keep the temporary directory (fixtures, logs)
- *   --bare-app-classes    serve the bare app through the server's createHttpServer too (see README.md)
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -49,8 +48,6 @@ interface Options {
   /** Measure only this operation (quicker experiments); both by default. */
   only: 'A' | 'B' | null;
   keep: boolean;
-  /** The bare app served through the server's `createHttpServer` instead of `app.listen`. */
-  bareAppClasses: boolean;
   /** Node.js lines, the first one also for the scale, wallet, memory and profile sections. */
   runtimes: number[];
   /** Other builds of the server, measured in the ratio rounds beside it. */
@@ -88,7 +85,7 @@ function parseOptions(argv: string[]): Options {
   if (profile !== undefined && profile !== 'A' && profile !== 'B') throw new Error('--profile must be A or B');
   const only = value('only');
   if (only !== undefined && only !== 'A' && only !== 'B') throw new Error('--only must be A or B');
-  const known = /^--(ratio|scale|wallet|memory|mongodb|keep|bare-app-classes|(rounds|duration|warmup|memory-requests|profile|only|node|variant)=.*)$/;
+  const known = /^--(ratio|scale|wallet|memory|mongodb|keep|(rounds|duration|warmup|memory-requests|profile|only|node|variant)=.*)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length > 0) throw new Error(`unknown option(s): ${unknown.join(' ')}`);
   return {
@@ -101,7 +98,6 @@ function parseOptions(argv: string[]): Options {
     profile: profile ?? null,
     only: only ?? null,
     keep: argv.includes('--keep'),
-    bareAppClasses: argv.includes('--bare-app-classes'),
     runtimes: parseLines(value('node') ?? defaultLines.join(',')),
     variants: argv.filter((a) => a.startsWith('--variant=')).map((a) => parseVariant(a.slice('--variant='.length))),
   };
@@ -520,7 +516,6 @@ async function profileRun(env: Env, which: 'A' | 'B'): Promise<void> {
   const deployment = await deploy(env, 'server', {}, { profileFile: files.server });
   const bare = await startBare(deployment.captured, path.join(env.tmp, 'bare.json'), path.join(env.tmp, 'bare.log'), {
     profileFile: files.bare,
-    appClasses: env.options.bareAppClasses,
     execPath: env.runtime.execPath,
   });
   const requests = { server: 0, bare: 0 };
@@ -597,7 +592,7 @@ function printReport(report: Report): void {
         '',
         `${r.label}, Node ${runtime.node}`,
         header,
-        row(report.options.bareAppClasses ? 'bare, app classes' : 'bare Express', r.bare),
+        row('bare Express', r.bare),
         row('raw node:http', r.raw),
         row('server', r.server),
       );
@@ -656,7 +651,6 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
   const withRatio = options.sections.has('ratio');
   if (withRatio) {
     const bare = await startBare(deployment.captured, path.join(tmp, 'bare.json'), path.join(tmp, 'bare.log'), {
-      appClasses: options.bareAppClasses,
       execPath: env.runtime.execPath,
     });
     const raw = await startBare(deployment.captured, path.join(tmp, 'raw.json'), path.join(tmp, 'raw.log'), {
