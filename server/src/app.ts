@@ -12,17 +12,15 @@ import { docsRoutes } from './http/docs';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { healthRoutes, type Liveness } from './http/health';
 import { jsonBody } from './http/json-body';
-import { sendJsonDirectly } from './http/json-response';
+import { answerJsonAsDocumented } from './http/json-response';
 import { openApiValidator } from './http/openapi-validator';
 import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
-import { sendPendingHeadersWithWriteHead } from './http/response-headers';
 import { createRequestValidation } from './http/request-validation';
 import { metricsRoutes } from './http/metrics-route';
 import { apiPrefix, methods, operationOf, routes, tagOperation } from './http/routes';
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
-import { inSequence } from './http/sequence';
 import { loadApiSpec } from './http/spec';
 import type { RequestCounter, Store } from './store/port';
 
@@ -58,34 +56,33 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // The spec documents no conditional requests (no ETag, no 304): Express
   // would otherwise hash every response body and could answer an undocumented 304.
   app.set('etag', false);
-  sendPendingHeadersWithWriteHead(app);
-  sendJsonDirectly(app);
+  answerJsonAsDocumented(app);
 
   // Every response: security headers, request id, access log. Before any
   // route: matching one can already fail (a malformed percent-encoding in a
-  // path parameter is a 400), and that answer carries them too. Security
-  // headers first: the first pending headers of a response are taken as a
-  // list without a lookup per name (see `addResponseHeaders`).
+  // path parameter is a 400), and that answer carries them too.
   const { metrics } = deps;
   const observeAnswer = metrics && ((res: Response, seconds: number) => metrics.observeRequest(operationOf(res) ?? 'other', res.statusCode, seconds));
-  app.use(inSequence([securityHeaders(), requestId(), accessLog(deps.logger, observeAnswer)]));
+  app.use(securityHeaders(), requestId(), accessLog(deps.logger, observeAnswer));
 
   // The API, its checks in the spec's order: API key, rate limit, body size
-  // and content type, session, request schema, then the operation's rules.
-  // Each operation's route runs the whole chain as one handler (see
-  // `inSequence`), mounted on the app itself: a nested router costs a second
-  // route match per request. Any other request under the prefix gets the API
-  // key and rate limit checks, then the validator's 404 or 405.
+  // and content type, session, request schema, then the operation's rules,
+  // each operation's route on the app itself. Any other request under the
+  // prefix gets the API key and rate limit checks, then the validator's 404
+  // or 405.
   const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute, deps.requestCounter, metrics && (() => metrics.rateLimitRejection()));
   const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
   // Operations A and B read the client, the session and its member in one store call.
   const memberChecks = rateLimiter ? [requireApiKey(services.auth, { withSession: true }), rateLimiter] : [requireApiKey(services.auth, { withSession: true })];
   const validateResponses = deps.validateResponses ?? false;
-  const eov = inSequence(await openApiValidator(app, spec, { validateResponses }));
+  const eov = await openApiValidator(app, spec, { validateResponses });
   const validation = createRequestValidation(spec, eov, { crossCheck: validateResponses });
   app.post(
     routes.startSession,
-    inSequence([tagOperation('startSession'), ...clientChecks, validation.forOperation('startSession'), startSession(services) as RequestHandler]),
+    tagOperation('startSession'),
+    ...clientChecks,
+    validation.forOperation('startSession'),
+    startSession(services) as RequestHandler,
   );
   // HEAD first: Express would otherwise route it to the GET route. The same
   // chain and handler; Node sends the headers (Content-Length included) and
@@ -93,28 +90,24 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   for (const operation of ['headVoucherDefinitions', 'listVoucherDefinitions'] as const) {
     app[methods[operation]](
       routes[operation],
-      inSequence([
-        tagOperation(operation),
-        ...memberChecks,
-        requireSession(services.auth) as RequestHandler,
-        validation.forOperation(operation),
-        listVoucherDefinitions(services),
-      ]),
+      tagOperation(operation),
+      ...memberChecks,
+      requireSession(services.auth) as RequestHandler,
+      validation.forOperation(operation),
+      listVoucherDefinitions(services),
     );
   }
   app.put(
     routes.updateReservation,
-    inSequence([
-      tagOperation('updateReservation'),
-      ...memberChecks,
-      ...jsonBody(config.bodyLimitBytes),
-      requireSession(services.auth) as RequestHandler,
-      precheckReservationBody(services.reservations),
-      validation.forOperation('updateReservation'),
-      updateReservation(services) as RequestHandler,
-    ]),
+    tagOperation('updateReservation'),
+    ...memberChecks,
+    ...jsonBody(config.bodyLimitBytes),
+    requireSession(services.auth) as RequestHandler,
+    precheckReservationBody(services.reservations),
+    validation.forOperation('updateReservation'),
+    updateReservation(services) as RequestHandler,
   );
-  app.use(apiPrefix, inSequence([...clientChecks, validation.fallback]));
+  app.use(apiPrefix, ...clientChecks, validation.fallback);
 
   // Operational routes: not part of the API contract, and outside its prefix.
   // Mounted after it, so that API requests do not walk through them.

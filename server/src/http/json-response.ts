@@ -1,87 +1,56 @@
-import type { Application, Express, Request, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { isSnapshot } from '../domain/snapshot';
 
-const jsonContentType = 'application/json; charset=utf-8';
-
 /**
- * `res.json` of this app: the bytes Express would send, written with one
- * `writeHead` call (Content-Type and Content-Length given to it, together
- * with the pending headers: see `response-headers.ts`) instead of Express's
- * `res.send`, which sets each header on its own and checks for cases that
- * cannot apply here.
+ * Answers are Express's own (`res.json`), with two rules of this API:
  *
- * A frozen snapshot (`freezeSnapshot`) is serialised once and the same bytes
- * go to every request that answers with it: a listing of a hundred
- * definitions is about 50 kB of JSON, and stringifying it was a large part of
- * each request.
- *
- * It replaces `app.response.json`, the prototype every response of this app
- * inherits, so whatever wraps `res.json` per request (the response validator
- * in tests) still sees the value first, then reaches this. The bytes are the
- * ones Express would send: `JSON.stringify` with no replacer, spaces or
- * escaping (the app sets none; if one is set, Express's own `res.json` takes
- * over) and `Content-Type: application/json; charset=utf-8`. Anything but an
- * object or array, a Content-Type set already, or a status without a body
- * goes to Express's `res.json` too.
- *
- * Never a 304: the app sets no ETag or Last-Modified, and the spec documents
- * no conditional requests (Express would still answer `If-None-Match: *`
- * with a 304; this does not).
+ * - A frozen snapshot (`freezeSnapshot`: Operation A's cached listing of a
+ *   business unit, about 50 kB of JSON) is serialised once, and the same
+ *   bytes go to every request answered with it. Stringifying it per request
+ *   took half of Operation A's CPU (bench/README.md). The bytes are the
+ *   ones `res.json` would send: `JSON.stringify` with no replacer, spaces or
+ *   escaping (if the app ever sets one, Express's `res.json` takes over).
+ *   It is installed on `app.response.json`, the prototype every response of
+ *   the app inherits, so what wraps `res.json` per request (the response
+ *   validator in tests) still sees the value first.
+ * - No answer is a `304`: the spec documents no conditional requests, and
+ *   the app sets no ETag or Last-Modified. Express still calls a GET fresh
+ *   when it says `If-None-Match: *`, and `res.send` would then answer 304;
+ *   on this app no request is fresh.
  */
-export function sendJsonDirectly(app: Express): void {
+export function answerJsonAsDocumented(app: Express): void {
+  Object.defineProperty(app.request, 'fresh', { configurable: true, get: () => false });
   const expressJson = app.response.json;
-
   app.response.json = function json(this: Response, body?: unknown) {
-    if (typeof body !== 'object' || body === null || !plainResponse(this) || !plainJsonSettings(this.app)) {
-      return expressJson.call(this, body);
-    }
-    const bytes = jsonBytes(body);
-    this.writeHead(this.statusCode, ['Content-Type', jsonContentType, 'Content-Length', String(bytes.length)]);
-    this.end(bytes);
-    return this;
+    if (!isSnapshot(body) || !plainJsonSettings(this)) return expressJson.call(this, body);
+    return this.type('json').send(serialisedOnce(body));
   };
 }
 
 /**
  * `res.json(body)`, except for a HEAD request: then the status and headers
- * it would send (Content-Length included), and no body. Not through
- * `res.json` then: the response validator (tests) would see a body where
- * the spec's HEAD operation documents none.
+ * it would send (Content-Length included), and no body (Express's `send`
+ * ends a HEAD without one). Not through `res.json` then: the response
+ * validator (tests) would see a body where the spec's HEAD operation
+ * documents none.
  */
 export function answerJson(req: Request, res: Response, body: object): void {
   if (req.method !== 'HEAD') {
     res.json(body);
     return;
   }
-  res.writeHead(res.statusCode, ['Content-Type', jsonContentType, 'Content-Length', String(jsonBytes(body).length)]);
-  res.end();
+  res.type('json').send(isSnapshot(body) ? serialisedOnce(body) : Buffer.from(JSON.stringify(body), 'utf8'));
 }
 
-/** Frozen snapshots are serialised once; see `sendJsonDirectly`. */
 const serialised = new WeakMap<object, Buffer>();
 
-function jsonBytes(body: object): Buffer {
-  let bytes = isSnapshot(body) ? serialised.get(body) : undefined;
-  if (!bytes) {
-    bytes = Buffer.from(JSON.stringify(body), 'utf8');
-    if (isSnapshot(body)) serialised.set(body, bytes);
-  }
+function serialisedOnce(snapshot: object): Buffer {
+  let bytes = serialised.get(snapshot);
+  if (!bytes) serialised.set(snapshot, (bytes = Buffer.from(JSON.stringify(snapshot), 'utf8')));
   return bytes;
 }
 
-/** An answer `res.send` would send as is: a status with a body, no Content-Type chosen, no validators that could make it a 304. */
-function plainResponse(res: Response): boolean {
-  return (
-    res.statusCode !== 204 &&
-    res.statusCode !== 205 &&
-    res.statusCode !== 304 &&
-    !res.headersSent &&
-    !res.hasHeader('Content-Type') &&
-    !res.hasHeader('ETag') &&
-    !res.hasHeader('Last-Modified')
-  );
-}
-
-function plainJsonSettings(app: Application): boolean {
+function plainJsonSettings(res: Response): boolean {
+  const { app } = res;
   return app.get('json replacer') === undefined && app.get('json spaces') === undefined && !app.get('json escape');
 }

@@ -3,9 +3,9 @@ import { loadApiSpec, type ApiSpec } from './spec';
 import { openApiValidator } from './openapi-validator';
 
 describe('openApiValidator', () => {
-  it('resolves once the validator has loaded the spec', async () => {
-    const handlers = await openApiValidator(express(), await loadApiSpec(), { validateResponses: false });
-    expect(handlers.length).toBeGreaterThan(0);
+  it('resolves once the validator has loaded the spec, with its middleware as one handler', async () => {
+    const handler = await openApiValidator(express(), await loadApiSpec(), { validateResponses: false });
+    expect(handler).toEqual(expect.any(Function));
   });
 
   it('rejects at build time a spec the validator cannot load (it would otherwise 500 on the first request)', async () => {

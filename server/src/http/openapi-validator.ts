@@ -15,11 +15,11 @@ export interface ValidatorOptions {
  * 404/405 (mount it under the API prefix only: operational routes are not
  * in the spec).
  *
- * Resolves once the validator has loaded the spec: it otherwise loads in the
+ * Resolves, with the validator's middleware as one handler, once it has loaded the spec: it otherwise loads in the
  * background and a spec it cannot use would surface as a 500 on the first
  * request instead of failing the start.
  */
-export async function openApiValidator(app: Express, spec: ApiSpec, options: ValidatorOptions): Promise<RequestHandler[]> {
+export async function openApiValidator(app: Express, spec: ApiSpec, options: ValidatorOptions): Promise<RequestHandler> {
   const handlers = openApiValidatorMiddleware({
     apiSpec: spec,
     validateApiSpec: true,
@@ -29,7 +29,38 @@ export async function openApiValidator(app: Express, spec: ApiSpec, options: Val
     ignoreUndocumented: false,
   }) as unknown as RequestHandler[];
   await whenSpecLoaded(app, handlers);
-  return handlers;
+  return asOneHandler(handlers);
+}
+
+/**
+ * The validator's middleware functions as one handler, which the request
+ * validation calls (request-validation.ts): each runs when the previous one
+ * calls `next()`, with an Express layer's error handling (a throw or a
+ * rejected promise goes to `next(error)`).
+ */
+function asOneHandler(handlers: readonly RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    let index = 0;
+    const step = (error?: unknown): void => {
+      // Like Express: any truthy value is an error.
+      if (error) {
+        next(error);
+        return;
+      }
+      const handler = handlers[index++];
+      if (!handler) {
+        next();
+        return;
+      }
+      try {
+        const result: unknown = handler(req, res, step);
+        if (result instanceof Promise) result.then(undefined, (rejection: unknown) => next(rejection ?? new Error('Rejected promise')));
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    step();
+  };
 }
 
 /**

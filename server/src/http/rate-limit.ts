@@ -3,7 +3,6 @@ import type { NextFunction, RequestHandler, Response } from 'express';
 import { AppError } from '../domain/errors';
 import type { RequestCounter, WindowCount } from '../store/port';
 import { authenticatedClient } from './locals';
-import { addResponseHeader } from './response-headers';
 
 const oneMinuteMs = 60_000;
 export const rateLimitWindowSeconds = oneMinuteMs / 1000;
@@ -34,11 +33,11 @@ export function rateLimitPerClient(
 
   const answer = (res: Response, key: string, count: WindowCount, next: NextFunction): void => {
     const resetSeconds = Math.max(0, Math.ceil(count.msBeforeReset / 1000));
-    addResponseHeader(res, 'RateLimit', `${name}; r=${Math.max(perMinute - count.hits, 0)}; t=${resetSeconds}`);
-    addResponseHeader(res, 'RateLimit-Policy', policies.of(key));
+    res.setHeader('RateLimit', `${name}; r=${Math.max(perMinute - count.hits, 0)}; t=${resetSeconds}`);
+    res.setHeader('RateLimit-Policy', policies.of(key));
     if (count.hits > perMinute) {
       onLimited();
-      addResponseHeader(res, 'Retry-After', String(resetSeconds));
+      res.setHeader('Retry-After', String(resetSeconds));
       next(new AppError('TOO_MANY_REQUESTS', 'Too many requests'));
       return;
     }

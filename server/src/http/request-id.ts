@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { addResponseHeader } from './response-headers';
 
 /** A client's id is reused only if it is a short, plain token (safe to log and echo). */
 const saneRequestId = /^[A-Za-z0-9._-]{1,128}$/;
@@ -12,20 +11,16 @@ const requestIdKey = Symbol('request id');
 
 /**
  * Gives every request an id: the caller's `X-Request-Id` when sane, else a
- * random UUID. Kept in `res.locals` (the access log's `requestId`, see
- * `requestIdOf`) and echoed on every response, errors included.
- *
- * Per-request state lives in `res.locals`, never in new properties of `req`
- * or `res`: each such property gives Node's request and response objects
- * another hidden class, and Node's own code (header writing, streams) then
- * runs through slower, polymorphic property lookups on every request.
+ * random UUID. Kept in `res.locals`, Express's place for per-request state
+ * (the access log's `requestId`, see `requestIdOf`), and echoed on every
+ * response, errors included.
  */
 export function requestId(): RequestHandler {
   return (req, res, next) => {
     const offered = req.get(requestIdHeader);
     const id = offered !== undefined && saneRequestId.test(offered) ? offered : randomUUID();
     (res.locals as Record<symbol, string>)[requestIdKey] = id;
-    addResponseHeader(res, requestIdHeader, id);
+    res.setHeader(requestIdHeader, id);
     next();
   };
 }

@@ -1,7 +1,6 @@
 import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { addResponseHeaders } from './response-headers';
 
 /** Helmet's options for every response: JSON needs no content to load, so the policy forbids everything. */
 const apiHelmetOptions = {
@@ -11,27 +10,16 @@ const apiHelmetOptions = {
   },
 } as const;
 
-/**
- * Helmet's headers on every response; `/docs` overrides the policy with
- * `docsContentSecurityPolicy`.
- *
- * With these options helmet's output depends on nothing in the request, so
- * it is taken from helmet once, at start-up (by running its middleware
- * against a response that records what it is told), and each response gets
- * the same headers, added in one pass (as pending headers, see
- * `response-headers.ts`) instead of through helmet's fourteen middleware
- * functions.
- */
+/** Helmet's headers on every response; `/docs` overrides the policy with `docsContentSecurityPolicy`. */
 export function securityHeaders(): RequestHandler {
-  const flat = apiSecurityHeaders().flat();
-  return (_req, res, next) => {
-    addResponseHeaders(res, flat);
-    next();
-  };
+  return helmet(apiHelmetOptions) as unknown as RequestHandler;
 }
 
 /**
- * The headers helmet sets on an API answer, as name/value pairs. Helmet also
+ * The headers helmet sets on an API answer, as name/value pairs, for the
+ * answers written to the socket without the app (client-error.ts): taken
+ * from helmet once, by running its middleware against a response that
+ * records what it is told. Helmet also
  * removes `X-Powered-By`, which this app never sets (`createApp` disables
  * it): anything else helmet would remove is a change this copy must learn
  * about, so it stops the start.

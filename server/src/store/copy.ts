@@ -7,10 +7,10 @@
  * production. This copy builds everything in the caller's realm and
  * recognises Dates from any realm.
  *
- * The memory store copies definitions, catalogue items and redemptions with
- * it on every read, so the common cases come first and cost little: plain assignment into a fresh literal (fast in V8), and
- * `Object.defineProperty` only for a `__proto__` key (from JSON), which
- * assignment would turn into a prototype change.
+ * The memory store copies every record but wallets with it on every read,
+ * so the common cases come first and cost little: plain assignment into a
+ * fresh literal, and `Object.defineProperty` only for a `__proto__` key
+ * (from JSON), which assignment would turn into a prototype change.
  */
 export function deepCopy<T>(value: T): T {
   return copyValue(value) as T;

@@ -1,6 +1,5 @@
 import type { AuditEntry, AuditState, Contribution, MemberBalance, ReservationRecord, Wallet } from '../../domain/model';
 import type { WalletTotals } from '../../domain/wallet-totals';
-import { date } from './copies';
 
 /*
  * Wallets as the memory store keeps them: deep-frozen values, handed out as
@@ -113,6 +112,11 @@ export function frozenAuditEntry(e: AuditEntry): AuditEntry {
 }
 
 /** Totals as the store keeps them: frozen, dates copied in. */
+/** A new Date at the same time. */
+function date(value: Date): Date {
+  return new Date(value.getTime());
+}
+
 export function frozenTotals(t: WalletTotals): WalletTotals {
   return Object.freeze({
     held: frozenList(t.held, (h) => Object.freeze({ correlationId: h.correlationId, points: h.points })),

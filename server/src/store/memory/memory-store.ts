@@ -19,7 +19,6 @@ import { deepCopy as copy } from '../copy';
 import { compareKeys } from '../key-order';
 import type { SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
-import { copyClient, copyMember, copySession } from './copies';
 import { AuditLog } from './audit-log';
 import { frozenAuditEntry, frozenList, frozenReservation, frozenTotals, frozenWallet } from './frozen-wallet';
 
@@ -78,7 +77,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   async findClientByApiKeyHash(apiKeyHash: string): Promise<ClientRecord | null> {
     const clientId = this.clientIdByKeyHash.get(apiKeyHash);
     const client = clientId === undefined ? undefined : this.clients.get(clientId);
-    return client ? copyClient(client) : null;
+    return client ? copy(client) : null;
   }
 
   /** Like the MongoDB adapter's unique index: a key hash belongs to one client. */
@@ -90,7 +89,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       }
       const previous = this.clients.get(client.clientId);
       if (previous) this.clientIdByKeyHash.delete(previous.apiKeyHash);
-      this.clients.set(client.clientId, copyClient(client));
+      this.clients.set(client.clientId, copy(client));
       this.clientIdByKeyHash.set(client.apiKeyHash, client.clientId);
     }
   }
@@ -99,14 +98,14 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   async findMember(correlationId: string): Promise<MemberRecord | null> {
     const member = this.members.get(correlationId);
-    return member ? copyMember(member) : null;
+    return member ? copy(member) : null;
   }
 
   async findHouseholdMembers(householdId: string): Promise<MemberRecord[]> {
     const ids = [...(this.membersByHousehold.get(householdId) ?? [])].sort(compareKeys);
     return ids.flatMap((id) => {
       const member = this.members.get(id);
-      return member ? [copyMember(member)] : [];
+      return member ? [copy(member)] : [];
     });
   }
 
@@ -114,7 +113,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     for (const member of members) {
       const previous = this.members.get(member.correlationId);
       if (previous?.householdId != null) this.membersByHousehold.get(previous.householdId)?.delete(member.correlationId);
-      this.members.set(member.correlationId, copyMember(member));
+      this.members.set(member.correlationId, copy(member));
       if (member.householdId != null) {
         let ids = this.membersByHousehold.get(member.householdId);
         if (!ids) this.membersByHousehold.set(member.householdId, (ids = new Set()));
@@ -128,7 +127,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   /** Token hashes come from 128+ random bits: a duplicate is a bug, not a case to merge. */
   async insertSession(session: SessionRecord): Promise<void> {
     if (this.sessions.has(session.tokenHash)) throw new Error('session token hash already exists');
-    this.sessions.set(session.tokenHash, copySession(session));
+    this.sessions.set(session.tokenHash, copy(session));
   }
 
   async findSession(tokenHash: string): Promise<SessionRecord | null> {
@@ -138,7 +137,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       this.sessions.delete(tokenHash);
       return null;
     }
-    return copySession(session);
+    return copy(session);
   }
 
   async findSessionContext(tokenHash: string): Promise<SessionContext | null> {
@@ -146,7 +145,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     if (!session) return null;
     const client = this.clients.get(session.clientId);
     const member = this.members.get(session.correlationId);
-    return { session, client: client ? copyClient(client) : null, member: member ? copyMember(member) : null };
+    return { session, client: client ? copy(client) : null, member: member ? copy(member) : null };
   }
 
   /** Drops every expired session; returns how many. Runs on the sweep timer. */
