@@ -18,7 +18,7 @@ export default defineConfig({
   dts: { banner: header },
   banner: { js: header },
   tsconfig: 'tsconfig.build.json',
-  // Runs in Node 20+, browsers and edge runtimes: no Node built-ins.
+  // Runs in Node 22+, browsers and edge runtimes: no Node built-ins.
   platform: 'neutral',
   target: 'es2022',
   // openapi-fetch stays an import (it is a dependency), everything else is bundled.
