@@ -75,7 +75,8 @@ export async function startServer(options: ServerOptions): Promise<Child> {
     SHUTDOWN_GRACE_MS: '2000',
   });
   if (options.mongo) Object.assign(env, { MONGODB_URI: options.mongo.uri, MONGODB_DB: options.mongo.dbName });
-  const nodeArgs = ['--enable-source-maps'];
+  // BENCH_SERVER_NODE_FLAGS: extra flags for the server's Node, e.g. `--perf-basic-prof` to profile it with Linux perf.
+  const nodeArgs = ['--enable-source-maps', ...(process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
   if (options.profileFile) {
     nodeArgs.push('--require', profileHook);
     env.BENCH_PROFILE_FILE = options.profileFile;

@@ -1,4 +1,5 @@
-import type { components } from '../generated/api-types';
+// The spec's types, as the SDK generates them from openapi/openapi.yaml (one generated file for both).
+import type { components } from '@loyalty/sdk';
 
 type Schemas = components['schemas'];
 export type ReservationErrorMessage = Schemas['ReservationUpdateErrorMessage'];
