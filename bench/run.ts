@@ -648,7 +648,7 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
   log(`Node ${node} (${env.runtime.execPath})`);
   const deployment = await deploy(env, 'server', {});
   children.push(deployment.server);
-  const targets: Target[] = [{ name: 'server', child: deployment.server, deployment }];
+  const measured: Target[] = [{ name: 'server', child: deployment.server, deployment }];
   const withRatio = options.sections.has('ratio');
   if (withRatio) {
     const bare = await startBare(deployment.captured, path.join(tmp, 'bare.json'), path.join(tmp, 'bare.log'), {
@@ -659,15 +659,15 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
       kind: 'raw',
     });
     children.push(bare, raw);
-    targets.unshift({ name: 'bare', child: bare, deployment }, { name: 'raw', child: raw, deployment });
+    measured.unshift({ name: 'bare', child: bare, deployment }, { name: 'raw', child: raw, deployment });
     for (const variant of options.variants) {
       const variantDeployment = await deploy(env, `variant-${variant.name}`, {}, { main: variant.main });
       children.push(variantDeployment.server);
-      targets.push({ name: variant.name, child: variantDeployment.server, deployment: variantDeployment });
+      measured.push({ name: variant.name, child: variantDeployment.server, deployment: variantDeployment });
     }
   }
   log('Warm-up');
-  let sentTotal = 2 + (await warmUp(env, targets));
+  let sentTotal = 2 + (await warmUp(env, measured));
   const afterWarmup = await settledRss(deployment);
   log(`  server RSS after warm-up: ${mb(afterWarmup)} MB`);
   let sinceWarmup = 0;
@@ -683,8 +683,8 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
     log(`  memory reading after ${requests.toLocaleString('en-US')} requests: RSS ${mb(checkpoint.rss)} MB`);
   };
   if (withRatio) {
-    log(`Measured rounds (${targets.map((t) => t.name).join(', ')}, the order rotating)`);
-    const { runs, requests } = await ratioRounds(env, targets, samples, readAt);
+    log(`Measured rounds (${measured.map((t) => t.name).join(', ')}, the order rotating)`);
+    const { runs, requests } = await ratioRounds(env, measured, samples, readAt);
     sinceWarmup += requests;
     const variants = options.variants.flatMap((variant) => runs.map((r) => summariseVariant(r, variant.name)));
     (report.runtimes ??= []).push({ node, ratio: runs.map(summarisePair), variants });
@@ -710,7 +710,7 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
     };
   }
   sentTotal += sinceWarmup;
-  await Promise.all(targets.map((t) => t.child.stop()));
+  await Promise.all(measured.map((t) => t.child.stop()));
   report.logLines ??= { server: countLines(deployment.server.logFile), requestsSent: sentTotal + deployment.plan.members.length };
 }
 
