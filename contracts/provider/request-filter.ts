@@ -31,10 +31,10 @@ export function sessionFilter(deps: SessionFilterDeps): RequestHandler {
       return;
     }
     try {
-      const client = await deps.services.auth.authenticateClient(req.get('x-api-key'));
-      if (!client) throw new Error('the placeholder session is sent with an API key no client has');
+      const authenticated = await deps.services.auth.authenticateClient(req.get('x-api-key'));
+      if (!authenticated) throw new Error('the placeholder session is sent with an API key no client has');
       const correlationId = decodeURIComponent(member);
-      const session = await deps.services.sessions.startSession(client, correlationId, deps.identifierType());
+      const session = await deps.services.sessions.startSession(authenticated.client, authenticated.key.keyId, correlationId, deps.identifierType());
       req.headers.authorization = `Bearer ${session.sessionToken}`;
       next();
     } catch (error) {

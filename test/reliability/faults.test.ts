@@ -89,7 +89,7 @@ describe.each(variants)('store faults over %s', (_name, factory) => {
   };
 
   const table: Array<[StoreMethod, string]> = [
-    ['findClientByApiKeyHash', 'start a session'],
+    ['findApiKey', 'start a session'],
     ['findMember', 'start a session'],
     ['insertSession', 'start a session'],
     // Operations A and B read the client, the session and its member in one call.

@@ -308,7 +308,9 @@ describe('no operator injection reaches the store', () => {
     const store = MongoStore.over(fixedConnection({ close: async () => undefined } as unknown as MongoClient, { collection } as unknown as Db));
     const hostile = fc.sample(operatorObjects, { numRuns: 30, seed: 2 }) as string[];
     for (const value of hostile) {
-      await store.findClientByApiKeyHash(value);
+      await store.findApiKey(value);
+      await store.findClient(value);
+      await store.listApiKeys(value);
       await store.findMember(value);
       await store.findHouseholdMembers(value);
       await store.findSession(value);

@@ -7,11 +7,9 @@ import type { WalletTotals } from './wallet-totals';
 export const identifierTypes = ['CARD_NUMBER', 'EMAIL', 'PHONE_NUMBER', 'MEMBER_ID'] as const;
 export type IdentifierType = (typeof identifierTypes)[number];
 
-/** A client application and its configuration. */
+/** A client application and its configuration; its API keys are records of their own (`ApiKeyRecord`). */
 export interface ClientRecord {
   clientId: string;
-  /** SHA-256 of the API key, hex. The key itself is never stored. */
-  apiKeyHash: string;
   enabledBusinessUnits: string[];
   defaultBusinessUnit: string | null;
   vouchersEnabled: boolean;
@@ -22,6 +20,28 @@ export interface ClientRecord {
   redemptionTiers: number[] | null;
   /** Points a member may reserve per UTC day through this client; null means no cap. */
   dailyRedemptionCap: number | null;
+}
+
+/**
+ * One API key of a client. A client may hold several; any live one
+ * authenticates it. The secret is never stored, only its digest; `keyId` is
+ * public (it may appear in logs and listings).
+ */
+export interface ApiKeyRecord {
+  keyId: string;
+  clientId: string;
+  /** SHA-256 of the whole key, hex. */
+  digest: string;
+  createdAt: Date;
+  /** When it stops authenticating (a rolled key's grace); null: never. */
+  expiresAt: Date | null;
+  /** When it was revoked; null: not revoked. */
+  revokedAt: Date | null;
+}
+
+/** A key authenticates while it is neither revoked nor expired at `now`. */
+export function isLiveKey(key: ApiKeyRecord, now: Date): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
 }
 
 /** Static facts of a member; its balance lives in its wallet. */
@@ -39,6 +59,8 @@ export interface SessionRecord {
   tokenHash: string;
   sessionId: string;
   clientId: string;
+  /** The API key that started it: the session ends when that key is revoked or expires. */
+  keyId: string;
   correlationId: string;
   identifierType: IdentifierType;
   expiresAt: Date;
@@ -145,8 +167,7 @@ export interface WalletSlice {
   walletId: string;
   version: number;
   balances: MemberBalance[];
-  /** Null when the stored wallet has none (written before they existed): read the whole wallet. */
-  totals: WalletTotals | null;
+  totals: WalletTotals;
   /** The reservation stored under the key, expired or not; null when there is none. */
   reservation: ReservationRecord | null;
   pendingAudit?: AuditEntry[];

@@ -16,6 +16,25 @@ export function sameDigest(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/**
+ * A new API key: a public id (`key_` and 12 random hex digits; it may appear
+ * in logs and listings) and the secret key, that id followed by 256 random
+ * bits (URL-safe). Only the key's digest (`hashSecret`) is ever stored.
+ */
+export function newApiKey(): { keyId: string; apiKey: string } {
+  const keyId = `key_${randomBytes(6).toString('hex')}`;
+  return { keyId, apiKey: `${keyId}.${randomBytes(32).toString('base64url')}` };
+}
+
+/**
+ * The public id of a fixture's key: derived from the client and the key's
+ * place in the fixture (never from the secret), so that loading the same
+ * fixture again replaces the same key record.
+ */
+export function fixtureKeyId(clientId: string, index: number): string {
+  return `key_fx${hash('sha256', `${clientId}\u0000${index}`, 'hex').slice(0, 10)}`;
+}
+
 /** A random session token: 192 bits, URL-safe, never derived from ids. */
 export function newSessionToken(): string {
   return `st_${randomBytes(24).toString('base64url')}`;

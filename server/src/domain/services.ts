@@ -1,6 +1,6 @@
 // The spec's types, as the SDK generates them from openapi/openapi.yaml (one generated file for both).
 import type { components } from '@loyalty/sdk';
-import type { ClientRecord, IdentifierType, MemberRecord, SessionRecord } from './model';
+import type { ApiKeyRecord, ClientRecord, IdentifierType, MemberRecord, SessionRecord } from './model';
 
 type Schemas = components['schemas'];
 export type VoucherDefinitionSummary = Schemas['VoucherDefinitionSummary'];
@@ -20,11 +20,12 @@ export interface AuthService {
    * their order, and take it instead of calling the store again.
    */
   lookUpSession(bearerToken: string | undefined): Promise<SessionLookup | null>;
-  /** The client owning this API key, or null (missing or unknown key). */
-  authenticateClient(apiKey: string | undefined, lookup?: SessionLookup | null): Promise<ClientRecord | null>;
+  /** The client owning this API key and the key, or null (a missing, unknown, expired or revoked key). */
+  authenticateClient(apiKey: string | undefined, lookup?: SessionLookup | null): Promise<AuthenticatedClient | null>;
   /**
    * The session of this bearer token if it belongs to `client`, to
-   * `correlationId` and has not expired; null otherwise.
+   * `correlationId`, has not expired and the key that started it is still
+   * live; null otherwise.
    */
   authenticateSession(
     client: ClientRecord,
@@ -34,13 +35,20 @@ export interface AuthService {
   ): Promise<SessionRecord | null>;
 }
 
-/** A session as stored, read with its client and member (either may be missing); not yet checked. */
+/** A client, authenticated by one of its live keys. */
+export interface AuthenticatedClient {
+  client: ClientRecord;
+  key: ApiKeyRecord;
+}
+
+/** A session as stored, read with its client, member and key (any may be missing); not yet checked. */
 export interface SessionLookup {
   /** The token it was looked up with (a lookup only ever answers for its own token). */
   bearerToken: string;
   session: SessionRecord;
   client: ClientRecord | null;
   member: MemberRecord | null;
+  key: ApiKeyRecord | null;
 }
 
 export interface StartedSession {
@@ -51,8 +59,8 @@ export interface StartedSession {
 }
 
 export interface SessionService {
-  /** Throws AppError MEMBER_NOT_FOUND for an unknown correlation id. */
-  startSession(client: ClientRecord, correlationId: string, identifierType: IdentifierType): Promise<StartedSession>;
+  /** Throws AppError MEMBER_NOT_FOUND for an unknown correlation id. The session ends with `keyId`, the key that started it. */
+  startSession(client: ClientRecord, keyId: string, correlationId: string, identifierType: IdentifierType): Promise<StartedSession>;
 }
 
 export interface VoucherDefinitionService {

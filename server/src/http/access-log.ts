@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import { stdSerializers, type Logger } from 'pino';
+import { authenticatedKeyId } from './locals';
 import { requestIdOf } from './request-id';
 
 type Level = 'info' | 'warn' | 'error';
@@ -15,7 +16,10 @@ export type AnsweredObserver = (res: Response, seconds: number) => void;
  *   {"level":30,...,"requestId":"…","req":{"id":"…","method":"GET","url":"/…"},
  *    "res":{"statusCode":200},"responseTime":3,"msg":"request completed"}
  *
- * Headers and bodies are never logged (they hold API keys and bearer tokens).
+ * Headers and bodies are never logged (they hold API keys and bearer tokens);
+ * the public id of the API key the request authenticated with is
+ * (`req.keyId`), so that an operator rolling a partner's keys sees which
+ * ones are still in use.
  * A failed request's line carries the error the error middleware handed
  * over with `setLoggedError`, with its stack, at `error` level, or `warn` for 503 (the store
  * is down: an operational event, not a bug), and says "request errored".
@@ -63,7 +67,8 @@ function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string
   if (!logger.isLevelEnabled(level)) return;
   const responseTime = Math.round(elapsedMs);
   const id = requestIdOf(res);
-  const request = { id, method: req.method, url: req.originalUrl ?? req.url };
+  const keyId = authenticatedKeyId(res);
+  const request = { id, method: req.method, url: req.originalUrl ?? req.url, ...(keyId !== undefined && { keyId }) };
   if (failure || res.statusCode >= 500) {
     const err = failure ?? new Error(`failed with status code ${res.statusCode}`);
     logger[level](

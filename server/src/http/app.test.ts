@@ -81,7 +81,7 @@ describe('member session of Operations A and B', () => {
   });
 
   it.each(sessionOperations)('%s reads the session with the client first (one store call), then decides in the documented order', async (_operationId, method, path, init) => {
-    const lookup = { bearerToken: aliceToken, session: aliceSession, client: null, member: null };
+    const lookup = { bearerToken: aliceToken, session: aliceSession, client: null, member: null, key: null };
     app.services.auth.lookUpSession.mockResolvedValueOnce(lookup);
     expect((await app.send(method, path, init)).status).toBe(200);
     expect(app.services.auth.lookUpSession).toHaveBeenCalledWith(aliceToken);

@@ -4,7 +4,7 @@ import type { AuthService } from '../domain/services';
 import { authenticatedClient, sessionLookup, setAuthenticatedClient, setMemberSession, setSessionLookup } from './locals';
 
 /**
- * Every API request: the client owning `X-Api-Key`, or 401. On the routes of
+ * Every API request: the client owning `X-Api-Key` (a live key of it), or 401. On the routes of
  * Operations A and B (`withSession`), a bearer token's session is read in
  * the same store call as the client and kept for `requireSession`, which
  * still decides after the checks between them (rate limit, body).
@@ -14,9 +14,9 @@ export function requireApiKey(auth: AuthService, options: { withSession?: boolea
     const apiKey = req.get('x-api-key');
     const credentials = options.withSession && apiKey ? bearerCredentialsOf(req.get('authorization')) : null;
     const lookup = credentials === null ? null : await auth.lookUpSession(bearerTokenOf(credentials));
-    const client = await auth.authenticateClient(apiKey, lookup);
-    if (!client) throw unauthorized(unauthorizedMessages.apiKey);
-    setAuthenticatedClient(res, client);
+    const authenticated = await auth.authenticateClient(apiKey, lookup);
+    if (!authenticated) throw unauthorized(unauthorizedMessages.apiKey);
+    setAuthenticatedClient(res, authenticated.client, authenticated.key.keyId);
     if (lookup) setSessionLookup(res, lookup);
     next();
   };

@@ -8,12 +8,20 @@ import type { SessionLookup } from '../domain/services';
  * programming error, so it throws (and the client gets a plain 500).
  */
 const clientKey = 'authenticatedClient';
+const keyIdKey = 'apiKeyId';
 const sessionKey = 'memberSession';
 const lookupKey = 'sessionLookup';
 const memberKey = 'sessionMember';
 
-export function setAuthenticatedClient(res: Response, client: ClientRecord): void {
+export function setAuthenticatedClient(res: Response, client: ClientRecord, keyId: string): void {
   res.locals[clientKey] = client;
+  res.locals[keyIdKey] = keyId;
+}
+
+/** The public id of the API key the request authenticated with; undefined before (the access log reads it). */
+export function authenticatedKeyId(res: { locals: Record<string, unknown> }): string | undefined {
+  const keyId = res.locals[keyIdKey];
+  return typeof keyId === 'string' ? keyId : undefined;
 }
 
 export function authenticatedClient(res: Response): ClientRecord {

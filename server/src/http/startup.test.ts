@@ -58,7 +58,7 @@ describe('stop', () => {
   it('lets a request in flight finish, then closes the store', async () => {
     const { running, services, events } = await start();
     let release: () => void = () => undefined;
-    services.sessions.startSession.mockImplementationOnce(async (_client, _id, identifierType) => {
+    services.sessions.startSession.mockImplementationOnce(async (_client, _keyId, _id, identifierType) => {
       await new Promise<void>((resolve) => {
         release = resolve;
         events.push('request in flight');

@@ -2,7 +2,9 @@ import type { CatalogueItemRecord, Contribution, RedemptionRecord, VoucherDefini
 
 /**
  * JSON schema of a fixture, the project's own copy of the shared fixture
- * format (the shared file is never read at run time). One point is stricter:
+ * format (the shared file is never read at run time). A client may give
+ * several API keys (`apiKeys`) besides or instead of the format's `apiKey`,
+ * each at most 256 characters (longer keys are never accepted). One point is stricter:
  * a voucher definition's `rewardMetadata` must carry `amount` (number) and
  * `scopeType` (string), because the member-facing summary derives
  * `rewardValue` and `scope` from them and cannot serve a definition without.
@@ -23,10 +25,22 @@ export const fixtureSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['clientId', 'apiKey', 'enabledBusinessUnits'],
+        required: ['clientId', 'enabledBusinessUnits'],
+        // At least one key: the format's single `apiKey`, or several.
+        anyOf: [
+          { properties: { apiKey: { type: 'string' } }, required: ['apiKey'] },
+          { properties: { apiKeys: { type: 'array' } }, required: ['apiKeys'] },
+        ],
         properties: {
           clientId: { type: 'string', minLength: 1 },
-          apiKey: { type: 'string', minLength: 8, description: 'Stored hashed, never in clear.' },
+          apiKey: { type: 'string', minLength: 8, maxLength: 256, description: 'Stored hashed, never in clear.' },
+          apiKeys: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 20,
+            items: { type: 'string', minLength: 8, maxLength: 256 },
+            description: 'More keys of the client (after apiKey when both are given); each stored hashed, never in clear.',
+          },
           enabledBusinessUnits: { type: 'array', items: { type: 'string' } },
           defaultBusinessUnit: { type: ['string', 'null'], description: 'Must be one of enabledBusinessUnits when set.' },
           vouchersEnabled: { type: 'boolean', default: true },
@@ -191,10 +205,11 @@ export const fixtureSchema = {
   },
 } as const;
 
-/** A client as a fixture gives it: the API key in clear, most settings optional. */
+/** A client as a fixture gives it: its API keys in clear (at least one), most settings optional. */
 export interface FixtureClient {
   clientId: string;
-  apiKey: string;
+  apiKey?: string;
+  apiKeys?: string[];
   enabledBusinessUnits: string[];
   defaultBusinessUnit?: string | null;
   vouchersEnabled?: boolean;

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { ClientRecord, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
+import type { ApiKeyRecord, ClientRecord, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
 import { walletIdOf } from '../domain/model';
-import { hashSecret } from '../domain/secrets';
+import { fixtureKeyId, hashSecret } from '../domain/secrets';
 import {
   fixtureSchema,
   type Fixture,
@@ -164,8 +164,8 @@ function semanticIssues(fixture: Fixture): FixtureIssue[] {
   const reservations = fixture.reservations ?? [];
   return [
     ...duplicateIssues(clients, '/clients', 'clientId', (c) => c.clientId),
-    // The key is a secret: the message names the other record, never the value.
-    ...duplicateIssues(clients, '/clients', 'apiKey', (c) => c.apiKey, true),
+    // A key is a secret: the message names the other place, never the value.
+    ...duplicateKeyIssues(clients),
     ...duplicateIssues(fixture.members ?? [], '/members', 'correlationId', (m) => m.correlationId),
     ...duplicateIssues(fixture.catalogueItems ?? [], '/catalogueItems', 'productCode', (i) => i.productCode),
     ...duplicateIssues(fixture.redemptions ?? [], '/redemptions', 'redemptionId', (r) => r.redemptionId),
@@ -178,13 +178,7 @@ function semanticIssues(fixture: Fixture): FixtureIssue[] {
 }
 
 /** Same key twice in one collection: the later record would silently win. */
-function duplicateIssues<T>(
-  records: T[],
-  at: string,
-  field: string,
-  keyOf: (record: T) => string,
-  secret = false,
-): FixtureIssue[] {
+function duplicateIssues<T>(records: T[], at: string, field: string, keyOf: (record: T) => string): FixtureIssue[] {
   const firstIndex = new Map<string, number>();
   const issues: FixtureIssue[] = [];
   records.forEach((record, index) => {
@@ -194,8 +188,34 @@ function duplicateIssues<T>(
       firstIndex.set(key, index);
       return;
     }
-    const what = secret ? 'duplicate value' : `duplicate key ${JSON.stringify(key)}`;
-    issues.push({ path: `${at}/${index}/${field}`, message: `${what}, first at ${at}/${first}` });
+    issues.push({ path: `${at}/${index}/${field}`, message: `duplicate key ${JSON.stringify(key)}, first at ${at}/${first}` });
+  });
+  return issues;
+}
+
+/** The API keys of a fixture's client, in order: `apiKey` first, then `apiKeys`. */
+export function keysOfClient(client: FixtureClient): string[] {
+  return [...(client.apiKey === undefined ? [] : [client.apiKey]), ...(client.apiKeys ?? [])];
+}
+
+/** Where a client's key is in the fixture (index 0 is `apiKey` when given). */
+function keyPath(client: FixtureClient, clientIndex: number, keyIndex: number): string {
+  const at = `/clients/${clientIndex}`;
+  if (client.apiKey !== undefined) return keyIndex === 0 ? `${at}/apiKey` : `${at}/apiKeys/${keyIndex - 1}`;
+  return `${at}/apiKeys/${keyIndex}`;
+}
+
+/** The same key given twice, in one client or two: it could authenticate only one of them. */
+function duplicateKeyIssues(clients: FixtureClient[]): FixtureIssue[] {
+  const first = new Map<string, string>();
+  const issues: FixtureIssue[] = [];
+  clients.forEach((client, clientIndex) => {
+    keysOfClient(client).forEach((key, keyIndex) => {
+      const path = keyPath(client, clientIndex, keyIndex);
+      const earlier = first.get(key);
+      if (earlier === undefined) first.set(key, path);
+      else issues.push({ path, message: `duplicate value, first at ${earlier}` });
+    });
   });
   return issues;
 }
@@ -245,10 +265,40 @@ function reservationIssues(r: FixtureReservation, at: string, clients: FixtureCl
 // ---------------------------------------------------------------------------
 // Records with defaults
 
+/**
+ * The keys of a fixture's client, with ids of their own (`fixtureKeyId`):
+ * loading the same fixture again replaces the same records, a key changed in
+ * the fixture replaces the one at its place. Created at load time, no expiry.
+ */
+function toApiKeyRecords(client: FixtureClient, now: Date): ApiKeyRecord[] {
+  return keysOfClient(client).map((key, index) => ({
+    keyId: fixtureKeyId(client.clientId, index),
+    clientId: client.clientId,
+    digest: hashSecret(key),
+    createdAt: new Date(now.getTime()),
+    expiresAt: null,
+    revokedAt: null,
+  }));
+}
+
+/**
+ * The fixture's keys the store does not hold as they are. A key already
+ * stored with the same secret keeps its record: loading a fixture again
+ * (every start with SEED_FILE) must never bring back a key an operator
+ * revoked or let expire.
+ */
+async function newFixtureKeys(store: Store, fixture: Fixture, now: Date): Promise<ApiKeyRecord[]> {
+  const fresh: ApiKeyRecord[] = [];
+  for (const client of fixture.clients ?? []) {
+    const stored = new Map((await store.listApiKeys(client.clientId)).map((key) => [key.keyId, key.digest]));
+    for (const key of toApiKeyRecords(client, now)) if (stored.get(key.keyId) !== key.digest) fresh.push(key);
+  }
+  return fresh;
+}
+
 function toClientRecord(client: FixtureClient): ClientRecord {
   return {
     clientId: client.clientId,
-    apiKeyHash: hashSecret(client.apiKey),
     enabledBusinessUnits: [...client.enabledBusinessUnits],
     defaultBusinessUnit: client.defaultBusinessUnit ?? clientDefaults.defaultBusinessUnit,
     vouchersEnabled: client.vouchersEnabled ?? clientDefaults.vouchersEnabled,
@@ -329,19 +379,29 @@ interface LoadPlan {
  * Everything is read and checked before the first write: a fixture that
  * refers to unknown members fails without having changed the store.
  */
-export async function loadFixture(store: Store, fixture: Fixture, now: Date, limits: WalletLimits = defaultWalletLimits): Promise<void> {
+export async function loadFixture(
+  store: Store,
+  fixture: Fixture,
+  now: Date,
+  limits: WalletLimits = defaultWalletLimits,
+  /** Told after each wallet written (the bulk of a large fixture): `loyalty-admin load` shows it. */
+  onProgress: (walletsDone: number, wallets: number) => void = () => undefined,
+): Promise<void> {
   const issues = semanticIssues(fixture);
   if (issues.length > 0) throw new FixtureError(issues);
   const plan = await planLoad(store, fixture, now, limits);
 
   await store.upsertClients(plan.clients);
+  await store.upsertApiKeys(await newFixtureKeys(store, fixture, now));
   await store.upsertCatalogueItems(deepCopy(fixture.catalogueItems ?? []));
   await store.upsertRedemptions(deepCopy(fixture.redemptions ?? []));
   await store.upsertVoucherDefinitions(plan.voucherDefinitions);
   // Balances land in the new wallets before members point there, and leave
   // the old wallets last: a reader never finds a member without its balance.
+  let walletsDone = 0;
   for (const [walletId, change] of plan.walletChanges) {
     await updateWallet(store, walletId, (wallet) => applyWalletChange(wallet, change));
+    onProgress(++walletsDone, plan.walletChanges.size);
   }
   await store.upsertMembers(plan.members);
   for (const move of plan.moves) {

@@ -1,4 +1,5 @@
 import type {
+  ApiKeyRecord,
   AuditEntry,
   CatalogueItemRecord,
   ClientRecord,
@@ -23,7 +24,15 @@ import type {
  * An adapter that cannot reach its backing store throws `StoreUnavailableError`.
  */
 export interface Store {
-  findClientByApiKeyHash(apiKeyHash: string): Promise<ClientRecord | null>;
+  /** The key with this digest (live or not) and its client (null when gone). */
+  findApiKey(digest: string): Promise<ApiKeyContext | null>;
+  findClient(clientId: string): Promise<ClientRecord | null>;
+  /** Keys of a client, live or not, oldest first (then by keyId). */
+  listApiKeys(clientId: string): Promise<ApiKeyRecord[]>;
+  /** A new key; throws when its keyId or digest is taken. */
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  /** Sets the given fields of a key of this client; the key as it is now, or null when the client has no such key. */
+  updateApiKey(clientId: string, keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | null>;
   findMember(correlationId: string): Promise<MemberRecord | null>;
   /** Members of a household, sorted by correlationId. */
   findHouseholdMembers(householdId: string): Promise<MemberRecord[]>;
@@ -32,9 +41,9 @@ export interface Store {
   /** The session with this token hash, or null. Expired sessions may be returned; the caller checks. */
   findSession(tokenHash: string): Promise<SessionRecord | null>;
   /**
-   * As `findSession`, with the session's client and member in the same call
-   * (null when either is gone): the credentials of Operations A and B in one
-   * read.
+   * As `findSession`, with the session's client, member and API key in the
+   * same call (null when one is gone): the credentials of Operations A and B
+   * in one read.
    */
   findSessionContext(tokenHash: string): Promise<SessionContext | null>;
 
@@ -81,6 +90,8 @@ export interface Store {
 
   /** Seeding (`loadFixture` in ./fixture.ts): each record replaces the stored one with the same key. */
   upsertClients(clients: ClientRecord[]): Promise<void>;
+  /** By keyId; throws when a digest belongs to another key. */
+  upsertApiKeys(keys: ApiKeyRecord[]): Promise<void>;
   upsertMembers(members: MemberRecord[]): Promise<void>;
   upsertCatalogueItems(items: CatalogueItemRecord[]): Promise<void>;
   upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void>;
@@ -98,7 +109,12 @@ export type StoreMethod = {
 
 /** Every Store method, at run time (the compiler checks the list is complete). */
 export const storeMethods = Object.keys({
-  findClientByApiKeyHash: true,
+  findApiKey: true,
+  findClient: true,
+  listApiKeys: true,
+  insertApiKey: true,
+  updateApiKey: true,
+  upsertApiKeys: true,
   findMember: true,
   findHouseholdMembers: true,
   insertSession: true,
@@ -145,12 +161,22 @@ export function voucherDefinitionsVersionReader(store: Store): (() => number) | 
   return typeof probe === 'number' ? () => read.call(store) : null;
 }
 
-/** A session with the client that started it and its member, as stored. */
+/** A session with the client and the API key that started it, and its member, as stored. */
 export interface SessionContext {
   session: SessionRecord;
   client: ClientRecord | null;
   member: MemberRecord | null;
+  key: ApiKeyRecord | null;
 }
+
+/** An API key with its client, as stored. */
+export interface ApiKeyContext {
+  key: ApiKeyRecord;
+  client: ClientRecord | null;
+}
+
+/** What `updateApiKey` may change: an expiry (null: none), a revocation. */
+export type ApiKeyChange = Partial<Pick<ApiKeyRecord, 'expiresAt' | 'revokedAt'>>;
 
 /** How many requests a key has made in its current window, and when that window ends. */
 export interface WindowCount {

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import {
   auditEntryId,
   walletIdOf,
+  type ApiKeyRecord,
   type AuditEntry,
   type CatalogueItemRecord,
   type ClientRecord,
@@ -19,7 +20,7 @@ import {
   type VoucherDefinitionRecord,
   type Wallet,
 } from '../domain/model';
-import { hashSecret } from '../domain/secrets';
+import { fixtureKeyId, hashSecret } from '../domain/secrets';
 import { totalsOf, withChange } from '../domain/wallet-totals';
 import { deepCopy } from './copy';
 import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture, type FixtureReservation } from './fixture';
@@ -35,7 +36,6 @@ const inOneHour = (): Date => new Date(Date.now() + 3_600_000);
 function clientRecord(clientId: string, overrides: Partial<ClientRecord> = {}): ClientRecord {
   return {
     clientId,
-    apiKeyHash: hashSecret(`key-of-${clientId}`),
     enabledBusinessUnits: ['LCL', 'SDM'],
     defaultBusinessUnit: 'LCL',
     vouchersEnabled: true,
@@ -59,7 +59,27 @@ function memberRecord(correlationId: string, householdId: string | null = null):
 }
 
 function sessionRecord(tokenHash: string, expiresAt = inOneHour()): SessionRecord {
-  return { tokenHash, sessionId: `sid-${tokenHash}`, clientId: 'partner-app', correlationId: 'm-alice', identifierType: 'EMAIL', expiresAt };
+  return {
+    tokenHash,
+    sessionId: `sid-${tokenHash}`,
+    clientId: 'partner-app',
+    keyId: 'key_partner1',
+    correlationId: 'm-alice',
+    identifierType: 'EMAIL',
+    expiresAt,
+  };
+}
+
+function apiKeyRecord(keyId: string, clientId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  return {
+    keyId,
+    clientId,
+    digest: hashSecret(`secret-of-${keyId}`),
+    createdAt: new Date('2030-01-01T00:00:00.000Z'),
+    expiresAt: null,
+    revokedAt: null,
+    ...overrides,
+  };
 }
 
 function definitionRecord(id: string, businessUnit: string, status: string, usageChannels?: string[]): VoucherDefinitionRecord {
@@ -168,12 +188,12 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       await cleanup();
     });
 
-    describe('clients', () => {
-      it('finds a client by its key hash, equal to what was stored', async () => {
+    describe('clients and their API keys', () => {
+      it('finds a client by id, equal to what was stored, or null', async () => {
         const client = clientRecord('partner-app');
         await store.upsertClients([client, clientRecord('other-app')]);
-        expect(await store.findClientByApiKeyHash(client.apiKeyHash)).toStrictEqual(client);
-        expect(await store.findClientByApiKeyHash(hashSecret('unknown'))).toBeNull();
+        expect(await store.findClient('partner-app')).toStrictEqual(client);
+        expect(await store.findClient('unknown-app')).toBeNull();
       });
 
       it('keeps copies: changing the input or a result does not change the store', async () => {
@@ -181,22 +201,71 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         const original = deepCopy(client);
         await store.upsertClients([client]);
         client.enabledBusinessUnits.push('GAS');
-        const found = await store.findClientByApiKeyHash(original.apiKeyHash);
+        const found = await store.findClient('partner-app');
         found?.enabledBusinessUnits.push('XYZ');
-        expect(await store.findClientByApiKeyHash(original.apiKeyHash)).toStrictEqual(original);
+        expect(await store.findClient('partner-app')).toStrictEqual(original);
       });
 
-      it('replaces a client with the same clientId; its old key hash no longer finds it', async () => {
-        await store.upsertClients([clientRecord('partner-app')]);
-        const rotated = clientRecord('partner-app', { apiKeyHash: hashSecret('rotated'), vouchersEnabled: false });
-        await store.upsertClients([rotated]);
-        expect(await store.findClientByApiKeyHash(hashSecret('key-of-partner-app'))).toBeNull();
-        expect(await store.findClientByApiKeyHash(rotated.apiKeyHash)).toStrictEqual(rotated);
+      it('finds a key by its digest, with its client; an unknown digest finds nothing', async () => {
+        const client = clientRecord('partner-app');
+        const key = apiKeyRecord('key_partner1', 'partner-app');
+        await store.upsertClients([client]);
+        await store.insertApiKey(key);
+        expect(await store.findApiKey(key.digest)).toStrictEqual({ key, client });
+        expect(await store.findApiKey(hashSecret('unknown'))).toBeNull();
       });
 
-      it('refuses a key hash that already belongs to another client', async () => {
-        await store.upsertClients([clientRecord('a-app', { apiKeyHash: hashSecret('shared') })]);
-        await expect(store.upsertClients([clientRecord('b-app', { apiKeyHash: hashSecret('shared') })])).rejects.toThrow();
+      it('finds a key whose client is gone, with a null client', async () => {
+        const key = apiKeyRecord('key_orphan1', 'gone-app');
+        await store.insertApiKey(key);
+        expect(await store.findApiKey(key.digest)).toStrictEqual({ key, client: null });
+      });
+
+      it("lists a client's keys oldest first, and no other client's", async () => {
+        const older = apiKeyRecord('key_b', 'partner-app', { createdAt: new Date('2030-01-01T00:00:00.000Z') });
+        const newer = apiKeyRecord('key_a', 'partner-app', { createdAt: new Date('2030-01-02T00:00:00.000Z') });
+        await store.insertApiKey(newer);
+        await store.insertApiKey(older);
+        await store.insertApiKey(apiKeyRecord('key_other', 'other-app'));
+        expect(await store.listApiKeys('partner-app')).toStrictEqual([older, newer]);
+        expect(await store.listApiKeys('nobody')).toStrictEqual([]);
+      });
+
+      it.each([
+        ['keyId', (k: ApiKeyRecord) => apiKeyRecord(k.keyId, 'partner-app')],
+        ['digest', (k: ApiKeyRecord) => apiKeyRecord('key_second', 'partner-app', { digest: k.digest })],
+      ])('refuses a new key whose %s is taken', async (_what, clash) => {
+        const key = apiKeyRecord('key_first', 'partner-app');
+        await store.insertApiKey(key);
+        await expect(store.insertApiKey(clash(key))).rejects.toThrow();
+        expect(await store.listApiKeys('partner-app')).toStrictEqual([key]);
+      });
+
+      it("sets a key's expiry and revocation, only through its own client", async () => {
+        const key = apiKeyRecord('key_partner1', 'partner-app');
+        await store.insertApiKey(key);
+        const expiresAt = new Date('2030-03-01T00:00:00.000Z');
+        expect(await store.updateApiKey('other-app', key.keyId, { expiresAt })).toBeNull();
+        expect(await store.updateApiKey('partner-app', 'key_unknown', { expiresAt })).toBeNull();
+        const expiring = await store.updateApiKey('partner-app', key.keyId, { expiresAt });
+        expect(expiring).toStrictEqual({ ...key, expiresAt });
+        const revokedAt = new Date('2030-02-01T00:00:00.000Z');
+        expect(await store.updateApiKey('partner-app', key.keyId, { revokedAt })).toStrictEqual({ ...key, expiresAt, revokedAt });
+        expect((await store.findApiKey(key.digest))?.key).toStrictEqual({ ...key, expiresAt, revokedAt });
+      });
+
+      it('replaces a key with the same keyId on upsert; its old digest no longer finds it', async () => {
+        const key = apiKeyRecord('key_fx1', 'partner-app');
+        await store.upsertApiKeys([key]);
+        const replaced = apiKeyRecord('key_fx1', 'partner-app', { digest: hashSecret('rotated') });
+        await store.upsertApiKeys([replaced]);
+        expect(await store.findApiKey(key.digest)).toBeNull();
+        expect((await store.findApiKey(replaced.digest))?.key).toStrictEqual(replaced);
+      });
+
+      it('refuses on upsert a digest that already belongs to another key', async () => {
+        await store.upsertApiKeys([apiKeyRecord('key_a', 'a-app', { digest: hashSecret('shared') })]);
+        await expect(store.upsertApiKeys([apiKeyRecord('key_b', 'b-app', { digest: hashSecret('shared') })])).rejects.toThrow();
       });
     });
 
@@ -263,6 +332,20 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       it('refuses a second session with the same token hash', async () => {
         await store.insertSession(sessionRecord('hash-1'));
         await expect(store.insertSession(sessionRecord('hash-1'))).rejects.toThrow();
+      });
+
+      it('finds a session with its client, member and the key that started it, in one call', async () => {
+        const session = sessionRecord('hash-1');
+        const client = clientRecord('partner-app');
+        const member = memberRecord('m-alice');
+        const key = apiKeyRecord('key_partner1', 'partner-app');
+        await store.insertSession(session);
+        expect(await store.findSessionContext('hash-1')).toStrictEqual({ session, client: null, member: null, key: null });
+        await store.upsertClients([client]);
+        await store.upsertMembers([member]);
+        await store.insertApiKey(key);
+        expect(await store.findSessionContext('hash-1')).toStrictEqual({ session, client, member, key });
+        expect(await store.findSessionContext('hash-2')).toBeNull();
       });
     });
 
@@ -369,7 +452,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       });
 
       it.each([
-        ['findClientByApiKeyHash', (s: Store) => s.findClientByApiKeyHash(operatorObject), null],
+        ['findApiKey', (s: Store) => s.findApiKey(operatorObject), null],
+        ['findClient', (s: Store) => s.findClient(operatorObject), null],
+        ['listApiKeys', (s: Store) => s.listApiKeys(operatorObject), []],
         ['findMember', (s: Store) => s.findMember(operatorObject), null],
         ['findHouseholdMembers', (s: Store) => s.findHouseholdMembers(operatorObject), []],
         ['findSession', (s: Store) => s.findSession(operatorObject), null],
@@ -654,11 +739,18 @@ function describeLoadFixture(currentStore: () => Store): void {
       ],
     });
 
-    it('applies client defaults and stores only the key hash', async () => {
+    it('applies client defaults and stores only the key digest, under an id of its own', async () => {
       await loadFixture(currentStore(), baseFixture(), fixtureNow);
-      expect(await currentStore().findClientByApiKeyHash(hashSecret('pk_minimal_0001'))).toStrictEqual({
+      expect((await currentStore().findApiKey(hashSecret('pk_minimal_0001')))?.key).toStrictEqual({
+        keyId: fixtureKeyId('minimal-app', 0),
         clientId: 'minimal-app',
-        apiKeyHash: hashSecret('pk_minimal_0001'),
+        digest: hashSecret('pk_minimal_0001'),
+        createdAt: fixtureNow,
+        expiresAt: null,
+        revokedAt: null,
+      });
+      expect(await currentStore().findClient('minimal-app')).toStrictEqual({
+        clientId: 'minimal-app',
         enabledBusinessUnits: ['LCL'],
         defaultBusinessUnit: null,
         vouchersEnabled: true,
@@ -668,6 +760,20 @@ function describeLoadFixture(currentStore: () => Store): void {
         redemptionTiers: null,
         dailyRedemptionCap: null,
       });
+    });
+
+    it("loads a client's several keys, and loading again never brings back a revoked one", async () => {
+      const fixture: Fixture = { clients: [{ clientId: 'multi-app', apiKey: 'pk_multi_0001', apiKeys: ['pk_multi_0002'], enabledBusinessUnits: ['LCL'] }] };
+      await loadFixture(currentStore(), fixture, fixtureNow);
+      expect((await currentStore().listApiKeys('multi-app')).map((k) => k.keyId).sort()).toEqual([fixtureKeyId('multi-app', 0), fixtureKeyId('multi-app', 1)].sort());
+      const revokedAt = new Date('2030-01-02T00:00:00.000Z');
+      await currentStore().updateApiKey('multi-app', fixtureKeyId('multi-app', 0), { revokedAt });
+      await loadFixture(currentStore(), fixture, new Date('2030-01-03T00:00:00.000Z'));
+      expect((await currentStore().findApiKey(hashSecret('pk_multi_0001')))?.key).toMatchObject({ revokedAt, createdAt: fixtureNow });
+      // A key changed in the fixture is a new key at that place.
+      await loadFixture(currentStore(), { clients: [{ ...fixture.clients![0]!, apiKey: 'pk_multi_0003' }] }, fixtureNow);
+      expect((await currentStore().findApiKey(hashSecret('pk_multi_0003')))?.key).toMatchObject({ keyId: fixtureKeyId('multi-app', 0), revokedAt: null });
+      expect(await currentStore().findApiKey(hashSecret('pk_multi_0001'))).toBeNull();
     });
 
     it('applies member defaults and derives wallet ids', async () => {
@@ -733,7 +839,7 @@ function describeLoadFixture(currentStore: () => Store): void {
       expect(household?.reservations[0]?.contributions).toEqual([{ correlationId: 'm-b', points: 10 }]);
       expect(household?.balances).toHaveLength(2);
       expect((await currentStore().loadWallet('member:m-solo'))?.balances).toEqual([{ correlationId: 'm-solo', pointBalance: 999 }]);
-      expect((await currentStore().findClientByApiKeyHash(hashSecret('pk_minimal_0001')))?.vouchersEnabled).toBe(false);
+      expect((await currentStore().findClient('minimal-app'))?.vouchersEnabled).toBe(false);
     });
 
     it('keeps a reservation of another client with the same token apart', async () => {
@@ -807,7 +913,8 @@ function describeLoadFixture(currentStore: () => Store): void {
       const load = loadFixture(currentStore(), fixture, fixtureNow);
       await expect(load).rejects.toThrow(FixtureError);
       await expect(load).rejects.toThrow(path);
-      expect(await currentStore().findClientByApiKeyHash(hashSecret('pk_minimal_0001'))).toBeNull();
+      expect(await currentStore().findClient('minimal-app')).toBeNull();
+      expect(await currentStore().findApiKey(hashSecret('pk_minimal_0001'))).toBeNull();
       expect(await currentStore().findMember('m-solo')).toBeNull();
     });
 
@@ -865,7 +972,7 @@ function describeLoadFixture(currentStore: () => Store): void {
       const ids = async (unit: string) => (await currentStore().listPublishedVoucherDefinitions(unit, 'CUX')).map((d) => d.voucherDefinitionId);
       expect(await ids('LCL')).toEqual(['vd-0001', 'vd-0003', 'vd-0004']);
       expect(await ids('SDM')).toEqual(['vd-0007']);
-      expect(await currentStore().findClientByApiKeyHash(hashSecret('pk_test_partner_app_0001'))).not.toBeNull();
+      expect((await currentStore().findApiKey(hashSecret('pk_test_partner_app_0001')))?.client?.clientId).toBe('partner-app');
       expect((await currentStore().findHouseholdMembers('hh-2')).length).toBe(3);
     });
   });

@@ -119,6 +119,8 @@ const internalKeys = new Set([
   '_id',
   'apiKey',
   'apiKeyHash',
+  'digest',
+  'keyId',
   'tokenHash',
   'walletId',
   'version',

@@ -96,7 +96,9 @@ const writeMethods = new Set<StoreMethod>([
  * An object such as `{ "$gt": "" }` there would be an operator injection.
  */
 const keyArguments: Partial<Record<StoreMethod, number[]>> = {
-  findClientByApiKeyHash: [0],
+  findApiKey: [0],
+  findClient: [0],
+  listApiKeys: [0],
   findMember: [0],
   findHouseholdMembers: [0],
   findSession: [0],

@@ -47,7 +47,6 @@ describe('loadWalletState', () => {
     ['totals not stale, the reservation live: the slice', { totals: totalsOf([live, other]), reservation: live }, [live, other], ['slice'], live],
     ['totals not stale, no reservation under the key: the slice', { totals: totalsOf([other]), reservation: null }, [other], ['slice'], null],
     ['stale totals: the whole wallet, what expired dropped', { totals: totalsOf([expired, other]), reservation: expired }, [expired, other], ['slice', 'whole'], null],
-    ['no totals (an older wallet): the whole wallet', { totals: null, reservation: live }, [live, other], ['slice', 'whole'], live],
     // The totals cannot vouch for a reservation they do not include (a copy
     // put back after its tombstone was gone): it is checked on its own.
     ['totals not stale but the reservation expired: the whole wallet', { totals: totalsOf([other]), reservation: expired }, [expired, other], ['slice', 'whole'], null],

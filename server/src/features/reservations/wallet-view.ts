@@ -44,7 +44,7 @@ export async function loadWalletState(store: Store, walletId: string, key: Reser
   // Not stale: no stored reservation has expired by the totals. The one under
   // the key is checked too: the totals cannot vouch for a reservation they
   // do not include (a copy put back after its tombstone was gone).
-  if (slice.totals && !isStale(slice.totals, now) && (slice.reservation === null || isActive(slice.reservation, now))) {
+  if (!isStale(slice.totals, now) && (slice.reservation === null || isActive(slice.reservation, now))) {
     return {
       walletId,
       version: slice.version,

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { schemaError } from '../../domain/errors';
 import { identifierTypes, type IdentifierType } from '../../domain/model';
 import type { Services } from '../../domain/services';
-import { authenticatedClient } from '../../http/locals';
+import { authenticatedClient, authenticatedKeyId } from '../../http/locals';
 
 /**
  * Start Session: `POST /client/users/{correlation_id}/sessions`, 201 with the new session.
@@ -11,7 +11,10 @@ import { authenticatedClient } from '../../http/locals';
 export function startSession(services: Services): RequestHandler<{ correlation_id: string }> {
   return async (req, res) => {
     const identifierType = parseIdentifierType(req.get('x-identifier-type'));
-    const started = await services.sessions.startSession(authenticatedClient(res), req.params.correlation_id, identifierType);
+    const client = authenticatedClient(res);
+    const keyId = authenticatedKeyId(res);
+    if (keyId === undefined) throw new Error('no API key id: requireApiKey is not mounted on this route');
+    const started = await services.sessions.startSession(client, keyId, req.params.correlation_id, identifierType);
     // The body holds a bearer secret: no cache may keep it.
     res.status(201).set('Cache-Control', 'no-store').json({
       sessionToken: started.sessionToken,

@@ -9,7 +9,7 @@ export function createSessionService(deps: { store: Store; clock: Clock }): Sess
   const { store, clock } = deps;
 
   return {
-    async startSession(client, correlationId, identifierType) {
+    async startSession(client, keyId, correlationId, identifierType) {
       const member = await store.findMember(correlationId);
       if (!member) throw new AppError('MEMBER_NOT_FOUND', 'Member not found');
 
@@ -21,6 +21,7 @@ export function createSessionService(deps: { store: Store; clock: Clock }): Sess
         tokenHash: hashSecret(sessionToken),
         sessionId,
         clientId: client.clientId,
+        keyId,
         correlationId,
         identifierType,
         expiresAt,

@@ -28,6 +28,8 @@ describe('POST /client/users/{correlation_id}/sessions', () => {
     });
     expect(app.services.sessions.startSession).toHaveBeenCalledWith(
       expect.objectContaining({ clientId: 'client-partner' }),
+      // The key the request authenticated with: the session ends with it.
+      'key_client-partner',
       'm-alice',
       identifierType,
     );

@@ -14,7 +14,6 @@ import { createVoucherDefinitionService } from './service';
 const client: ClientRecord = {
   ...clientDefaults,
   clientId: 'client-partner',
-  apiKeyHash: 'hash',
   enabledBusinessUnits: ['LCL'],
   defaultBusinessUnit: 'LCL',
 };

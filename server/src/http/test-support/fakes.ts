@@ -1,6 +1,7 @@
-import type { ClientRecord, IdentifierType, SessionRecord } from '../../domain/model';
+import type { ApiKeyRecord, ClientRecord, IdentifierType, SessionRecord } from '../../domain/model';
 import { isWellFormedItem } from '../../features/reservations/catalogue';
 import type {
+  AuthenticatedClient,
   ReservationContext,
   ReservationUpdateRequest,
   ReservationUpdateResponse,
@@ -15,7 +16,6 @@ export const aliceToken = 'st_alice_0123456789abcdefghijkl';
 
 export const partnerClient: ClientRecord = {
   clientId: 'client-partner',
-  apiKeyHash: 'not-used-by-the-fakes',
   enabledBusinessUnits: ['LCL'],
   defaultBusinessUnit: 'LCL',
   vouchersEnabled: true,
@@ -28,15 +28,21 @@ export const partnerClient: ClientRecord = {
 
 export const otherClient: ClientRecord = { ...partnerClient, clientId: 'client-other' };
 
-const clientsByKey = new Map<string | undefined, ClientRecord>([
-  [apiKeys.partner, partnerClient],
-  [apiKeys.other, otherClient],
+/** The key record of each client's one key (the fakes never look at its digest). */
+function keyOf(client: ClientRecord): ApiKeyRecord {
+  return { keyId: `key_${client.clientId}`, clientId: client.clientId, digest: 'not-used-by-the-fakes', createdAt: new Date('2026-01-01T00:00:00Z'), expiresAt: null, revokedAt: null };
+}
+
+const clientsByKey = new Map<string | undefined, AuthenticatedClient>([
+  [apiKeys.partner, { client: partnerClient, key: keyOf(partnerClient) }],
+  [apiKeys.other, { client: otherClient, key: keyOf(otherClient) }],
 ]);
 
 export const aliceSession: SessionRecord = {
   tokenHash: 'not-used-by-the-fakes',
   sessionId: '3f6c1c9e-8f0a-4b7e-9a52-5d1e2c7b8a90',
   clientId: partnerClient.clientId,
+  keyId: keyOf(partnerClient).keyId,
   correlationId: 'm-alice',
   identifierType: 'CARD_NUMBER',
   expiresAt: new Date('2030-01-01T00:00:00.000Z'),
@@ -88,7 +94,7 @@ export function fakeServices(): FakeServices {
       ),
     },
     sessions: {
-      startSession: jest.fn(async (_client: ClientRecord, _correlationId: string, identifierType: IdentifierType) => ({
+      startSession: jest.fn(async (_client: ClientRecord, _keyId: string, _correlationId: string, identifierType: IdentifierType) => ({
         sessionToken: aliceToken,
         sessionId: aliceSession.sessionId,
         identifierType,

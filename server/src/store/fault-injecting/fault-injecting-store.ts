@@ -39,7 +39,12 @@ export class FaultInjectingStore implements Store {
     return run();
   }
 
-  findClientByApiKeyHash: Store['findClientByApiKeyHash'] = (h) => this.call('findClientByApiKeyHash', () => this.inner.findClientByApiKeyHash(h));
+  findApiKey: Store['findApiKey'] = (d) => this.call('findApiKey', () => this.inner.findApiKey(d));
+  findClient: Store['findClient'] = (id) => this.call('findClient', () => this.inner.findClient(id));
+  listApiKeys: Store['listApiKeys'] = (id) => this.call('listApiKeys', () => this.inner.listApiKeys(id));
+  insertApiKey: Store['insertApiKey'] = (k) => this.call('insertApiKey', () => this.inner.insertApiKey(k));
+  updateApiKey: Store['updateApiKey'] = (c, k, change) => this.call('updateApiKey', () => this.inner.updateApiKey(c, k, change));
+  upsertApiKeys: Store['upsertApiKeys'] = (r) => this.call('upsertApiKeys', () => this.inner.upsertApiKeys(r));
   findMember: Store['findMember'] = (id) => this.call('findMember', () => this.inner.findMember(id));
   findHouseholdMembers: Store['findHouseholdMembers'] = (id) => this.call('findHouseholdMembers', () => this.inner.findHouseholdMembers(id));
   insertSession: Store['insertSession'] = (s) => this.call('insertSession', () => this.inner.insertSession(s));

@@ -13,6 +13,7 @@ describe('MemoryStore specifics', () => {
     tokenHash,
     sessionId: `sid-${tokenHash}`,
     clientId: 'partner-app',
+    keyId: 'key_partner1',
     correlationId: 'm-alice',
     identifierType: 'CARD_NUMBER',
     expiresAt: new Date(expiresAt),

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../../domain/clock';
 import type {
+  ApiKeyRecord,
   AuditEntry,
   CatalogueItemRecord,
   ClientRecord,
@@ -17,7 +18,7 @@ import type {
 import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
 import { deepCopy as copy } from '../copy';
 import { compareKeys } from '../key-order';
-import type { SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
+import type { ApiKeyChange, ApiKeyContext, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import { AuditLog } from './audit-log';
 import { frozenAuditEntry, frozenList, frozenReservation, frozenTotals, frozenWallet } from './frozen-wallet';
@@ -46,7 +47,8 @@ const published = 'PUBLISHED';
 export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   private readonly clock: Clock;
   private readonly clients = new Map<string, ClientRecord>();
-  private readonly clientIdByKeyHash = new Map<string, string>();
+  private readonly apiKeys = new Map<string, ApiKeyRecord>();
+  private readonly keyIdByDigest = new Map<string, string>();
   private readonly members = new Map<string, MemberRecord>();
   private readonly membersByHousehold = new Map<string, Set<string>>();
   private readonly sessions = new Map<string, SessionRecord>();
@@ -74,24 +76,60 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   // --- clients -------------------------------------------------------------
 
-  async findClientByApiKeyHash(apiKeyHash: string): Promise<ClientRecord | null> {
-    const clientId = this.clientIdByKeyHash.get(apiKeyHash);
-    const client = clientId === undefined ? undefined : this.clients.get(clientId);
+  async findClient(clientId: string): Promise<ClientRecord | null> {
+    const client = this.clients.get(clientId);
     return client ? copy(client) : null;
   }
 
-  /** Like the MongoDB adapter's unique index: a key hash belongs to one client. */
   async upsertClients(clients: ClientRecord[]): Promise<void> {
-    for (const client of clients) {
-      const owner = this.clientIdByKeyHash.get(client.apiKeyHash);
-      if (owner !== undefined && owner !== client.clientId) {
-        throw new Error(`client ${client.clientId}: apiKeyHash already belongs to another client`);
-      }
-      const previous = this.clients.get(client.clientId);
-      if (previous) this.clientIdByKeyHash.delete(previous.apiKeyHash);
-      this.clients.set(client.clientId, copy(client));
-      this.clientIdByKeyHash.set(client.apiKeyHash, client.clientId);
+    for (const client of clients) this.clients.set(client.clientId, copy(client));
+  }
+
+  // --- API keys ------------------------------------------------------------
+
+  async findApiKey(digest: string): Promise<ApiKeyContext | null> {
+    const keyId = this.keyIdByDigest.get(digest);
+    const key = keyId === undefined ? undefined : this.apiKeys.get(keyId);
+    if (!key) return null;
+    const client = this.clients.get(key.clientId);
+    return { key: copy(key), client: client ? copy(client) : null };
+  }
+
+  async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
+    return [...this.apiKeys.values()]
+      .filter((key) => key.clientId === clientId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareKeys(a.keyId, b.keyId))
+      .map(copy);
+  }
+
+  /** Like the MongoDB adapter's unique indexes: a keyId and a digest each belong to one key. */
+  async insertApiKey(key: ApiKeyRecord): Promise<void> {
+    if (this.apiKeys.has(key.keyId)) throw new Error(`API key ${key.keyId} already exists`);
+    if (this.keyIdByDigest.has(key.digest)) throw new Error(`API key ${key.keyId}: digest already belongs to another key`);
+    this.storeApiKey(key);
+  }
+
+  async updateApiKey(clientId: string, keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | null> {
+    const key = this.apiKeys.get(keyId);
+    if (!key || key.clientId !== clientId) return null;
+    const updated = { ...key, ...copy(change) };
+    this.apiKeys.set(keyId, updated);
+    return copy(updated);
+  }
+
+  async upsertApiKeys(keys: ApiKeyRecord[]): Promise<void> {
+    for (const key of keys) {
+      const owner = this.keyIdByDigest.get(key.digest);
+      if (owner !== undefined && owner !== key.keyId) throw new Error(`API key ${key.keyId}: digest already belongs to another key`);
+      const previous = this.apiKeys.get(key.keyId);
+      if (previous) this.keyIdByDigest.delete(previous.digest);
+      this.storeApiKey(key);
     }
+  }
+
+  private storeApiKey(key: ApiKeyRecord): void {
+    this.apiKeys.set(key.keyId, copy(key));
+    this.keyIdByDigest.set(key.digest, key.keyId);
   }
 
   // --- members -------------------------------------------------------------
@@ -145,7 +183,8 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     if (!session) return null;
     const client = this.clients.get(session.clientId);
     const member = this.members.get(session.correlationId);
-    return { session, client: client ? copy(client) : null, member: member ? copy(member) : null };
+    const key = this.apiKeys.get(session.keyId);
+    return { session, client: client ? copy(client) : null, member: member ? copy(member) : null, key: key ? copy(key) : null };
   }
 
   /** Drops every expired session; returns how many. Runs on the sweep timer. */
@@ -291,7 +330,8 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     this.sweepTimer = undefined;
     for (const map of [
       this.clients,
-      this.clientIdByKeyHash,
+      this.apiKeys,
+      this.keyIdByDigest,
       this.members,
       this.membersByHousehold,
       this.sessions,

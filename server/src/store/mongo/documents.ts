@@ -1,5 +1,6 @@
 import {
   auditEntryId,
+  type ApiKeyRecord,
   type AuditEntry,
   type AuditState,
   type CatalogueItemRecord,
@@ -25,7 +26,6 @@ import type { WalletTotals } from '../../domain/wallet-totals';
 
 export interface ClientDoc {
   _id: string; // clientId
-  apiKeyHash: string;
   enabledBusinessUnits: string[];
   defaultBusinessUnit: string | null;
   vouchersEnabled: boolean;
@@ -44,10 +44,21 @@ export interface MemberDoc {
   privileges: string[];
 }
 
+/** An API key: its digest only (unique index), never the secret. */
+export interface ApiKeyDoc {
+  _id: string; // keyId
+  clientId: string;
+  digest: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
 export interface SessionDoc {
   _id: string; // tokenHash
   sessionId: string;
   clientId: string;
+  keyId: string;
   correlationId: string;
   identifierType: SessionRecord['identifierType'];
   expiresAt: Date;
@@ -84,13 +95,11 @@ export interface WalletDoc {
   _id: string; // walletId
   version: number;
   balances: MemberBalance[];
-  /** `totalsOf` the wallet's reservations; absent in wallets written before totals existed. */
-  totals?: WalletTotals;
+  /** `totalsOf` the wallet's reservations. */
+  totals: WalletTotals;
   /** The reservation writes of the change that made `version`: the truth until `reservations` holds them. */
   pending?: PendingWrite[];
   pendingAudit?: Body<AuditDoc>[];
-  /** Reservations kept inside the wallet by earlier versions of this server; the first whole save moves them out. */
-  reservations?: ReservationRecord[];
 }
 
 /** One reservation as a change left it: its new state, or null when the change removed it. */
@@ -135,7 +144,6 @@ export type Body<T> = Omit<T, '_id'>;
 
 export function clientBody(c: ClientRecord): Body<ClientDoc> {
   return {
-    apiKeyHash: c.apiKeyHash,
     enabledBusinessUnits: [...c.enabledBusinessUnits],
     defaultBusinessUnit: c.defaultBusinessUnit,
     vouchersEnabled: c.vouchersEnabled,
@@ -150,7 +158,6 @@ export function clientBody(c: ClientRecord): Body<ClientDoc> {
 export function clientFromDoc(d: ClientDoc): ClientRecord {
   return {
     clientId: d._id,
-    apiKeyHash: d.apiKeyHash,
     enabledBusinessUnits: d.enabledBusinessUnits,
     defaultBusinessUnit: d.defaultBusinessUnit ?? null,
     vouchersEnabled: d.vouchersEnabled,
@@ -160,6 +167,16 @@ export function clientFromDoc(d: ClientDoc): ClientRecord {
     redemptionTiers: d.redemptionTiers ?? null,
     dailyRedemptionCap: d.dailyRedemptionCap ?? null,
   };
+}
+
+// --- API keys ------------------------------------------------------------
+
+export function apiKeyDoc(k: ApiKeyRecord): ApiKeyDoc {
+  return { _id: k.keyId, clientId: k.clientId, digest: k.digest, createdAt: k.createdAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt };
+}
+
+export function apiKeyFromDoc(d: ApiKeyDoc): ApiKeyRecord {
+  return { keyId: d._id, clientId: d.clientId, digest: d.digest, createdAt: d.createdAt, expiresAt: d.expiresAt ?? null, revokedAt: d.revokedAt ?? null };
 }
 
 // --- members ---------------------------------------------------------------
@@ -190,6 +207,7 @@ export function sessionDoc(s: SessionRecord): SessionDoc {
     _id: s.tokenHash,
     sessionId: s.sessionId,
     clientId: s.clientId,
+    keyId: s.keyId,
     correlationId: s.correlationId,
     identifierType: s.identifierType,
     expiresAt: s.expiresAt,
@@ -201,6 +219,7 @@ export function sessionFromDoc(d: SessionDoc): SessionRecord {
     tokenHash: d._id,
     sessionId: d.sessionId,
     clientId: d.clientId,
+    keyId: d.keyId,
     correlationId: d.correlationId,
     identifierType: d.identifierType,
     expiresAt: d.expiresAt,

@@ -76,10 +76,11 @@ if (skipReason !== null) {
     const lowered = { ...wallet.reservations[0]!, reservationAmount: 90, contributions: [{ correlationId: 'm-007', points: 90 }] };
 
     it.each<[string, (s: MongoStore) => Promise<unknown>]>([
-      ['client by API key hash', (s) => s.findClientByApiKeyHash(hashSecret('key-7'))],
+      ['API key by digest, with its client', (s) => s.findApiKey(hashSecret('key-7'))],
+      ["a client's API keys", (s) => s.listApiKeys('client-007')],
       ['member by correlation id', (s) => s.findMember('m-007')],
       ['session by token hash', (s) => s.findSession('token-hash-7')],
-      ['session with its client and member (Operations A and B)', (s) => s.findSessionContext('token-hash-7')],
+      ['session with its client, member and key (Operations A and B)', (s) => s.findSessionContext('token-hash-7')],
       ['wallet slice: the wallet and one reservation', (s) => s.loadWalletSlice('member:m-007', key)],
       ['wallet slice compare-and-set', (s) => s.saveWalletSlice({ walletId: 'member:m-007', reservation: lowered, totals: totalsOf([lowered]), pendingAudit: [] }, 2)],
       ['rate limit count of one key', async (s) => s.requestCounter(100, 60).hit('client-007')],
@@ -137,11 +138,13 @@ async function seed(store: MongoStore): Promise<void> {
   const clients: ClientRecord[] = ids.map((id, i) => ({
     ...clientDefaults,
     clientId: `client-${id}`,
-    apiKeyHash: hashSecret(`key-${i}`),
     enabledBusinessUnits: ['BU-1'],
     defaultBusinessUnit: 'BU-1',
   }));
   await store.upsertClients(clients);
+  await store.upsertApiKeys(
+    ids.map((id, i) => ({ keyId: `key_${id}`, clientId: `client-${id}`, digest: hashSecret(`key-${i}`), createdAt: new Date(), expiresAt: null, revokedAt: null })),
+  );
   const members: MemberRecord[] = ids.map((id) => ({
     correlationId: `m-${id}`,
     walletId: `member:m-${id}`,
@@ -155,6 +158,7 @@ async function seed(store: MongoStore): Promise<void> {
       tokenHash: `token-hash-${i}`,
       sessionId: `00000000-0000-4000-8000-000000000${id}`,
       clientId: `client-${id}`,
+      keyId: `key_${id}`,
       correlationId: `m-${id}`,
       identifierType: 'CARD_NUMBER',
       expiresAt: new Date(Date.now() + 3_600_000),

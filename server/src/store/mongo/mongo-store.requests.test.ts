@@ -89,7 +89,7 @@ describe('MongoStore requests', () => {
     await store.ensureIndexes();
     const specs = Object.fromEntries(calls.map((c) => [c.collection, c.args[0]]));
     expect(specs).toEqual({
-      clients: [{ key: { apiKeyHash: 1 }, unique: true }],
+      apiKeys: [{ key: { digest: 1 }, unique: true }, { key: { clientId: 1, createdAt: 1 } }],
       members: [{ key: { householdId: 1 } }],
       sessions: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
       voucherDefinitions: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }],
@@ -136,7 +136,7 @@ describe('MongoStore requests', () => {
       { _id: 'member:m-a', version: 7 },
       {
         $set: { version: 8, balances: wallet.balances, totals: walletContent.totals, pending: [{ key: { ...rt1Key, reservationToken: 'rt-2' }, reservation: null }] },
-        $unset: { reservations: '', pendingAudit: '' },
+        $unset: { pendingAudit: '' },
       },
     ]);
     matchedCount = 0;
@@ -157,16 +157,19 @@ describe('MongoStore requests', () => {
   });
 
   it('maps documents to records without _id', async () => {
-    const { store } = fakeStore((what) =>
-      what === 'wallets.findOne' ? { _id: 'member:m-a', version: 3, ...walletContent, extra: 'internal' } : null,
-    );
+    const { reservations, ...walletDoc } = walletContent;
+    const { store } = fakeStore((what) => {
+      if (what === 'wallets.findOne') return { _id: 'member:m-a', version: 3, ...walletDoc, extra: 'internal' };
+      if (what === 'reservations.find') return reservations.map((r) => ({ _id: rt1Id, walletId: 'member:m-a', walletVersion: 3, ...r, extra: 'internal' }));
+      return null;
+    });
     expect(await store.loadWallet('member:m-a')).toStrictEqual({ ...wallet, version: 3 });
   });
 
   const key = { clientId: 'c', correlationId: 'm-a', reservationToken: 'rt-1' };
   const docId = '10:member:m-a1:c3:m-a4:rt-1';
 
-  it('reads a slice in one aggregate: the wallet without inline reservations, then the one reservation document', async () => {
+  it('reads a slice in one aggregate: the wallet, then the one reservation document', async () => {
     const { store, calls } = fakeStore((what) =>
       what === 'wallets.aggregate'
         ? [{ _id: 'member:m-a', version: 7, balances: wallet.balances, totals: walletContent.totals, stored: [{ _id: docId, walletId: 'member:m-a', walletVersion: 7, ...wallet.reservations[0] }] }]
@@ -186,7 +189,6 @@ describe('MongoStore requests', () => {
         args: [
           [
             { $match: { _id: 'member:m-a' } },
-            { $project: { reservations: 0 } },
             { $addFields: { storedId: docId } },
             { $lookup: { from: 'reservations', localField: 'storedId', foreignField: '_id', as: 'stored' } },
           ],

@@ -2,7 +2,6 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { StoreUnavailableError } from '../port';
 import { describeStoreContract } from '../store.contract';
-import { totalsOf } from '../../domain/wallet-totals';
 import { collectionNames, MongoStore } from './mongo-store';
 import { explainMissing, testMongoSource, stageNames, uniqueDbName } from './test-support/mongo-test-server';
 
@@ -73,7 +72,8 @@ if (source.kind === 'none') {
       await store.ensureIndexes();
       const db = admin.db(dbName);
       const keysOf = async (name: string) => (await db.collection(name).indexes()).map((i) => ({ key: i.key, unique: i.unique, ttl: i.expireAfterSeconds }));
-      expect(await keysOf(collectionNames.clients)).toContainEqual({ key: { apiKeyHash: 1 }, unique: true, ttl: undefined });
+      expect(await keysOf(collectionNames.apiKeys)).toContainEqual({ key: { digest: 1 }, unique: true, ttl: undefined });
+      expect(await keysOf(collectionNames.apiKeys)).toContainEqual({ key: { clientId: 1, createdAt: 1 }, unique: undefined, ttl: undefined });
       expect(await keysOf(collectionNames.members)).toContainEqual({ key: { householdId: 1 }, unique: undefined, ttl: undefined });
       expect(await keysOf(collectionNames.sessions)).toContainEqual({ key: { expiresAt: 1 }, unique: undefined, ttl: 0 });
       expect(await keysOf(collectionNames.voucherDefinitions)).toContainEqual({
@@ -128,53 +128,6 @@ if (source.kind === 'none') {
         expect(explain.executionStats?.totalDocsExamined).toBeLessThanOrEqual(2);
       },
     );
-
-    it('reads a wallet stored before totals existed as a slice without totals (the service then reads it whole)', async () => {
-      await admin.db(dbName).collection(collectionNames.wallets).insertOne({
-        _id: 'member:m-old' as never,
-        version: 3,
-        balances: [{ correlationId: 'm-old', pointBalance: 10 }],
-        reservations: [],
-      });
-      expect(await store.loadWalletSlice('member:m-old', { clientId: 'c', correlationId: 'm-old', reservationToken: 'rt' })).toStrictEqual({
-        walletId: 'member:m-old',
-        version: 3,
-        balances: [{ correlationId: 'm-old', pointBalance: 10 }],
-        totals: null,
-        reservation: null,
-      });
-    });
-
-    it('moves the reservations an earlier server kept inside a wallet out with its first whole save, keeping them all', async () => {
-      const inline = (token: string, points: number) => ({
-        reservationToken: token,
-        clientId: 'c',
-        correlationId: 'm-old',
-        identifierType: 'EMAIL',
-        reservationAmount: points,
-        contributions: [{ correlationId: 'm-old', points }],
-        expiresAt: new Date('2999-01-01T00:00:00.000Z'),
-        createdAt: new Date('2030-01-01T00:00:00.000Z'),
-        excludedFromCap: false,
-      });
-      await admin.db(dbName).collection(collectionNames.wallets).insertOne({
-        _id: 'member:m-old' as never,
-        version: 3,
-        balances: [{ correlationId: 'm-old', pointBalance: 1000 }],
-        reservations: [inline('t1', 300), inline('t2', 200)],
-      });
-      const before = await store.loadWallet('member:m-old');
-      expect(before?.reservations.map((r) => r.reservationToken)).toEqual(['t1', 't2']);
-      // A whole save that changes only a balance.
-      expect(await store.saveWallet({ ...before!, balances: [{ correlationId: 'm-old', pointBalance: 900 }] }, 3)).toBe(true);
-      const after = await store.loadWallet('member:m-old');
-      expect(after?.reservations).toStrictEqual(before?.reservations);
-      const slice = await store.loadWalletSlice('member:m-old', { clientId: 'c', correlationId: 'm-old', reservationToken: 't1' });
-      expect(slice?.reservation).toStrictEqual(before?.reservations[0]);
-      expect(slice?.totals).toStrictEqual(totalsOf(before!.reservations));
-      const raw = await admin.db(dbName).collection(collectionNames.wallets).findOne({ _id: 'member:m-old' as never });
-      expect(raw).not.toHaveProperty('reservations');
-    });
 
     describe('copying a change into the reservation documents', () => {
       const key = { clientId: 'c', correlationId: 'm-copy', reservationToken: 'rt-1' };
@@ -231,6 +184,7 @@ if (source.kind === 'none') {
         tokenHash: 'h1',
         sessionId: 's1',
         clientId: 'c1',
+        keyId: 'key_c1',
         correlationId: 'm1',
         identifierType: 'EMAIL',
         expiresAt: new Date('2999-01-01T00:00:00.000Z'),

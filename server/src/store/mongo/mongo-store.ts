@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import type {
+  ApiKeyRecord,
   AuditEntry,
   CatalogueItemRecord,
   ClientRecord,
@@ -12,8 +13,10 @@ import type {
   WalletSlice,
   WalletSliceChange,
 } from '../../domain/model';
-import type { RequestCounter, SessionContext, Store } from '../port';
+import type { ApiKeyChange, ApiKeyContext, RequestCounter, SessionContext, Store } from '../port';
 import {
+  apiKeyDoc,
+  apiKeyFromDoc,
   auditDoc,
   auditFromDoc,
   catalogueItemBody,
@@ -28,6 +31,7 @@ import {
   sessionFromDoc,
   voucherDefinitionBody,
   voucherDefinitionFromDoc,
+  type ApiKeyDoc,
   type AuditDoc,
   type Body,
   type CatalogueItemDoc,
@@ -40,29 +44,22 @@ import {
   type WalletDoc,
 } from './documents';
 import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
+import { collectionNames } from './collections';
+import { ensureIndexes } from './indexes';
+import { prepareLayout } from './layout';
 import { MongoRequestCounter, requestCounterCollection, requestCounterIndexes } from './request-counter';
 import { MongoWallets } from './wallets';
 
 /** How to reach the database; the watchdog's settings have defaults (connection.ts). */
 export type MongoStoreOptions = MongoConnectionOptions;
 
-/** Collection names, in one place for operators and tests. */
-export const collectionNames = {
-  clients: 'clients',
-  members: 'members',
-  sessions: 'sessions',
-  catalogueItems: 'catalogueItems',
-  redemptions: 'redemptions',
-  voucherDefinitions: 'voucherDefinitions',
-  wallets: 'wallets',
-  reservations: 'reservations',
-  audit: 'audit',
-} as const;
+export { collectionNames } from './collections';
 
 const published = 'PUBLISHED';
 
 interface Collections {
   clients: Collection<ClientDoc>;
+  apiKeys: Collection<ApiKeyDoc>;
   members: Collection<MemberDoc>;
   sessions: Collection<SessionDoc>;
   catalogueItems: Collection<CatalogueItemDoc>;
@@ -101,7 +98,9 @@ export class MongoStore implements Store {
   }
 
   /**
-   * Connects, checks the server answers and creates the indexes. An
+   * Connects, checks the server answers, checks the database holds the data
+   * layout this server knows (an empty one is given it; another layout is a
+   * `LayoutMismatchError`, see layout.ts) and creates the indexes. An
    * unreachable server gives `StoreUnavailableError` whose message is the
    * driver's own reason (for the operator: it names hosts); a malformed URI
    * gives the driver's parse error (a configuration mistake, not an outage).
@@ -110,6 +109,7 @@ export class MongoStore implements Store {
     const connection = await MongoConnection.open(options, observer);
     const store = new MongoStore(connection);
     try {
+      await connection.run(() => prepareLayout(connection.db));
       await store.ensureIndexes();
       return store;
     } catch (error) {
@@ -140,42 +140,73 @@ export class MongoStore implements Store {
     return this.connection.health();
   }
 
-  /**
-   * Idempotent: createIndexes with the same keys and options is a no-op.
-   * Default index names, so an index an operator created by hand with the
-   * same keys is recognised rather than conflicting.
-   */
+  /** Creates the indexes of every query (indexes.ts); idempotent. */
   async ensureIndexes(): Promise<void> {
-    await this.run(() =>
-      Promise.all([
-        this.c.clients.createIndexes([{ key: { apiKeyHash: 1 }, unique: true }]),
-        this.c.members.createIndexes([{ key: { householdId: 1 } }]),
-        // TTL: the server deletes a session once expiresAt has passed (checked about once a minute).
-        this.c.sessions.createIndexes([{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }]),
-        // Equality on unit and status, then ordered by id: the listing reads only its own entries, already sorted.
-        this.c.voucherDefinitions.createIndexes([{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }]),
-        this.c.audit.createIndexes([{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }]),
-        this.connection.db.collection(requestCounterCollection).createIndexes(requestCounterIndexes),
-        this.c.reservations.createIndexes([
-          // A whole wallet's reservations, in key order.
-          { key: { walletId: 1, _id: 1 } },
-          // Tombstones of removed reservations (the only documents with removedAt) go after a day.
-          { key: { removedAt: 1 }, expireAfterSeconds: 86_400 },
-        ]),
-      ]),
-    );
+    await this.run(() => ensureIndexes(this.connection.db));
   }
 
   // --- clients -------------------------------------------------------------
 
-  async findClientByApiKeyHash(apiKeyHash: string): Promise<ClientRecord | null> {
-    if (!isKey(apiKeyHash)) return null;
-    const doc = await this.run(() => this.c.clients.findOne({ apiKeyHash }));
+  async findClient(clientId: string): Promise<ClientRecord | null> {
+    if (!isKey(clientId)) return null;
+    const doc = await this.run(() => this.c.clients.findOne({ _id: clientId }));
     return doc ? clientFromDoc(doc) : null;
   }
 
   async upsertClients(clients: ClientRecord[]): Promise<void> {
     await this.replaceAll(this.c.clients, clients.map((c) => [requireKey(c.clientId, 'clientId'), clientBody(c)]));
+  }
+
+  // --- API keys ------------------------------------------------------------
+
+  /** One aggregate: the key by its digest (unique index), then its client by `_id`. */
+  async findApiKey(digest: string): Promise<ApiKeyContext | null> {
+    if (!isKey(digest)) return null;
+    const [found] = await this.run(() =>
+      this.c.apiKeys
+        .aggregate<ApiKeyDoc & { client: ClientDoc[] }>([
+          { $match: { digest } },
+          { $lookup: { from: collectionNames.clients, localField: 'clientId', foreignField: '_id', as: 'client' } },
+        ])
+        .toArray(),
+    );
+    if (!found) return null;
+    const [client] = found.client;
+    return { key: apiKeyFromDoc(found), client: client ? clientFromDoc(client) : null };
+  }
+
+  async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
+    if (!isKey(clientId)) return [];
+    const docs = await this.run(() => this.c.apiKeys.find({ clientId }).sort({ createdAt: 1, _id: 1 }).toArray());
+    return docs.map(apiKeyFromDoc);
+  }
+
+  async insertApiKey(key: ApiKeyRecord): Promise<void> {
+    requireKey(key.keyId, 'keyId');
+    requireKey(key.digest, 'digest');
+    await this.run(() => this.c.apiKeys.insertOne(apiKeyDoc(key)));
+  }
+
+  async updateApiKey(clientId: string, keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | null> {
+    if (!isKey(clientId) || !isKey(keyId)) return null;
+    const fields: Partial<ApiKeyDoc> = {};
+    if (change.expiresAt !== undefined) fields.expiresAt = change.expiresAt;
+    if (change.revokedAt !== undefined) fields.revokedAt = change.revokedAt;
+    const doc = await this.run(() =>
+      this.c.apiKeys.findOneAndUpdate({ _id: keyId, clientId }, { $set: fields }, { returnDocument: 'after' }),
+    );
+    return doc ? apiKeyFromDoc(doc) : null;
+  }
+
+  async upsertApiKeys(keys: ApiKeyRecord[]): Promise<void> {
+    await this.replaceAll(
+      this.c.apiKeys,
+      keys.map((k) => {
+        requireKey(k.digest, 'digest');
+        const { _id, ...body } = apiKeyDoc(k);
+        return [requireKey(_id, 'keyId'), body];
+      }),
+    );
   }
 
   // --- members -------------------------------------------------------------
@@ -209,22 +240,29 @@ export class MongoStore implements Store {
     return doc ? sessionFromDoc(doc) : null;
   }
 
-  /** One aggregate: the session, then its client and member by `_id` ($lookup). */
+  /** One aggregate: the session, then its client, member and API key by `_id` ($lookup). */
   async findSessionContext(tokenHash: string): Promise<SessionContext | null> {
     if (!isKey(tokenHash)) return null;
     const [found] = await this.run(() =>
       this.c.sessions
-        .aggregate<SessionDoc & { client: ClientDoc[]; member: MemberDoc[] }>([
+        .aggregate<SessionDoc & { client: ClientDoc[]; member: MemberDoc[]; key: ApiKeyDoc[] }>([
           { $match: { _id: tokenHash } },
           { $lookup: { from: collectionNames.clients, localField: 'clientId', foreignField: '_id', as: 'client' } },
           { $lookup: { from: collectionNames.members, localField: 'correlationId', foreignField: '_id', as: 'member' } },
+          { $lookup: { from: collectionNames.apiKeys, localField: 'keyId', foreignField: '_id', as: 'key' } },
         ])
         .toArray(),
     );
     if (!found) return null;
     const [client] = found.client;
     const [member] = found.member;
-    return { session: sessionFromDoc(found), client: client ? clientFromDoc(client) : null, member: member ? memberFromDoc(member) : null };
+    const [key] = found.key;
+    return {
+      session: sessionFromDoc(found),
+      client: client ? clientFromDoc(client) : null,
+      member: member ? memberFromDoc(member) : null,
+      key: key ? apiKeyFromDoc(key) : null,
+    };
   }
 
   // --- voucher definitions ------------------------------------------------
@@ -364,6 +402,7 @@ export class MongoStore implements Store {
 function collectionsOf(db: Db): Collections {
   return {
     clients: db.collection<ClientDoc>(collectionNames.clients),
+    apiKeys: db.collection<ApiKeyDoc>(collectionNames.apiKeys),
     members: db.collection<MemberDoc>(collectionNames.members),
     sessions: db.collection<SessionDoc>(collectionNames.sessions),
     catalogueItems: db.collection<CatalogueItemDoc>(collectionNames.catalogueItems),

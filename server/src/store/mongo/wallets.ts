@@ -84,7 +84,6 @@ export class MongoWallets {
       this.c.wallets
         .aggregate<WalletDoc & { stored: ReservationDoc[] }>([
           { $match: { _id: walletId } },
-          { $project: { reservations: 0 } },
           // The equality form of $lookup, on `_id`: every server answers it
           // from the `_id` index (a pipeline $lookup is not always planned
           // that way by MongoDB-compatible servers). The id starts with a
@@ -105,7 +104,7 @@ export class MongoWallets {
       walletId,
       version: found.version,
       balances: found.balances.map(balanceFields),
-      totals: found.totals ? totalsFields(found.totals) : null,
+      totals: totalsFields(found.totals),
       reservation,
     };
     const pendingAudit = pendingAuditFromDocs(found.pendingAudit);
@@ -154,10 +153,7 @@ export class MongoWallets {
     if (current) await this.ensureCopied(current.doc);
 
     const reservations = wallet.reservations.map(reservationFields);
-    // Against what the reservation documents (and `pending`) hold: reservations
-    // an earlier server kept inline in the wallet are written out like new ones.
-    const copied = current ? wholeOf({ ...current.doc, reservations: [] }, current.stored).reservations : [];
-    const pending = differences(copied, reservations);
+    const pending = differences(current ? current.wallet.reservations : [], reservations);
     const fields = {
       version: expectedVersion + 1,
       balances: wallet.balances.map(balanceFields),
@@ -172,8 +168,7 @@ export class MongoWallets {
             await this.deps.run(() =>
               this.c.wallets.updateOne(
                 { _id: walletId, version: expectedVersion },
-                // `reservations`: an earlier server's inline copy, moved out by this save.
-                { $set: { ...fields, ...audit }, $unset: { reservations: '', ...(wallet.pendingAudit ? {} : { pendingAudit: '' }) } },
+                wallet.pendingAudit ? { $set: { ...fields, ...audit } } : { $set: fields, $unset: { pendingAudit: '' } },
               ),
             )
           ).matchedCount === 1;
@@ -303,10 +298,9 @@ export class MongoWallets {
   }
 }
 
-/** The logical wallet: an earlier server's inline reservations, then the documents, then `pending`. */
-function wholeOf(doc: WalletDoc, stored: ReservationDoc[]): Wallet {
+/** The logical wallet: its reservation documents, then `pending` laid over them. */
+export function wholeOf(doc: WalletDoc, stored: ReservationDoc[]): Wallet {
   const byId = new Map<string, ReservationRecord>();
-  for (const r of doc.reservations ?? []) byId.set(reservationDocId(doc._id, r), reservationFields(r));
   for (const d of stored) {
     const r = reservationFromDoc(d);
     if (r) byId.set(d._id, r);

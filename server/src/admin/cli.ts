@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+/**
+ * `loyalty-admin`: the operator's command for a deployment on MongoDB (keys,
+ * data loads, indexes, checks, migrations). Reads MONGODB_URI and
+ * MONGODB_DB like the server. `--help` on every command; `--json` prints one
+ * JSON object on stdout; exit codes in exit-codes.ts (README, Operating).
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { StoreUnavailableError } from '../store/port';
+import { LayoutMismatchError } from '../store/mongo/layout';
+import { adminConfig } from './database';
+import { runCheck, runIndexes, runLoad, runMigrate } from './data';
+import { AdminError, exitCodes } from './exit-codes';
+import { keyCommands, runKeys } from './keys';
+import { createOutput, type Streams } from './output';
+
+/** Seconds as a command line gives them: a whole number from 1 to ten years. */
+function seconds(value: string): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed < 1 || parsed > 315_360_000) throw new InvalidArgumentError('a whole number of seconds, 1 to 315360000');
+  return parsed;
+}
+
+const jsonOption = () => new Option('--json', 'print one JSON object on stdout (for scripts)');
+
+export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command {
+  const program = new Command('loyalty-admin')
+    .description('Operate the loyalty API on its MongoDB (MONGODB_URI, MONGODB_DB): API keys, data loads, indexes, checks, migrations.')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (text) => streams.stdout.write(text), writeErr: (text) => streams.stderr.write(text) })
+    .exitOverride();
+  const config = () => adminConfig(env);
+  const output = (options: { json?: boolean }) => createOutput(options.json === true, streams);
+
+  const keys = program.command('keys').description("a client's API keys: any live one authenticates it").exitOverride();
+  keys
+    .command('create')
+    .description('make a new key (shown once)')
+    .requiredOption('--client <id>', 'the client application')
+    .option('--expires-in <seconds>', 'the key stops working after this long', seconds)
+    .addOption(jsonOption())
+    .action((o: { client: string; expiresIn?: number; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.create(o.client, o.expiresIn)));
+  keys
+    .command('roll')
+    .description("make a new key and give the client's other live keys an expiry (the grace)")
+    .requiredOption('--client <id>', 'the client application')
+    .option('--grace <seconds>', 'how long the other keys keep working (default 86400)', seconds)
+    .addOption(jsonOption())
+    .action((o: { client: string; grace?: number; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.roll(o.client, o.grace)));
+  keys
+    .command('revoke')
+    .description('end a key now, and the sessions it started')
+    .requiredOption('--client <id>', 'the client application')
+    .requiredOption('--key <keyId>', 'the public id of the key (keys list)')
+    .addOption(jsonOption())
+    .action((o: { client: string; key: string; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.revoke(o.client, o.key)));
+  keys
+    .command('list')
+    .description("a client's keys: ids, creation, expiry, revocation (never a secret)")
+    .requiredOption('--client <id>', 'the client application')
+    .addOption(jsonOption())
+    .action((o: { client: string; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.list(o.client)));
+
+  program
+    .command('load')
+    .description('load a fixture file into the database (checked whole first; safe next to a running fleet)')
+    .argument('<file>', 'fixture JSON (the SEED_FILE format)')
+    .addOption(jsonOption())
+    .action((file: string, o: { json?: boolean }) => runLoad(config(), file, output(o)));
+  program
+    .command('indexes')
+    .description("create the current data layout's indexes (idempotent), or only verify them")
+    .option('--verify', 'create nothing; fail when one is missing')
+    .addOption(jsonOption())
+    .action((o: { verify?: boolean; json?: boolean }) => runIndexes(config().mongo, o.verify === true, output(o)));
+  program
+    .command('check')
+    .description('reachable, data layout, indexes, counts per collection; exits 1 when something is wrong')
+    .addOption(jsonOption())
+    .action((o: { json?: boolean }) => runCheck(config().mongo, output(o)));
+  program
+    .command('migrate')
+    .description('bring the database to the data layout of this release, in place (idempotent, resumable)')
+    .addOption(jsonOption())
+    .action((o: { json?: boolean }) => runMigrate(config().mongo, output(o)));
+  return program;
+}
+
+/** Runs one command line; resolves with the exit code. Errors are one line on stderr (and one JSON object with --json). */
+export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env, streams: Streams = process): Promise<number> {
+  const program = buildProgram(env, streams);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCodes.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
+    }
+    const { message, exitCode } = describe(error);
+    streams.stderr.write(`loyalty-admin: ${message}\n`);
+    if (argv.includes('--json')) streams.stdout.write(`${JSON.stringify({ error: message, exitCode })}\n`);
+    return exitCode;
+  }
+}
+
+function describe(error: unknown): { message: string; exitCode: number } {
+  if (error instanceof AdminError) return { message: error.message, exitCode: error.exitCode };
+  if (error instanceof LayoutMismatchError) return { message: error.message, exitCode: exitCodes.failed };
+  if (error instanceof StoreUnavailableError) return { message: `MongoDB unreachable: ${error.message}`, exitCode: exitCodes.failed };
+  return { message: error instanceof Error ? error.message : String(error), exitCode: exitCodes.failed };
+}
+
+if (require.main === module) {
+  void runAdmin(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,22 @@
+/** `loyalty-admin`'s exit codes (README, Operating). */
+export const exitCodes = {
+  /** Done; `check` found nothing wrong. */
+  ok: 0,
+  /** The command failed: the database is unreachable, a fixture is invalid, `check` found a problem, a migration failed. */
+  failed: 1,
+  /** Wrong usage: an unknown command or option, a bad value, or no MongoDB configured. */
+  usage: 2,
+  /** The client or key named does not exist. */
+  notFound: 3,
+} as const;
+
+/** A failure with the exit code it ends the command with, and a message for the operator. */
+export class AdminError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = exitCodes.failed,
+  ) {
+    super(message);
+    this.name = 'AdminError';
+  }
+}
