@@ -9,6 +9,7 @@ import { describeStore } from './composition';
 import { ConfigError, type AppConfig } from './config';
 import { InvalidSpecError } from './http/spec';
 import { FixtureError } from './store/fixture';
+import { LayoutMismatchError } from './store/mongo/layout';
 import { StoreUnavailableError } from './store/port';
 
 export interface StartFailureContext {
@@ -26,7 +27,9 @@ export function describeStartFailure(error: unknown, context: StartFailureContex
 
 function knownReason(error: unknown, config: StartFailureContext['config']): string | null {
   // These messages already name what is wrong and where.
-  if (error instanceof ConfigError || error instanceof FixtureError || error instanceof InvalidSpecError) return error.message;
+  if (error instanceof ConfigError || error instanceof FixtureError || error instanceof InvalidSpecError || error instanceof LayoutMismatchError) {
+    return error.message;
+  }
   if (error instanceof StoreUnavailableError && config?.mongo) {
     return `Cannot reach ${describeStore(config)} (within MONGODB_SERVER_SELECTION_TIMEOUT_MS=${config.mongo.serverSelectionTimeoutMs}): ${error.message}`;
   }

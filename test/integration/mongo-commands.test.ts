@@ -88,7 +88,7 @@ if (source.kind === 'none') {
         body: JSON.stringify(body),
       });
 
-    it('Start Session: client, rate limit, member, insert', async () => {
+    it('Start Session: key with its client (one aggregate), rate limit, member, insert', async () => {
       const measured = await commandsOf(async () => {
         const response = await fetch(`${base}/client/users/m-alice/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'x-identifier-type': 'CARD_NUMBER' } });
         token = ((await response.clone().json()) as { sessionToken: string }).sessionToken;
@@ -96,7 +96,7 @@ if (source.kind === 'none') {
       });
       expect(measured).toEqual({
         status: 201,
-        before: ['find clients', 'findAndModify rateLimits', 'find members', 'insert sessions'],
+        before: ['aggregate apiKeys', 'findAndModify rateLimits', 'find members', 'insert sessions'],
         after: [],
       });
     });

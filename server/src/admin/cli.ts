@@ -99,7 +99,8 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     }
     const { message, exitCode } = describe(error);
     streams.stderr.write(`loyalty-admin: ${message}\n`);
-    if (argv.includes('--json')) streams.stdout.write(`${JSON.stringify({ error: message, exitCode })}\n`);
+    const printed = error instanceof AdminError && error.resultPrinted;
+    if (argv.includes('--json') && !printed) streams.stdout.write(`${JSON.stringify({ error: message, exitCode })}\n`);
     return exitCode;
   }
 }

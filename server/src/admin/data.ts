@@ -53,7 +53,7 @@ export async function runIndexes(mongo: MongoConfig, verify: boolean, out: Outpu
     verify ? `Indexes: ${total - missing.length} of ${total} present` : `Indexes: ${total - missing.length} of ${total} present (created what was missing)`,
     ...missing.map((index) => `  missing: ${index}`),
   ]);
-  if (missing.length > 0) throw new AdminError(`${missing.length} index(es) missing`, exitCodes.failed);
+  if (missing.length > 0) throw new AdminError(`${missing.length} index(es) missing`, exitCodes.failed, true);
 }
 
 /** `check`: reachable, the layout version, the indexes, counts per collection; fails when anything is wrong. */
@@ -77,7 +77,7 @@ export async function runCheck(mongo: MongoConfig, out: Output): Promise<void> {
     ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(20)} ${count.toLocaleString('en-US')}`),
     ...(problems.length === 0 ? ['OK'] : problems.map((problem) => `PROBLEM: ${problem}`)),
   ]);
-  if (problems.length > 0) throw new AdminError(`check found ${problems.length} problem(s)`, exitCodes.failed);
+  if (problems.length > 0) throw new AdminError(`check found ${problems.length} problem(s)`, exitCodes.failed, true);
 }
 
 async function countsOf(db: Db): Promise<Record<string, number>> {

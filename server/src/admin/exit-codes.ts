@@ -15,6 +15,8 @@ export class AdminError extends Error {
   constructor(
     message: string,
     readonly exitCode: number = exitCodes.failed,
+    /** The command printed its result already (a `check` that found problems): `--json` prints nothing more. */
+    readonly resultPrinted = false,
   ) {
     super(message);
     this.name = 'AdminError';

@@ -1,0 +1,166 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { MongoClient } from 'mongodb';
+import { runAdmin } from '../../server/src/admin/cli';
+import { exitCodes } from '../../server/src/admin/exit-codes';
+import { demoFixturePath } from '../../server/src/store/fixture';
+import { collectionNames } from '../../server/src/store/mongo/collections';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { layoutOneDatabase } from './data-layout/layout-one';
+
+/** One command line of loyalty-admin, in this process: its exit code, stdout and stderr. */
+async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const streams = {
+    stdout: { write: (text: string) => ((stdout += text), true) },
+    stderr: { write: (text: string) => ((stderr += text), true), isTTY: false },
+  };
+  const code = await runAdmin(args, env, streams as never);
+  return { code, stdout, stderr };
+}
+
+const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate']];
+
+describe('loyalty-admin without MongoDB', () => {
+  it.each(commands.map((words) => [words.join(' '), words] as const))('%s --help explains the command and exits 0', async (_name, words) => {
+    const run = await admin([...words, '--help']);
+    expect(run.code).toBe(exitCodes.ok);
+    expect(run.stdout).toMatch(/^Usage: loyalty-admin /);
+  });
+
+  it('says plainly that it needs MongoDB, with exit code 2', async () => {
+    const run = await admin(['check']);
+    expect(run.code).toBe(exitCodes.usage);
+    expect(run.stderr).toMatch(/loyalty-admin works on a MongoDB database: set MONGODB_URI/);
+  });
+
+  it.each([
+    ['an unknown command', ['rotate']],
+    ['a missing required option', ['keys', 'create']],
+    ['seconds that are not a whole number', ['keys', 'create', '--client', 'x', '--expires-in', '1.5']],
+  ])('refuses %s with exit code 2', async (_case, args) => {
+    expect((await admin(args)).code).toBe(exitCodes.usage);
+  });
+
+  it('is the bin of the server package, built by npm run admin', async () => {
+    const repoRoot = path.resolve(__dirname, '../..');
+    const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'admin', '--', 'keys', '--help'], { cwd: repoRoot, timeout: 120_000 });
+    expect(stdout).toMatch(/Usage: loyalty-admin keys/);
+  }, 130_000);
+});
+
+const source = testMongoSource();
+
+if (source.kind === 'none') {
+  it.skip(`loyalty-admin on MongoDB: skipped, ${source.reason}`, () => undefined);
+} else {
+  describe('loyalty-admin on MongoDB', () => {
+    let dbName: string;
+    let env: NodeJS.ProcessEnv;
+
+    beforeEach(() => {
+      dbName = uniqueDbName('admin');
+      env = { MONGODB_URI: source.uri, MONGODB_DB: dbName };
+    });
+    afterEach(() => dropTestDatabase(source.uri, dbName));
+
+    const json = async (args: string[]) => {
+      const run = await admin([...args, '--json'], env);
+      return { ...run, body: JSON.parse(run.stdout) as Record<string, unknown> };
+    };
+
+    it('loads a fixture, then checks the database: all well, exit 0', async () => {
+      const load = await json(['load', demoFixturePath]);
+      expect(load.code).toBe(exitCodes.ok);
+      expect(load.body).toMatchObject({ file: demoFixturePath, loaded: { clients: 4, members: 8 } });
+      const check = await json(['check']);
+      expect(check.code).toBe(exitCodes.ok);
+      expect(check.body).toMatchObject({ ok: true, reachable: true, layout: { version: 3, expected: 3 }, missingIndexes: [], counts: { clients: 4, apiKeys: 4 } });
+    });
+
+    it('writes nothing for an invalid fixture, naming its paths, exit 1', async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'admin-load-'));
+      const file = path.join(dir, 'bad.json');
+      writeFileSync(file, JSON.stringify({ clients: [{ clientId: 'c', apiKey: 'pk_valid_0001', enabledBusinessUnits: ['LCL'] }], members: [{ correlationId: 'm', pointBalance: -1 }] }));
+      const run = await admin(['load', file], env);
+      expect(run.code).toBe(exitCodes.failed);
+      expect(run.stderr).toMatch(/\/members\/0\/pointBalance/);
+      const client = await new MongoClient(source.uri).connect();
+      try {
+        expect(await client.db(dbName).collection(collectionNames.clients).countDocuments()).toBe(0);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('creates, rolls, lists and revokes keys; listings never show a secret', async () => {
+      await admin(['load', demoFixturePath], env);
+      const created = await json(['keys', 'create', '--client', 'partner-app', '--expires-in', '3600']);
+      expect(created.code).toBe(exitCodes.ok);
+      expect(created.body).toEqual({
+        clientId: 'partner-app',
+        keyId: expect.stringMatching(/^key_/),
+        apiKey: expect.stringMatching(/^key_[0-9a-f]{12}\./),
+        createdAt: expect.any(String),
+        expiresAt: expect.any(String),
+      });
+      const rolled = await json(['keys', 'roll', '--client', 'partner-app', '--grace', '60']);
+      expect(rolled.code).toBe(exitCodes.ok);
+      const listed = await json(['keys', 'list', '--client', 'partner-app']);
+      const keys = listed.body.keys as Array<Record<string, unknown>>;
+      expect(keys.map((k) => Object.keys(k).sort())).toEqual(keys.map(() => ['createdAt', 'expiresAt', 'keyId', 'revokedAt']));
+      expect(keys.map((k) => k.keyId)).toContain(rolled.body.keyId);
+      for (const secret of [created.body.apiKey, rolled.body.apiKey, 'pk_test_partner_app_0001']) expect(listed.stdout).not.toContain(String(secret).split('.').pop());
+      const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(created.body.keyId)]);
+      expect(revoked.body).toEqual({ keyId: created.body.keyId, revokedAt: expect.any(String) });
+      // Nothing about a key's secret on stderr either.
+      expect(revoked.stderr).toBe('');
+    });
+
+    it.each([
+      ['an unknown client', ['keys', 'list', '--client', 'nobody']],
+      ['an unknown key', ['keys', 'revoke', '--client', 'partner-app', '--key', 'key_000000000000']],
+    ])('answers %s with exit code 3', async (_case, args) => {
+      await admin(['load', demoFixturePath], env);
+      const run = await json(args);
+      expect(run.code).toBe(exitCodes.notFound);
+      expect(run.body).toEqual({ error: expect.any(String), exitCode: exitCodes.notFound });
+    });
+
+    it('finds a missing index with check and indexes --verify (exit 1), and indexes creates it', async () => {
+      await admin(['load', demoFixturePath], env);
+      const client = await new MongoClient(source.uri).connect();
+      try {
+        await client.db(dbName).collection(collectionNames.sessions).dropIndex('expiresAt_1');
+      } finally {
+        await client.close();
+      }
+      expect((await json(['check'])).body).toMatchObject({ ok: false, missingIndexes: ['sessions {"expiresAt":1}'] });
+      expect((await admin(['indexes', '--verify'], env)).code).toBe(exitCodes.failed);
+      expect((await admin(['indexes'], env)).code).toBe(exitCodes.ok);
+      expect((await admin(['check'], env)).code).toBe(exitCodes.ok);
+    });
+
+    it('migrates a database of an earlier layout; check fails before and passes after', async () => {
+      const client = await new MongoClient(source.uri).connect();
+      try {
+        await layoutOneDatabase(client.db(dbName));
+      } finally {
+        await client.close();
+      }
+      const before = await json(['check']);
+      expect(before.code).toBe(exitCodes.failed);
+      expect(before.body).toMatchObject({ ok: false, layout: { version: 1, expected: 3, recorded: false } });
+      // Keys need the current layout, like a server.
+      expect((await admin(['keys', 'list', '--client', 'partner-app'], env)).stderr).toMatch(/Run `loyalty-admin migrate`/);
+      const migrated = await json(['migrate']);
+      expect(migrated.code).toBe(exitCodes.ok);
+      expect(migrated.body).toMatchObject({ from: 1, to: 3, steps: [{ to: 2 }, { to: 3 }] });
+      expect((await json(['check'])).body).toMatchObject({ ok: true, layout: { version: 3 } });
+    });
+  });
+}

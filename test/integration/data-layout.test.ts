@@ -1,0 +1,113 @@
+import { MongoClient, type Db } from 'mongodb';
+import { hashSecret } from '../../server/src/domain/secrets';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { collectionNames } from '../../server/src/store/mongo/collections';
+import { currentLayout, LayoutMismatchError, readLayout, recordLayout } from '../../server/src/store/mongo/layout';
+import { migrate } from '../../server/src/store/mongo/migrations/runner';
+import { migratedKeyId } from '../../server/src/store/mongo/migrations/003-api-keys';
+import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { apiClient, startTestServer } from '../support/harness';
+import { layoutOneDatabase, layoutOneFacts } from './data-layout/layout-one';
+
+/*
+ * The recorded data layout: a server starts only on the layout it knows,
+ * and `migrate` brings a database written by an earlier server to it, in
+ * place, with every point accounted for. MongoDB only (the embedded store
+ * has no layout of its own).
+ */
+
+const source = testMongoSource();
+
+if (source.kind === 'none') {
+  it.skip(`data layout and migrations: skipped, ${source.reason}`, () => undefined);
+} else {
+  describe('data layout and migrations', () => {
+    let client: MongoClient;
+    let dbName: string;
+    let db: Db;
+    const connect = () => MongoStore.connect({ uri: source.uri, dbName, watchdogIntervalMs: 0 });
+
+    beforeAll(async () => {
+      client = await new MongoClient(source.uri, { serverSelectionTimeoutMS: 10_000 }).connect();
+    });
+    afterAll(() => client.close());
+
+    beforeEach(() => {
+      dbName = uniqueDbName('layout');
+      db = client.db(dbName);
+    });
+    afterEach(() => dropTestDatabase(source.uri, dbName));
+
+    it('gives an empty database the current layout', async () => {
+      const store = await connect();
+      await store.close();
+      expect(await readLayout(db)).toEqual({ version: currentLayout, recorded: true, migrating: null });
+    });
+
+    it.each([
+      ['an unrecorded layout 1 (inline reservations)', async () => layoutOneDatabase(db), /holds data layout 1; this server needs layout 3\. Run `loyalty-admin migrate`/],
+      ['a recorded layout 2', async () => recordLayout(db, 2), /holds data layout 2; this server needs layout 3/],
+      ['a newer layout', async () => recordLayout(db, currentLayout + 1), /holds data layout 4; this server knows layout 3, an older one/],
+    ])('refuses to start on %s, naming both versions and what to do', async (_case, prepare, message) => {
+      await prepare();
+      const refused = connect();
+      await expect(refused).rejects.toThrow(LayoutMismatchError);
+      await expect(refused).rejects.toThrow(message);
+    });
+
+    it('migrates a layout 1 database in place, idempotently, and then serves it with every point accounted for', async () => {
+      await layoutOneDatabase(db);
+      const first = await migrate(db);
+      expect(first.steps.map((s) => s.to)).toEqual([2, 3]);
+      expect(await readLayout(db)).toEqual({ version: 3, recorded: true, migrating: null });
+      const second = await migrate(db);
+      expect(second).toEqual({ from: 3, to: 3, steps: [] });
+
+      // Layout 3 on disk: no inline reservations, totals, a key per client, sessions with their key.
+      expect(await db.collection(collectionNames.wallets).countDocuments({ reservations: { $exists: true } })).toBe(0);
+      expect(await db.collection(collectionNames.wallets).countDocuments({ totals: { $exists: false } })).toBe(0);
+      expect(await db.collection(collectionNames.reservations).countDocuments()).toBe(layoutOneFacts.reservations);
+      expect(await db.collection(collectionNames.clients).countDocuments({ apiKeyHash: { $exists: true } })).toBe(0);
+      expect(await db.collection(collectionNames.apiKeys).findOne({ _id: migratedKeyId('partner-app') as never })).toMatchObject({
+        clientId: 'partner-app',
+        digest: hashSecret(layoutOneFacts.apiKey),
+        revokedAt: null,
+      });
+      expect(await db.collection(collectionNames.sessions).countDocuments({ keyId: { $exists: false } })).toBe(0);
+
+      // Served by this release: the old key, the old session, a lowering of a household reservation.
+      const server = await startTestServer({ fixture: {}, startAt: Date.parse(layoutOneFacts.now), store: await connect() });
+      try {
+        const api = apiClient(server.baseUrl);
+        const lowered = await api.updateReservation(layoutOneFacts.apiKey, layoutOneFacts.sessionToken, 'm-a', 'rt-household', { reservationAmount: 200 });
+        expect(lowered.status).toBe(200);
+        // 500 held by m-a (300) and m-b (200): 300 returned, 180 to m-a and 120 to m-b.
+        expect(lowered.body).toMatchObject({ availablePointBalance: 1000 - 300 - 100 + 180, household: { pointsBalance: 1500, availablePointsBalance: 1500 - 200 - 100 } });
+        await server.settled();
+        const household = await server.store.loadWallet('household:hh-1');
+        const held = (household?.reservations ?? []).reduce((sum, r) => sum + r.reservationAmount, 0);
+        expect({ balances: household?.balances, held }).toEqual({ balances: layoutOneFacts.householdBalances, held: 200 + 100 });
+        const solo = await server.store.loadWallet('member:m-solo');
+        expect(solo?.reservations.map((r) => [r.reservationToken, r.reservationAmount])).toEqual([['rt-solo', 400]]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('resumes a migration that stopped half-way; no server starts in between', async () => {
+      await layoutOneDatabase(db);
+      let seen = 0;
+      const crash = migrate(db, (_step, done) => {
+        if (done > 0 && ++seen === 1) throw new Error('the operator pressed Ctrl+C');
+      });
+      await expect(crash).rejects.toThrow('Ctrl+C');
+      expect(await readLayout(db)).toMatchObject({ migrating: { to: 2 } });
+      await expect(connect()).rejects.toThrow(/being migrated to data layout 2.*Run `loyalty-admin migrate` to finish it/s);
+      const resumed = await migrate(db);
+      expect(resumed.steps.map((s) => s.to)).toEqual([2, 3]);
+      expect(await db.collection(collectionNames.reservations).countDocuments()).toBe(layoutOneFacts.reservations);
+      const store = await connect();
+      await store.close();
+    });
+  });
+}
