@@ -1,0 +1,119 @@
+import { pino } from 'pino';
+import { runAdmin } from '../../server/src/admin/cli';
+import { loadConfig } from '../../server/src/config';
+import { systemClock } from '../../server/src/domain/clock';
+import { createServices } from '../../server/src/features';
+import { startServer, type RunningServer } from '../../server/src/main';
+import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/store/fixture';
+import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+
+/*
+ * Partner keys changed on a running fleet: two server processes' worth of
+ * the production wiring on one database, keys changed with loyalty-admin.
+ * A roll fails no request made with either key during the grace; a
+ * revocation makes every process refuse the key and its sessions (401)
+ * within the documented 5 seconds (at once: no process keeps keys). Runs
+ * whenever MONGODB_URI is set.
+ */
+
+jest.setTimeout(120_000);
+
+const source = testMongoSource();
+const oldKey = 'pk_test_partner_app_0001';
+/** The documented bound (README, Operating): a key change holds on every process within this. */
+const propagationBoundMs = 5000;
+
+if (source.kind === 'none') {
+  it.skip(`partner keys on a fleet of two processes: skipped, ${source.reason}`, () => undefined);
+} else {
+  describe('partner keys on a fleet of two processes', () => {
+    const dbName = uniqueDbName('fleetkeys');
+    const env = { MONGODB_URI: source.uri, MONGODB_DB: dbName };
+    const running: RunningServer[] = [];
+    let urls: string[];
+
+    const connect = () => MongoStore.connect({ uri: source.uri, dbName, serverSelectionTimeoutMS: 10_000 });
+
+    /** loyalty-admin with --json, as an operator would run it against the fleet's database. */
+    async function admin(...args: string[]): Promise<Record<string, unknown>> {
+      let stdout = '';
+      const streams = { stdout: { write: (text: string) => ((stdout += text), true) }, stderr: { write: () => true, isTTY: false } };
+      const code = await runAdmin([...args, '--json'], env, streams as never);
+      if (code !== 0) throw new Error(`loyalty-admin ${args.join(' ')} exited ${code}: ${stdout}`);
+      return JSON.parse(stdout) as Record<string, unknown>;
+    }
+
+    const session = async (url: string, apiKey: string): Promise<string> => {
+      const response = await fetch(`${url}/client/users/m-alice/sessions`, { method: 'POST', headers: { 'x-api-key': apiKey, 'x-identifier-type': 'CARD_NUMBER' } });
+      const body = (await response.json()) as { sessionToken?: string };
+      if (response.status !== 201 || !body.sessionToken) throw new Error(`session: ${response.status}`);
+      return body.sessionToken;
+    };
+    const listing = (url: string, apiKey: string, token: string) =>
+      fetch(`${url}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': apiKey, authorization: `Bearer ${token}` } }).then(async (r) => {
+        await r.arrayBuffer();
+        return r.status;
+      });
+
+    beforeAll(async () => {
+      const seeding = await connect();
+      await loadFixture(seeding, await readFixtureFile(demoFixturePath), systemClock());
+      await seeding.close();
+      const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' });
+      for (let i = 0; i < 2; i++) {
+        const store = await connect();
+        running.push(await startServer(config, pino({ level: 'silent' }), async () => ({ services: createServices({ store, clock: systemClock }), store })));
+      }
+      urls = running.map((r) => r.url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0)/, 'http://127.0.0.1'));
+    }, 60_000);
+
+    afterAll(async () => {
+      await Promise.all(running.map((r) => r.stop()));
+      await dropTestDatabase(source.uri, dbName);
+    }, 60_000);
+
+    it('rolls a key under traffic: no request with either key fails during the grace; then revokes the old one on every process', async () => {
+      const oldSessions = await Promise.all(urls.map((url) => session(url, oldKey)));
+      // Traffic with the old key on both processes, while the operator rolls.
+      let stop = false;
+      const statuses: number[] = [];
+      const traffic = Promise.all(
+        urls.map(async (url, i) => {
+          while (!stop) statuses.push(await listing(url, oldKey, oldSessions[i]!));
+        }),
+      );
+      const rolled = await admin('keys', 'roll', '--client', 'partner-app', '--grace', '3600');
+      const newKey = String(rolled.apiKey);
+      // The new key works at once on both, with new sessions and with the old ones.
+      for (const [i, url] of urls.entries()) {
+        statuses.push(await listing(url, newKey, await session(url, newKey)));
+        statuses.push(await listing(url, newKey, oldSessions[i]!));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      stop = true;
+      await traffic;
+      expect(statuses.length).toBeGreaterThan(20);
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+
+      // Revoked: both processes refuse the key and the sessions it started, within the bound.
+      const listed = await admin('keys', 'list', '--client', 'partner-app');
+      const old = (listed.keys as Array<{ keyId: string; expiresAt: string | null }>).find((k) => k.keyId !== rolled.keyId);
+      expect(old?.expiresAt).not.toBeNull();
+      const revokedAt = Date.now();
+      await admin('keys', 'revoke', '--client', 'partner-app', '--key', old!.keyId);
+      const refusedAfterMs = await Promise.all(
+        urls.map(async (url, i) => {
+          while ((await listing(url, oldKey, oldSessions[i]!)) !== 401 || (await listing(url, newKey, oldSessions[i]!)) !== 401) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          return Date.now() - revokedAt;
+        }),
+      );
+      for (const ms of refusedAfterMs) expect(ms).toBeLessThanOrEqual(propagationBoundMs);
+      // The rolled key still works, with a session of its own.
+      for (const url of urls) expect(await listing(url, newKey, await session(url, newKey))).toBe(200);
+      console.log(`revocation held on both processes after ${refusedAfterMs.join(' and ')} ms`);
+    });
+  });
+}
