@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { createLoyaltyClient } from '@loyalty/sdk';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
@@ -109,24 +110,24 @@ function callerSpan(): { traceId: string; spanId: string; traceparent: string } 
   return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
 }
 
-async function sessionToken(baseUrl: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/client/users/m-alice/sessions`, {
-    method: 'POST',
-    headers: { 'x-api-key': demoKey, 'x-identifier-type': 'CARD_NUMBER' },
+/**
+ * Operation B on the demo data through the SDK, as a partner app whose own
+ * span is `traceparent` calls it (`tracePropagation`, what
+ * OpenTelemetry's `propagation.inject` gives): a session, then the update.
+ * Returns the update's status and the session token (which no span may hold).
+ */
+async function operationB(baseUrl: string, traceparent: string): Promise<{ status: number; sessionToken: string }> {
+  const loyalty = createLoyaltyClient({ baseUrl, apiKey: demoKey, retries: 0, tracePropagation: () => ({ traceparent, tracestate: 'partner=1' }) });
+  const session = await loyalty.startSession({ correlationId: 'm-alice', identifierType: 'CARD_NUMBER' });
+  if (!session.data) throw new Error(`no session: ${JSON.stringify(session.error)}`);
+  const { sessionToken } = session.data;
+  const { response } = await loyalty.updateReservation({
+    correlationId: 'm-alice',
+    sessionToken,
+    reservationToken: 'rt-alice-1',
+    body: { reservationAmount: 7500 },
   });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { sessionToken: string }).sessionToken;
-}
-
-/** Operation B on the demo data, as a caller with a trace of its own would send it. */
-async function updateReservation(baseUrl: string, token: string, traceparent: string): Promise<number> {
-  const response = await fetch(`${baseUrl}/client/users/m-alice/reservations/rt-alice-1`, {
-    method: 'PUT',
-    headers: { 'x-api-key': demoKey, authorization: `Bearer ${token}`, 'content-type': 'application/json', traceparent },
-    body: JSON.stringify({ reservationAmount: 7500 }),
-  });
-  await response.text();
-  return response.status;
+  return { status: response.status, sessionToken };
 }
 
 /** A span as OTLP/JSON carries it, its attributes flattened. */
@@ -136,6 +137,7 @@ interface ExportedSpan {
   traceId: string;
   spanId: string;
   parentSpanId: string;
+  traceState?: string;
   scope: string;
   serviceName: unknown;
   attributes: Record<string, unknown>;
@@ -229,7 +231,7 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       if (mongoUri) await dropTestDatabase(mongoUri, dbName);
     });
 
-    it("http/json: Operation B with a caller's traceparent is one trace: the server span updateReservation under the caller's span, store calls (and MongoDB commands) under it, its log lines carry the trace id", async () => {
+    it("http/json: Operation B, sent by the SDK with a caller's traceparent, is one trace: the server span updateReservation under the caller's span, store calls (and MongoDB commands) under it, its log lines carry the trace id", async () => {
       const server = await startServerProcess({
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -237,17 +239,18 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         ...(mongoUri && { MONGODB_URI: mongoUri, MONGODB_DB: dbName, SEED_FILE: path.join(repoRoot, 'server/fixtures/demo.json') }),
       });
       try {
-        const token = await sessionToken(server.url);
         const caller = callerSpan();
-        expect(await updateReservation(server.url, token, caller.traceparent)).toBe(200);
+        const { status, sessionToken: token } = await operationB(server.url, caller.traceparent);
+        expect(status).toBe(200);
         expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
 
         const serverSpan = await eventually('the server span of Operation B', () =>
-          jsonSpans(receiver.exports).find((span) => span.traceId === caller.traceId && span.kind === 2),
+          jsonSpans(receiver.exports).find((span) => span.traceId === caller.traceId && span.kind === 2 && span.name === 'updateReservation'),
         );
         expect(serverSpan).toMatchObject({
           name: 'updateReservation',
           parentSpanId: caller.spanId,
+          traceState: 'partner=1',
           serviceName: 'loyalty-api',
           attributes: expect.objectContaining({
             'http.request.method': 'PUT',
@@ -265,20 +268,25 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
           return storeCalls.every((name) => spans.some((span) => span.name === name)) ? spans : undefined;
         });
         const storeSpans = trace.filter((span) => storeCalls.includes(span.name));
+        expect(storeSpans.map((span) => span.name).sort()).toEqual([...storeCalls].sort());
         for (const span of storeSpans) expect(span).toMatchObject({ scope: '@loyalty/server', parentSpanId: serverSpan.spanId });
 
         if (mongoUri) {
-          // Every MongoDB command of a store call is that call's child...
+          // Every MongoDB command of Operation B's store calls is that call's child...
           const withCommands = await eventually('the MongoDB command spans', () => {
             const spans = jsonSpans(receiver.exports).filter((span) => span.traceId === caller.traceId);
             const commands = spans.filter((span) => span.attributes['db.system.name'] === 'mongodb');
             const parents = new Set(commands.map((span) => span.parentSpanId));
-            return ['loadWalletSlice', 'saveWalletSlice', 'rateLimitCount'].every((name) => spans.some((span) => span.name === name && parents.has(span.spanId)))
+            const ofB = spans.filter((span) => span.parentSpanId === serverSpan.spanId);
+            return ['loadWalletSlice', 'saveWalletSlice', 'rateLimitCount'].every((name) => ofB.some((span) => span.name === name && parents.has(span.spanId)))
               ? spans
               : undefined;
           });
           const byId = new Map(withCommands.map((span) => [span.spanId, span]));
-          const commands = withCommands.filter((span) => span.attributes['db.system.name'] === 'mongodb');
+          // (The session started before it is in the same trace: the same caller's span.)
+          const commands = withCommands.filter(
+            (span) => span.attributes['db.system.name'] === 'mongodb' && byId.get(span.parentSpanId)?.parentSpanId === serverSpan.spanId,
+          );
           for (const command of commands) {
             expect(command.scope).toBe('@opentelemetry/instrumentation-mongodb');
             expect([...storeCalls, 'rateLimitCount']).toContain(byId.get(command.parentSpanId)?.name);
@@ -289,7 +297,7 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
             'db.namespace': dbName,
           });
           // ...and the rate limit's count, a child of the server span, holds its findAndModify.
-          const count = withCommands.find((span) => span.name === 'rateLimitCount');
+          const count = withCommands.find((span) => span.name === 'rateLimitCount' && span.parentSpanId === serverSpan.spanId);
           expect(count).toMatchObject({ parentSpanId: serverSpan.spanId, attributes: { 'loyalty.rate_limit.hits': expect.any(Number) } });
           expect(commands.find((span) => span.parentSpanId === count?.spanId)?.attributes['db.operation.name']).toBe('findAndModify');
         }
@@ -322,9 +330,8 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       // Nothing would leave before a minute: what arrives was flushed by the stop.
       OTEL_BSP_SCHEDULE_DELAY: '60000',
     });
-    const token = await sessionToken(server.url);
     const caller = callerSpan();
-    expect(await updateReservation(server.url, token, caller.traceparent)).toBe(200);
+    expect((await operationB(server.url, caller.traceparent)).status).toBe(200);
     expect(receiver.exports).toEqual([]);
 
     expect(await server.stop()).toBe(0);
@@ -347,8 +354,7 @@ describe('tracing off', () => {
     ['with OTEL_SDK_DISABLED=true, even with an endpoint', { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }],
   ])('%s: no OpenTelemetry module is loaded and nothing is registered, and log lines carry no trace id', async (_case, env: Record<string, string>) => {
     const server = await startServerProcess(env, ['--require', path.join(repoRoot, 'test/support/loaded-modules.cjs')]);
-    const token = await sessionToken(server.url);
-    expect(await updateReservation(server.url, token, callerSpan().traceparent)).toBe(200);
+    expect((await operationB(server.url, callerSpan().traceparent)).status).toBe(200);
     expect(await server.stop()).toBe(0);
 
     const line = /^LOADED-MODULES (.*)$/m.exec(server.stderr.join(''));
