@@ -25,9 +25,18 @@
  * | METRICS_PORT                        | (unset)  | serve `/metrics` on this port of its own; unset: on PORT, beside the API|
  * | TRUST_PROXY                         | false    | `true`/`false`, or the number of proxy hops in front of the server      |
  *
- * And the OpenTelemetry variables that decide whether the server traces (see
- * `tracingConfig` below and README.md, Tracing); the OpenTelemetry SDK reads
- * the rest of its own `OTEL_*` variables itself once tracing is on.
+ * And the OpenTelemetry variables that decide whether the server traces, and
+ * how (`tracingConfig` below; README.md, Tracing). They are read here, and in
+ * `tracing.ts` (the same function), which must decide before anything else
+ * loads. Once tracing is on, the OpenTelemetry SDK reads the other `OTEL_*`
+ * variables itself (service name, headers, timeouts, batch sizes).
+ *
+ * | OTEL_SDK_DISABLED                   | false    | `true`: no tracing, whatever else is set                                |
+ * | OTEL_TRACES_EXPORTER                | (unset)  | `otlp`: on; `none`: off; unset: on when an endpoint below is set        |
+ * | OTEL_EXPORTER_OTLP_ENDPOINT         | (unset)  | OTLP/HTTP base URL (spans to `<it>/v1/traces`); turns tracing on        |
+ * | OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  | (unset)  | the spans' full URL, used as it is; wins; turns tracing on              |
+ * | OTEL_EXPORTER_OTLP[_TRACES]_PROTOCOL| http/protobuf | `http/protobuf` or `http/json` (the traces one wins)               |
+ * | OTEL_TRACES_SAMPLER[_ARG]           | parentbased_always_on | a standard sampler; its ratio from 0 to 1                  |
  */
 
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';

@@ -3,6 +3,7 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@
 import { logFields } from './log-fields';
 import { statementShape } from './mongodb-spans';
 import { withoutStackTraces } from './no-stack-traces';
+import { problemLogger } from './problem-log';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [withoutStackTraces(), new SimpleSpanProcessor(exporter)] });
@@ -54,5 +55,36 @@ describe('statementShape (db.query.text)', () => {
     const shape = statementShape(wide);
     expect(shape).toHaveLength(1025);
     expect(shape.endsWith('…')).toBe(true);
+  });
+});
+
+describe('problemLogger (OpenTelemetry diagnostics into the log)', () => {
+  it('writes warnings and errors as one line with messages only, never a stack; drops info and debug', () => {
+    const lines: string[] = [];
+    const logger = problemLogger({ warn: (message) => lines.push(message) });
+    // How OpenTelemetry's global error handler hands over an export failure: flattened, stack included.
+    const flattened = { stack: 'Error: connect ECONNREFUSED 127.0.0.1:9\n    at TCPConnectWrap.afterConnect (node:net:2083:16)', message: 'connect ECONNREFUSED 127.0.0.1:9', code: 'ECONNREFUSED' };
+    logger.error(JSON.stringify(flattened));
+    logger.error(flattened as never);
+    logger.warn('Dropped 3 spans because maxQueueSize reached');
+    logger.error('export failed', new Error('timeout'), { status: 503 });
+    logger.info('ignored');
+    logger.debug('ignored');
+    expect(lines).toEqual([
+      'OpenTelemetry: connect ECONNREFUSED 127.0.0.1:9',
+      'OpenTelemetry: connect ECONNREFUSED 127.0.0.1:9',
+      'OpenTelemetry: Dropped 3 spans because maxQueueSize reached',
+      'OpenTelemetry: export failed timeout {"status":503}',
+    ]);
+  });
+
+  it('writes outside any span: the line is not part of a request', () => {
+    let fields: Record<string, string> = {};
+    const logger = problemLogger({ warn: () => (fields = logFields()) });
+    tracer.startActiveSpan('request', (span) => {
+      logger.warn('from within a request');
+      span.end();
+    });
+    expect(fields).toEqual({});
   });
 });

@@ -5,7 +5,7 @@
  * batches over OTLP/HTTP. Only `tracing.ts` loads this module, and only
  * when tracing is on.
  */
-import { context, diag, DiagLogLevel, trace, type DiagLogger } from '@opentelemetry/api';
+import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -18,6 +18,7 @@ import { httpInstrumentation } from './http-spans';
 import { logFields } from './log-fields';
 import { mongoInstrumentation } from './mongodb-spans';
 import { withoutStackTraces } from './no-stack-traces';
+import { problemLogger } from './problem-log';
 import { tracedRequestCounter } from './traced-request-counter';
 import { tracedStore } from './traced-store';
 
@@ -61,36 +62,6 @@ export function startOpenTelemetry(config: TracingConfig): Tracing {
 /** The OTLP/HTTP exporter of `protocol`; either reads its endpoint, headers, timeout and compression from OTEL_EXPORTER_OTLP_*. */
 function spanExporter(protocol: OtlpProtocol): SpanExporter {
   return protocol === 'http/json' ? new JsonTraceExporter() : new ProtobufTraceExporter();
-}
-
-/**
- * OpenTelemetry's own warnings and errors (a collector that does not
- * answer, spans dropped from a full queue) as warnings in the server's log.
- * Outside any request's context, so the line carries no trace id; errors
- * give their message only, never a stack.
- */
-function problemLogger(logger: { warn(message: string): void }): DiagLogger {
-  const write = (message: string, ...args: unknown[]) =>
-    context.with(trace.deleteSpan(context.active()), () => logger.warn(`OpenTelemetry: ${[message, ...args.map(describe)].join(' ')}`));
-  const ignore = () => undefined;
-  return { error: write, warn: write, info: ignore, debug: ignore, verbose: ignore };
-}
-
-/** Longest text one argument of a problem adds to its line. */
-const maxArgumentLength = 500;
-
-function describe(value: unknown): string {
-  let text: string;
-  if (value instanceof Error) text = value.message;
-  else if (typeof value === 'string') text = value;
-  else {
-    try {
-      text = JSON.stringify(value) ?? String(value);
-    } catch {
-      text = String(value);
-    }
-  }
-  return text.length > maxArgumentLength ? `${text.slice(0, maxArgumentLength)}…` : text;
 }
 
 async function withinLimit(pending: Promise<void>, ms: number): Promise<void> {
