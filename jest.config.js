@@ -1,6 +1,9 @@
 // One jest config for the whole repo (npm workspaces share it).
 // Pact reads this from the real process environment, not from a setup file.
 process.env.PACT_DO_NOT_TRACK = 'true';
+// A developer's OpenTelemetry settings would turn tracing on in every server
+// a test starts (server/src/tracing.ts): tests set their own (test/integration/tracing.test.ts).
+for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
 
 // ESM-only packages that jest must transform to CommonJS: Pact's proxy agents
 // (also when nested under @pact-foundation/pact) and @readme/openapi-parser.

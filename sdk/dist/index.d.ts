@@ -1305,6 +1305,19 @@ declare class LoyaltyRequestError extends Error {
  */
 declare function isLoyaltyRequestError(value: unknown): value is LoyaltyRequestError;
 
+/**
+ * W3C Trace Context headers (https://www.w3.org/TR/trace-context/): the
+ * caller's current span, which the API's trace then continues. What
+ * OpenTelemetry's `propagation.inject(context.active(), carrier)` writes
+ * into an empty object.
+ */
+interface TraceHeaders {
+    traceparent?: string;
+    tracestate?: string;
+}
+/** Gives the trace headers of the caller's current span (or nothing: the call then starts no trace of the caller's). */
+type TracePropagation = () => TraceHeaders | undefined;
+
 /** Fine-tuning of retries; every field is optional. */
 interface RetryOptions {
     /** Retries after the first attempt. Default 2; 0 turns retries off. */
@@ -1340,6 +1353,14 @@ interface LoyaltyClientOptions {
     retries?: number | RetryOptions;
     /** Your app's product token, sent before the SDK's in `User-Agent` (outside browsers), e.g. `my-app/1.4.0`. */
     userAgent?: string;
+    /**
+     * Asked once per call for the W3C trace context of your current span,
+     * sent as `traceparent` (and `tracestate`), so that the API's trace of the
+     * call continues yours. With OpenTelemetry:
+     * `() => { const headers = {}; propagation.inject(context.active(), headers); return headers; }`.
+     * Default: none sent.
+     */
+    tracePropagation?: TracePropagation;
 }
 
 /**
@@ -1455,8 +1476,8 @@ interface LoyaltyClient {
     updateReservation(args: UpdateReservationArgs): Promise<LoyaltyResponse<'updateReservation'>>;
     /**
      * The underlying openapi-fetch client, typed from the spec, with the same
-     * middleware and transport (API key, request id, User-Agent, timeouts,
-     * retries). Add the session per call: `middleware: [sessionAuth(token)]`.
+     * middleware and transport (API key, request id, trace context, User-Agent,
+     * timeouts, retries). Add the session per call: `middleware: [sessionAuth(token)]`.
      */
     readonly raw: Client<paths>;
 }
@@ -1487,4 +1508,4 @@ declare function sessionAuth(sessionToken: string): Middleware;
  */
 declare const SDK_VERSION = "0.1.0";
 
-export { type CallOptions, type CatalogueItem, type CatalogueItemData, type CatalogueItemMessages, type Creative, type ErrorBody, type ErrorDetail, type ExpiryRule, type Household, type IdentifierType, type InternalError, type InvalidCatalogueItem, type InvalidRequestError, type ListVoucherDefinitionsArgs, type ListVoucherDefinitionsError, type LoyaltyClient, type LoyaltyClientOptions, LoyaltyRequestError, type LoyaltyResponse, type MemberNotFoundError, type OperationId, type PayloadTooLargeError, type RequestFailureReason, type ReservationUpdateError, type ReservationUpdateErrorMessage, type ReservationUpdateRequest, type ReservationUpdateResponse, type RetryOptions, type RewardMetadata, SDK_VERSION, type ServiceUnavailableError, type Session, type StartSessionArgs, type StartSessionError, type SuccessBody, type TooManyRequestsError, type UnauthorizedError, type UnauthorizedErrorMessage, type UnexpectedResponseError, type UnsupportedMediaTypeError, type UpdateReservationArgs, type UpdateReservationError, type VoucherDefinitionSummary, type VoucherDefinitionsError, type VoucherDefinitionsErrorCode, type components, createLoyaltyClient, isLoyaltyRequestError, type operations, type paths, requestIdOf, sessionAuth };
+export { type CallOptions, type CatalogueItem, type CatalogueItemData, type CatalogueItemMessages, type Creative, type ErrorBody, type ErrorDetail, type ExpiryRule, type Household, type IdentifierType, type InternalError, type InvalidCatalogueItem, type InvalidRequestError, type ListVoucherDefinitionsArgs, type ListVoucherDefinitionsError, type LoyaltyClient, type LoyaltyClientOptions, LoyaltyRequestError, type LoyaltyResponse, type MemberNotFoundError, type OperationId, type PayloadTooLargeError, type RequestFailureReason, type ReservationUpdateError, type ReservationUpdateErrorMessage, type ReservationUpdateRequest, type ReservationUpdateResponse, type RetryOptions, type RewardMetadata, SDK_VERSION, type ServiceUnavailableError, type Session, type StartSessionArgs, type StartSessionError, type SuccessBody, type TooManyRequestsError, type TraceHeaders, type TracePropagation, type UnauthorizedError, type UnauthorizedErrorMessage, type UnexpectedResponseError, type UnsupportedMediaTypeError, type UpdateReservationArgs, type UpdateReservationError, type VoucherDefinitionSummary, type VoucherDefinitionsError, type VoucherDefinitionsErrorCode, type components, createLoyaltyClient, isLoyaltyRequestError, type operations, type paths, requestIdOf, sessionAuth };

@@ -108,6 +108,45 @@ function requestIdMiddleware() {
   };
 }
 
+// src/middleware/trace-context.ts
+var traceparentFormat = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+var maxTracestateLength = 512;
+function traceContextMiddleware(tracePropagation) {
+  return {
+    onRequest({ request }) {
+      if (request.headers.has("traceparent")) return void 0;
+      const { traceparent, tracestate } = currentTraceHeaders(tracePropagation);
+      if (!isTraceparent(traceparent)) return void 0;
+      request.headers.set("traceparent", traceparent);
+      if (typeof tracestate === "string" && tracestate !== "" && tracestate.length <= maxTracestateLength && isHeaderValue(tracestate)) {
+        request.headers.set("tracestate", tracestate);
+      }
+      return void 0;
+    }
+  };
+}
+function currentTraceHeaders(tracePropagation) {
+  try {
+    const headers = tracePropagation();
+    return typeof headers === "object" && headers !== null ? headers : {};
+  } catch {
+    return {};
+  }
+}
+function isTraceparent(value) {
+  if (typeof value !== "string" || !traceparentFormat.test(value)) return false;
+  const [version, traceId, parentId] = value.split("-");
+  return version !== "ff" && !/^0+$/.test(traceId ?? "") && !/^0+$/.test(parentId ?? "");
+}
+function isHeaderValue(value) {
+  try {
+    new Headers([["tracestate", value]]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // src/version.ts
 var SDK_VERSION = "0.1.0";
 var SDK_PRODUCT = `loyalty-sdk-js/${SDK_VERSION}`;
@@ -192,6 +231,9 @@ function resolveOptions(options) {
     throw new TypeError("createLoyaltyClient: no global fetch in this runtime; pass the `fetch` option");
   }
   const fetch = custom ?? ((request) => globalThis.fetch(request));
+  if (options.tracePropagation !== void 0 && typeof options.tracePropagation !== "function") {
+    throw new TypeError("createLoyaltyClient: tracePropagation must be a function returning { traceparent, tracestate }");
+  }
   const retries = typeof options.retries === "number" ? { limit: options.retries } : options.retries ?? {};
   const limit = nonNegative("retries", retries.limit, DEFAULT_RETRY.limit);
   if (!Number.isInteger(limit)) throw new RangeError(`retries must be a whole number, got ${limit}`);
@@ -201,6 +243,7 @@ function resolveOptions(options) {
     fetch,
     timeoutMs: nonNegative("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS),
     userAgent,
+    tracePropagation: options.tracePropagation ?? null,
     retry: {
       limit,
       baseDelayMs: nonNegative("retries.baseDelayMs", retries.baseDelayMs, DEFAULT_RETRY.baseDelayMs),
@@ -382,6 +425,7 @@ function createLoyaltyClient(options) {
   });
   raw.use(
     requestIdMiddleware(),
+    ...resolved.tracePropagation ? [traceContextMiddleware(resolved.tracePropagation)] : [],
     ...runsInBrowser() ? [] : [userAgentMiddleware(resolved.userAgent)],
     apiKeyMiddleware(resolved.apiKey),
     errorBodyMiddleware()

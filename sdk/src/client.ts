@@ -3,6 +3,7 @@ import type { operations, paths } from './generated/schema';
 import { apiKeyMiddleware, sessionAuth } from './middleware/credentials';
 import { errorBodyMiddleware } from './middleware/error-body';
 import { requestIdMiddleware } from './middleware/request-id';
+import { traceContextMiddleware } from './middleware/trace-context';
 import { runsInBrowser, userAgentMiddleware } from './middleware/user-agent';
 import { resolveOptions, type LoyaltyClientOptions } from './options';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
@@ -46,8 +47,8 @@ export interface LoyaltyClient {
   updateReservation(args: UpdateReservationArgs): Promise<LoyaltyResponse<'updateReservation'>>;
   /**
    * The underlying openapi-fetch client, typed from the spec, with the same
-   * middleware and transport (API key, request id, User-Agent, timeouts,
-   * retries). Add the session per call: `middleware: [sessionAuth(token)]`.
+   * middleware and transport (API key, request id, trace context, User-Agent,
+   * timeouts, retries). Add the session per call: `middleware: [sessionAuth(token)]`.
    */
   readonly raw: Client<paths>;
 }
@@ -84,6 +85,7 @@ export function createLoyaltyClient(options: LoyaltyClientOptions): LoyaltyClien
   // errorBodyMiddleware may have replaced it.
   raw.use(
     requestIdMiddleware(),
+    ...(resolved.tracePropagation ? [traceContextMiddleware(resolved.tracePropagation)] : []),
     ...(runsInBrowser() ? [] : [userAgentMiddleware(resolved.userAgent)]),
     apiKeyMiddleware(resolved.apiKey),
     errorBodyMiddleware(),

@@ -14,6 +14,7 @@ export type {
   UpdateReservationArgs,
 } from './client';
 export type { LoyaltyClientOptions, RetryOptions } from './options';
+export type { TraceHeaders, TracePropagation } from './middleware/trace-context';
 export { isLoyaltyRequestError, LoyaltyRequestError } from './errors';
 export type { RequestFailureReason } from './errors';
 export { requestIdOf } from './request-id';

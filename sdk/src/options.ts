@@ -1,6 +1,7 @@
 import { sleep } from './transport/abort';
 import type { FetchFn } from './transport/attempt';
 import type { RetryPolicy } from './transport/backoff';
+import type { TracePropagation } from './middleware/trace-context';
 import { userAgentHeader } from './middleware/user-agent';
 
 /** Fine-tuning of retries; every field is optional. */
@@ -39,6 +40,14 @@ export interface LoyaltyClientOptions {
   retries?: number | RetryOptions;
   /** Your app's product token, sent before the SDK's in `User-Agent` (outside browsers), e.g. `my-app/1.4.0`. */
   userAgent?: string;
+  /**
+   * Asked once per call for the W3C trace context of your current span,
+   * sent as `traceparent` (and `tracestate`), so that the API's trace of the
+   * call continues yours. With OpenTelemetry:
+   * `() => { const headers = {}; propagation.inject(context.active(), headers); return headers; }`.
+   * Default: none sent.
+   */
+  tracePropagation?: TracePropagation;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -56,6 +65,7 @@ export interface ResolvedOptions {
   timeoutMs: number;
   retry: RetryPolicy;
   userAgent: string;
+  tracePropagation: TracePropagation | null;
 }
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
@@ -96,6 +106,10 @@ export function resolveOptions(options: LoyaltyClientOptions): ResolvedOptions {
   // called on another object throws "Illegal invocation".
   const fetch: FetchFn = custom ?? ((request) => globalThis.fetch(request));
 
+  if (options.tracePropagation !== undefined && typeof options.tracePropagation !== 'function') {
+    throw new TypeError('createLoyaltyClient: tracePropagation must be a function returning { traceparent, tracestate }');
+  }
+
   const retries = typeof options.retries === 'number' ? { limit: options.retries } : (options.retries ?? {});
   const limit = nonNegative('retries', retries.limit, DEFAULT_RETRY.limit);
   if (!Number.isInteger(limit)) throw new RangeError(`retries must be a whole number, got ${limit}`);
@@ -106,6 +120,7 @@ export function resolveOptions(options: LoyaltyClientOptions): ResolvedOptions {
     fetch,
     timeoutMs: nonNegative('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
     userAgent,
+    tracePropagation: options.tracePropagation ?? null,
     retry: {
       limit,
       baseDelayMs: nonNegative('retries.baseDelayMs', retries.baseDelayMs, DEFAULT_RETRY.baseDelayMs),

@@ -14,6 +14,8 @@ import {
   type ReservationUpdateRequest,
   type ReservationUpdateResponse,
   type Session,
+  type TraceHeaders,
+  type TracePropagation,
   type UnauthorizedErrorMessage,
   type UpdateReservationError,
   type VoucherDefinitionsErrorCode,
@@ -217,6 +219,25 @@ export function options(): void {
   createLoyaltyClient({ baseUrl: 'http://localhost:3000' });
   // @ts-expect-error retries is a count or an options object
   createLoyaltyClient({ baseUrl: 'http://localhost:3000', apiKey: 'k', retries: '3' });
+}
+
+export function tracePropagation(): void {
+  const base = { baseUrl: 'http://localhost:3000', apiKey: 'k' };
+  // What OpenTelemetry's propagation.inject(context.active(), carrier) fills in.
+  createLoyaltyClient({ ...base, tracePropagation: () => ({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }) });
+  createLoyaltyClient({ ...base, tracePropagation: () => ({ traceparent: 't', tracestate: 'vendor=1' }) });
+  const carrier: TraceHeaders = {};
+  createLoyaltyClient({ ...base, tracePropagation: () => carrier });
+  // No current span: nothing to send.
+  createLoyaltyClient({ ...base, tracePropagation: () => undefined });
+  const propagation: TracePropagation = () => ({});
+  createLoyaltyClient({ ...base, tracePropagation: propagation });
+  // @ts-expect-error a function, not the headers themselves
+  createLoyaltyClient({ ...base, tracePropagation: { traceparent: 't' } });
+  // @ts-expect-error it returns the headers, not the traceparent alone
+  createLoyaltyClient({ ...base, tracePropagation: () => '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+  // @ts-expect-error header values are strings
+  createLoyaltyClient({ ...base, tracePropagation: () => ({ traceparent: 1 }) });
 }
 
 export async function startSessionErrors(): Promise<void> {

@@ -14,6 +14,7 @@ import { MemoryStore } from './store/memory/memory-store';
 import { MongoStore } from './store/mongo/mongo-store';
 import { observedStore } from './store/observed-store';
 import type { RequestCounter, Store } from './store/port';
+import type { Tracing } from './tracing';
 
 export interface RuntimeDeps {
   services: Services;
@@ -27,20 +28,21 @@ export interface RuntimeDeps {
   metrics?: Metrics;
 }
 
-/** What `main` calls; tests pass their own. */
-export type BuildDeps = (config: AppConfig, logger: Logger) => Promise<RuntimeDeps>;
+/** What `main` calls; tests pass their own. `tracing`: the process's, when on. */
+export type BuildDeps = (config: AppConfig, logger: Logger, tracing?: Tracing | null) => Promise<RuntimeDeps>;
 
 /** The store `config` selects, for the first log line. Never includes credentials. */
 export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
   return config.mongo ? `MongoDB at ${describeMongoTarget(config.mongo)}` : 'embedded in-process store';
 }
 
-export const buildDeps: BuildDeps = async (config, logger) => {
+export const buildDeps: BuildDeps = async (config, logger, tracing) => {
   const metrics = config.metrics ? new Metrics({ processMetrics: true }) : undefined;
   const store = await buildStore(config, logger, metrics);
+  // The services' store calls are timed and traced; seeding and readiness pings are not.
+  const timed = metrics ? observedStore(store, (method, seconds, failure) => metrics.observeStoreCall(method, seconds, failure)) : store;
   const services = createServices({
-    // The services' store calls are timed; seeding and readiness pings are not.
-    store: metrics ? observedStore(store, (method, seconds, failure) => metrics.observeStoreCall(method, seconds, failure)) : store,
+    store: tracing ? tracing.traceStore(timed) : timed,
     clock: systemClock,
     walletLimits: config.walletLimits,
     ...(metrics && { onPointsMoved: (reserved: number, returned: number) => metrics.pointsMoved(reserved, returned) }),
@@ -48,7 +50,8 @@ export const buildDeps: BuildDeps = async (config, logger) => {
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
   // On MongoDB the fleet shares one count per key (falling back to this process's own while MongoDB fails).
-  const requestCounter = config.rateLimitPerMinute > 0 ? store.requestCounter(config.rateLimitPerMinute, rateLimitWindowSeconds) : undefined;
+  const counter = config.rateLimitPerMinute > 0 ? store.requestCounter(config.rateLimitPerMinute, rateLimitWindowSeconds) : undefined;
+  const requestCounter = counter && tracing ? tracing.traceRequestCounter(counter) : counter;
   return { ...common, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
 };
 

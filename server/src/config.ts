@@ -24,6 +24,19 @@
  * | METRICS                             | on       | `on`: Prometheus text on `GET /metrics`; `off`: no metrics              |
  * | METRICS_PORT                        | (unset)  | serve `/metrics` on this port of its own; unset: on PORT, beside the API|
  * | TRUST_PROXY                         | false    | `true`/`false`, or the number of proxy hops in front of the server      |
+ *
+ * And the OpenTelemetry variables that decide whether the server traces, and
+ * how (`tracingConfig` below; README.md, Tracing). They are read here, and in
+ * `tracing.ts` (the same function), which must decide before anything else
+ * loads. Once tracing is on, the OpenTelemetry SDK reads the other `OTEL_*`
+ * variables itself (service name, headers, timeouts, batch sizes).
+ *
+ * | OTEL_SDK_DISABLED                   | false    | `true`: no tracing, whatever else is set                                |
+ * | OTEL_TRACES_EXPORTER                | (unset)  | `otlp`: on; `none`: off; unset: on when an endpoint below is set        |
+ * | OTEL_EXPORTER_OTLP_ENDPOINT         | (unset)  | OTLP/HTTP base URL (spans to `<it>/v1/traces`); turns tracing on        |
+ * | OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  | (unset)  | the spans' full URL, used as it is; wins; turns tracing on              |
+ * | OTEL_EXPORTER_OTLP[_TRACES]_PROTOCOL| http/protobuf | `http/protobuf` or `http/json` (the traces one wins)               |
+ * | OTEL_TRACES_SAMPLER[_ARG]           | parentbased_always_on | a standard sampler; its ratio from 0 to 1                  |
  */
 
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';
@@ -63,11 +76,27 @@ export interface AppConfig {
   readonly walletLimits: WalletLimits;
   /** Null: no metrics. */
   readonly metrics: MetricsConfig | null;
+  /** Null: no tracing (nothing of OpenTelemetry is loaded). */
+  readonly tracing: TracingConfig | null;
 }
 
 export interface MetricsConfig {
   /** Null: `/metrics` on the API's port; otherwise a listener of its own (0: any free port). */
   readonly port: number | null;
+}
+
+/** The OTLP encodings over HTTP the server can send spans in. gRPC is not one: it would take a gRPC stack into the server. */
+export const otlpProtocols = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof otlpProtocols)[number];
+
+/** The samplers OTEL_TRACES_SAMPLER may name (the OpenTelemetry SDK builds the one named). */
+export const traceSamplers = ['parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio', 'always_on', 'always_off', 'traceidratio'] as const;
+
+export interface TracingConfig {
+  /** How spans are sent: OTLP over HTTP, as protobuf or as JSON. */
+  readonly protocol: OtlpProtocol;
+  /** Where they are sent, as the exporter resolves the endpoint variables; without credentials or query (it is logged). */
+  readonly endpoint: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -99,6 +128,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     shutdownGraceMs: reader.integer('SHUTDOWN_GRACE_MS', 10000, { min: 0 }),
     trustProxy: reader.trustProxy('TRUST_PROXY'),
     metrics: metricsConfig(reader),
+    tracing: tracingConfig(reader),
     walletLimits: Object.freeze({
       maxActiveReservationsPerWallet: reader.integer('MAX_ACTIVE_RESERVATIONS_PER_WALLET', defaultWalletLimits.maxActiveReservationsPerWallet, {
         min: 1,
@@ -110,6 +140,66 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (metricsPort && metricsPort === config.port) reader.problems.push(`METRICS_PORT must differ from PORT (both ${metricsPort}); unset it to serve /metrics on PORT`);
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);
+}
+
+/**
+ * Whether the server traces, for `server/src/tracing.ts`, which decides it
+ * before anything else loads. Invalid variables leave tracing off here:
+ * `loadConfig` reports them, and the start stops.
+ */
+export function loadTracingConfig(env: Env = process.env): { tracing: TracingConfig | null; problems: string[] } {
+  const reader = new EnvReader(env);
+  const tracing = tracingConfig(reader);
+  return reader.problems.length > 0 ? { tracing: null, problems: reader.problems } : { tracing, problems: [] };
+}
+
+/** Where OTLP/HTTP receivers listen by default (the OpenTelemetry specification's default). */
+const defaultTracesEndpoint = 'http://localhost:4318/v1/traces';
+
+/**
+ * Tracing is on when OTEL_TRACES_EXPORTER is `otlp`, or when it is unset and
+ * an OTLP endpoint is (OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). OTEL_SDK_DISABLED=true or
+ * OTEL_TRACES_EXPORTER=none turn it off whatever else is set. The
+ * OpenTelemetry specification's default exporter is `otlp`; this server's
+ * is none, so that a server without OTEL_* variables loads nothing of
+ * OpenTelemetry. Only when it is on are the other variables checked.
+ */
+function tracingConfig(reader: EnvReader): TracingConfig | null {
+  // The specification's boolean: only `true` (any case) is true.
+  if (reader.optional('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return null;
+  const exporter = reader.optional('OTEL_TRACES_EXPORTER');
+  const tracesEndpoint = reader.optional('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const endpoint = reader.optional('OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (exporter === 'none') return null;
+  if (exporter !== null && exporter !== 'otlp') {
+    reader.problems.push(`OTEL_TRACES_EXPORTER must be otlp or none (got ${JSON.stringify(exporter)})`);
+    return null;
+  }
+  if (exporter === null && tracesEndpoint === null && endpoint === null) return null;
+
+  // The signal's own variable wins over the general one, which is read only when needed.
+  const protocol = reader.optional('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
+    ? reader.oneOf('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', otlpProtocols, 'http/protobuf')
+    : reader.oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', otlpProtocols, 'http/protobuf');
+  const sampler = reader.oneOf('OTEL_TRACES_SAMPLER', traceSamplers, 'parentbased_always_on');
+  if (sampler.endsWith('traceidratio')) reader.ratio('OTEL_TRACES_SAMPLER_ARG');
+  const resolved = tracesEndpoint
+    ? reader.httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint)
+    : endpoint
+      ? reader.httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', `${endpoint.replace(/\/+$/, '')}/v1/traces`)
+      : new URL(defaultTracesEndpoint);
+  return resolved && Object.freeze({ protocol, endpoint: withoutCredentials(resolved) });
+}
+
+/** A URL fit for a log line: no user, password or query (where an API key may hide). */
+function withoutCredentials(url: URL): string {
+  const shown = new URL(url.href);
+  shown.username = '';
+  shown.password = '';
+  shown.search = '';
+  shown.hash = '';
+  return shown.href;
 }
 
 function metricsConfig(reader: EnvReader): MetricsConfig | null {
@@ -167,6 +257,26 @@ class EnvReader {
     if (raw === null || /^mongodb(\+srv)?:\/\/[^/?#]+/.test(raw)) return raw;
     // Do not echo the value: it may hold a password.
     this.problems.push(`${name} must be a mongodb:// or mongodb+srv:// URI with a host`);
+    return null;
+  }
+
+  /** A number from 0 to 1 (a sampling ratio); unset is fine (the SDK's default, 1). */
+  ratio(name: string): void {
+    const raw = this.optional(name);
+    if (raw === null) return;
+    const value = Number(raw);
+    if (!(Number.isFinite(value) && value >= 0 && value <= 1)) this.reject(name, raw, 'a number from 0 to 1', undefined);
+  }
+
+  /** An http: or https: URL, or null (with a problem). The value is not echoed: it may hold credentials. */
+  httpUrl(name: string, raw: string): URL | null {
+    try {
+      const url = new URL(raw);
+      if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+    } catch {
+      // reported below
+    }
+    this.problems.push(`${name} must be an http:// or https:// URL`);
     return null;
   }
 

@@ -1,3 +1,6 @@
+// First, before any module that loads express, mongodb, pino or node:http:
+// tracing, when the environment turns it on, must patch them as they load.
+import { startedTracing, type Tracing } from './tracing';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { constants as osConstants } from 'node:os';
@@ -20,12 +23,17 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Builds everything from `config`, listens on `config.port`; closes the store again if the start fails. */
-export async function startServer(config: AppConfig, logger: Logger, build: BuildDeps = buildDeps): Promise<RunningServer> {
+/**
+ * Builds everything from `config`, listens on `config.port`; closes the store
+ * again if the start fails. With `tracing`, the store calls and rate-limit
+ * counts of requests are traced, and stopping sends the last spans.
+ */
+export async function startServer(config: AppConfig, logger: Logger, build: BuildDeps = buildDeps, tracing: Tracing | null = null): Promise<RunningServer> {
   logger.info(`Using ${describeStore(config)}`);
+  if (tracing) logger.info(tracing.description);
   // A broken spec stops the start before anything connects or loads.
   await loadApiSpec();
-  const deps = await build(config, logger);
+  const deps = await build(config, logger, tracing);
   const metricsPort = config.metrics?.port ?? null;
   let server: Server | undefined;
   let metricsListener: Server | null = null;
@@ -62,6 +70,8 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
     // What the last answers left to do (audit copies) finishes before the store closes.
     await deps.services.reservations.drain();
     await deps.store.close();
+    // Last: the spans of everything above, audit copies included.
+    if (tracing) await tracing.shutdown();
     logger.info('Stopped');
   };
   return { url, ...(metricsListener && { metricsUrl: urlOf(metricsListener) }), stop: () => (stopping ??= stop()) };
@@ -148,8 +158,11 @@ async function main(): Promise<void> {
   let config: AppConfig | null = null;
   try {
     config = loadConfig();
-    const logger = pino({ level: config.logLevel }, pino.destination(logDestination));
-    stopOnSignals(await startServer(config, logger), logger);
+    const tracing = startedTracing;
+    // With tracing on, each line of a request carries its trace_id and span_id.
+    const logger = pino({ level: config.logLevel, ...(tracing && { mixin: tracing.logFields }) }, pino.destination(logDestination));
+    tracing?.reportProblemsTo(logger);
+    stopOnSignals(await startServer(config, logger, buildDeps, tracing), logger);
   } catch (error) {
     const verbose = config?.logLevel === 'debug' || config?.logLevel === 'trace';
     process.stderr.write(`${describeStartFailure(error, { config, verbose })}\n`);

@@ -1,4 +1,4 @@
-import { ConfigError, describeMongoTarget, loadConfig } from '../config';
+import { ConfigError, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
 
 describe('loadConfig', () => {
   it('has a default for everything', () => {
@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       walletLimits: { maxActiveReservationsPerWallet: 1000 },
       metrics: { port: null },
+      tracing: null,
     });
   });
 
@@ -31,6 +32,8 @@ describe('loadConfig', () => {
       TRUST_PROXY: '1',
       MAX_ACTIVE_RESERVATIONS_PER_WALLET: '250',
       METRICS_PORT: '9464',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
     expect(config).toEqual({
       port: 8080,
@@ -43,6 +46,7 @@ describe('loadConfig', () => {
       trustProxy: 1,
       walletLimits: { maxActiveReservationsPerWallet: 250 },
       metrics: { port: 9464 },
+      tracing: { protocol: 'http/json', endpoint: 'http://collector:4318/v1/traces' },
     });
   });
 
@@ -99,6 +103,93 @@ describe('loadConfig', () => {
 
   it('never repeats a MongoDB URI in an error (it may hold a password)', () => {
     expect(() => loadConfig({ MONGODB_URI: 'mongo://user:s3cret@db' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
+  });
+});
+
+describe('tracing (OTEL_*)', () => {
+  const endpoint = 'http://collector:4318';
+
+  it('is off without OTEL variables, and with any that do not name an exporter or endpoint', () => {
+    expect(loadConfig({}).tracing).toBeNull();
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'bogus', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).tracing).toBeNull();
+  });
+
+  it('is on with an OTLP endpoint: http/protobuf by default, to its /v1/traces', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces` });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: `${endpoint}/base/` }).tracing?.endpoint).toBe(`${endpoint}/base/v1/traces`);
+  });
+
+  it('takes the traces endpoint as it is, and the traces protocol over the general one', () => {
+    const tracing = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/custom`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+    }).tracing;
+    expect(tracing).toEqual({ protocol: 'http/json', endpoint: `${endpoint}/custom` });
+  });
+
+  it('is on with OTEL_TRACES_EXPORTER=otlp alone, to the default endpoint', () => {
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: 'http://localhost:4318/v1/traces' });
+  });
+
+  it.each([
+    ['OTEL_SDK_DISABLED=true', { OTEL_SDK_DISABLED: 'true' }],
+    ['OTEL_SDK_DISABLED=TRUE', { OTEL_SDK_DISABLED: 'TRUE' }],
+    ['OTEL_TRACES_EXPORTER=none', { OTEL_TRACES_EXPORTER: 'none' }],
+  ])('is off with %s, whatever else is set (and set wrong)', (_case, off) => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', ...off }).tracing).toBeNull();
+  });
+
+  it('keeps tracing on when OTEL_SDK_DISABLED is anything but true (the specification: only true is true)', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'false' }).tracing).not.toBeNull();
+  });
+
+  it('accepts every standard sampler, and a ratio for the ratio samplers', () => {
+    for (const sampler of ['always_on', 'always_off', 'parentbased_always_off', 'parentbased_always_on']) {
+      expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: sampler }).tracing).not.toBeNull();
+    }
+    const ratio = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' };
+    expect(loadConfig(ratio).tracing).not.toBeNull();
+  });
+
+  it('stops the start on what it cannot do, naming each variable', () => {
+    const on = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint };
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual([
+      'OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json (got "grpc")',
+    ]);
+    expect(problems({ OTEL_TRACES_EXPORTER: 'zipkin' })).toEqual(['OTEL_TRACES_EXPORTER must be otlp or none (got "zipkin")']);
+    expect(problems({ ...on, OTEL_TRACES_SAMPLER: 'sometimes' })).toEqual([expect.stringMatching(/^OTEL_TRACES_SAMPLER must be one of parentbased_always_on, /)]);
+    expect(problems({ ...on, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toEqual([
+      'OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 (got "2")',
+    ]);
+    expect(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4318' })).toEqual(['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http:// or https:// URL']);
+  });
+
+  it('never shows credentials of an endpoint', () => {
+    const tracing = loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://user:secret@collector/v1/traces?api_key=k' }).tracing;
+    expect(tracing?.endpoint).toBe('https://collector/v1/traces');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://user:secret@collector' })).toThrow('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://user:secret@collector' })).not.toThrow(/secret/);
+  });
+
+  it('loadTracingConfig: off, with the problems, when a variable is invalid (loadConfig then reports them)', () => {
+    expect(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual({
+      tracing: null,
+      problems: ['OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json (got "grpc")'],
+    });
+    expect(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).toEqual({
+      tracing: { protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces` },
+      problems: [],
+    });
   });
 });
 

@@ -1,0 +1,51 @@
+/**
+ * OpenTelemetry tracing, started (or not) when this module is loaded.
+ *
+ * main.ts imports it first, before any module that loads express, mongodb,
+ * pino or node:http: OpenTelemetry's instrumentations patch those modules as
+ * they are required, so they must be registered before. Every way of
+ * running the server goes through main.js (`npm start`, the Docker image,
+ * `node server/dist/main.js`), so each gets it; nothing needs `--require`.
+ *
+ * Off unless the environment turns it on (`loadTracingConfig`, README.md,
+ * Tracing). Off, this module loads config.ts and nothing of OpenTelemetry:
+ * the OpenTelemetry modules live in `otel/`, and only `startTracing` below
+ * requires them.
+ */
+import { loadTracingConfig, type TracingConfig } from './config';
+import type { RequestCounter, Store } from './store/port';
+
+/** What the rest of the server uses of tracing, once it is on. */
+export interface Tracing {
+  /** The store with a span around each call made within a traced request. */
+  traceStore(store: Store): Store;
+  /** The rate limit's count with a span around each count made within a traced request. */
+  traceRequestCounter(counter: RequestCounter): RequestCounter;
+  /** pino's `mixin`: the trace and span ids of the active span, on every log line written within a traced request. */
+  logFields(): Record<string, string>;
+  /** For the start-up log line: how and where spans are sent. */
+  readonly description: string;
+  /** OpenTelemetry's own warnings and errors (a collector that does not answer) go to this log from now on. */
+  reportProblemsTo(logger: { warn(message: string): void }): void;
+  /** Sends the spans still queued, then stops; bounded in time, never rejects. */
+  shutdown(): Promise<void>;
+}
+
+function startTracing(config: TracingConfig): Tracing {
+  // Required here, and only here (a `require`, not an import, so that it is
+  // loaded only when called): off, nothing of OpenTelemetry is ever loaded.
+  const { startOpenTelemetry } = require('./otel/start') as typeof import('./otel/start');
+  return startOpenTelemetry(config);
+}
+
+/**
+ * With invalid OTEL_* variables tracing stays off here; `loadConfig` in
+ * main reports them as it does every invalid variable, and the start stops.
+ */
+function fromEnvironment(): Tracing | null {
+  const { tracing } = loadTracingConfig();
+  return tracing ? startTracing(tracing) : null;
+}
+
+/** The process's tracing: null when off. */
+export const startedTracing: Tracing | null = fromEnvironment();
