@@ -85,9 +85,10 @@ export function describePointer(pointer) {
   return inside.length > 0 ? `${operation}: ${inside.join('/')}` : operation;
 }
 
-/** `file:line (pointer)` of a location in the report, the file relative to the repository when inside it. */
+/** `file:line (pointer)` of a location in the report (whose files are relative to `root`, the diff's cwd). */
 export function describeLocation(location) {
   if (!location) return '';
-  const file = path.isAbsolute(location.file) && location.file.startsWith(root) ? path.relative(root, location.file) : location.file;
-  return `${file}:${location.line} (${location.pointer})`;
+  const file = path.resolve(root, location.file);
+  const shown = file.startsWith(root + path.sep) ? path.relative(root, file) : file;
+  return `${shown}:${location.line} (${location.pointer})`;
 }
