@@ -115,7 +115,7 @@ function requestIdMiddleware() {
 }
 
 // src/version.ts
-var SDK_VERSION = "0.1.0";
+var SDK_VERSION = "1.0.0";
 var SDK_PRODUCT = `loyalty-sdk-js/${SDK_VERSION}`;
 
 // src/middleware/user-agent.ts
