@@ -27,20 +27,21 @@ function fail(lines) {
 
 let version;
 let released;
+let report;
 try {
   version = specVersion(spec);
   released = releasedSpecs(path.resolve(options.released)).at(-1);
+  if (!released) {
+    fail([`spec:breaking  no released spec in ${shown(path.resolve(options.released))}: \`npm run release -- <version>\` records one.`]);
+  }
+  if (semver.lt(version, released.version)) {
+    fail([`spec:breaking  info.version ${version} of ${shown(spec)} is lower than the last release, ${released.version}.`]);
+  }
+  report = diffSpecs(released.file, spec);
 } catch (error) {
+  // A version that is not MAJOR.MINOR.PATCH, or a diff that could not run (a spec it cannot read).
   fail([`spec:breaking  ${error.message}`]);
 }
-if (!released) {
-  fail([`spec:breaking  no released spec in ${shown(path.resolve(options.released))}: \`npm run release -- <version>\` records one.`]);
-}
-if (semver.lt(version, released.version)) {
-  fail([`spec:breaking  info.version ${version} of ${shown(spec)} is lower than the last release, ${released.version}.`]);
-}
-
-const report = diffSpecs(released.file, spec);
 const majorRaised = semver.major(version) > semver.major(released.version);
 const breaking = report.changes.filter((change) => change.impact === 'major');
 const additions = report.changes.filter((change) => change.impact === 'minor');
