@@ -1506,6 +1506,6 @@ declare function sessionAuth(sessionToken: string): Middleware;
  * no file system (it runs in browsers and edge runtimes too); a unit test keeps
  * it equal to `sdk/package.json`'s version.
  */
-declare const SDK_VERSION = "0.1.0";
+declare const SDK_VERSION = "1.0.0";
 
 export { type CallOptions, type CatalogueItem, type CatalogueItemData, type CatalogueItemMessages, type Creative, type ErrorBody, type ErrorDetail, type ExpiryRule, type Household, type IdentifierType, type InternalError, type InvalidCatalogueItem, type InvalidRequestError, type ListVoucherDefinitionsArgs, type ListVoucherDefinitionsError, type LoyaltyClient, type LoyaltyClientOptions, LoyaltyRequestError, type LoyaltyResponse, type MemberNotFoundError, type OperationId, type PayloadTooLargeError, type RequestFailureReason, type ReservationUpdateError, type ReservationUpdateErrorMessage, type ReservationUpdateRequest, type ReservationUpdateResponse, type RetryOptions, type RewardMetadata, SDK_VERSION, type ServiceUnavailableError, type Session, type StartSessionArgs, type StartSessionError, type SuccessBody, type TooManyRequestsError, type TraceHeaders, type TracePropagation, type UnauthorizedError, type UnauthorizedErrorMessage, type UnexpectedResponseError, type UnsupportedMediaTypeError, type UpdateReservationArgs, type UpdateReservationError, type VoucherDefinitionSummary, type VoucherDefinitionsError, type VoucherDefinitionsErrorCode, type components, createLoyaltyClient, isLoyaltyRequestError, type operations, type paths, requestIdOf, sessionAuth };

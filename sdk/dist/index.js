@@ -154,7 +154,7 @@ function isHeaderValue(value) {
 }
 
 // src/version.ts
-var SDK_VERSION = "0.1.0";
+var SDK_VERSION = "1.0.0";
 var SDK_PRODUCT = `loyalty-sdk-js/${SDK_VERSION}`;
 
 // src/middleware/user-agent.ts
