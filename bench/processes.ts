@@ -55,6 +55,8 @@ export interface ServerOptions {
   execPath?: string;
   /** Another build of the server (`--variant`): its `main.js`; the repository's build by default. */
   main?: string;
+  /** More environment variables (`--tracing`: the OTLP endpoint). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -75,6 +77,9 @@ export async function startServer(options: ServerOptions): Promise<Child> {
     SHUTDOWN_GRACE_MS: '2000',
   });
   if (options.mongo) Object.assign(env, { MONGODB_URI: options.mongo.uri, MONGODB_DB: options.mongo.dbName });
+  // The bench's own environment never turns tracing on by accident.
+  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
+  Object.assign(env, options.env);
   // BENCH_SERVER_NODE_FLAGS: extra flags for the server's Node, e.g. `--perf-basic-prof` to profile it with Linux perf.
   const nodeArgs = ['--enable-source-maps', ...(process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
   if (options.profileFile) {

@@ -12,6 +12,8 @@
  *                         (default 26,24; the ratio section runs on each, the others on the first)
  *   --variant=NAME=PATH   another build of the server (PATH: its main.js) measured in the same
  *                         ratio rounds, compared with the server (repeatable; see README.md)
+ *   --tracing             also the server with tracing on (OTLP/HTTP to a sink in this process),
+ *                         measured as a variant named tracing-on
  *   --mongodb             the server on MONGODB_URI (database BENCH_MONGODB_DB, default loyalty_bench, dropped first)
  *   --rounds=N            measured rounds per operation and target (default 4)
  *   --duration=S          seconds per measured run (default 8)
@@ -22,6 +24,8 @@
  *   --keep                keep the temporary directory (fixtures, logs)
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { CapturedResponse } from './bare-server';
@@ -52,12 +56,15 @@ interface Options {
   runtimes: number[];
   /** Other builds of the server, measured in the ratio rounds beside it. */
   variants: Variant[];
+  /** The server with tracing on, as one more variant. */
+  tracing: boolean;
 }
 
 interface Variant {
   name: string;
-  /** The variant's `server/dist/main.js`. */
-  main: string;
+  /** The variant's `server/dist/main.js`; the repository's build when absent. */
+  main?: string;
+  env?: Record<string, string>;
 }
 
 function parseVariant(raw: string): Variant {
@@ -85,7 +92,7 @@ function parseOptions(argv: string[]): Options {
   if (profile !== undefined && profile !== 'A' && profile !== 'B') throw new Error('--profile must be A or B');
   const only = value('only');
   if (only !== undefined && only !== 'A' && only !== 'B') throw new Error('--only must be A or B');
-  const known = /^--(ratio|scale|wallet|memory|mongodb|keep|(rounds|duration|warmup|memory-requests|profile|only|node|variant)=.*)$/;
+  const known = /^--(ratio|scale|wallet|memory|mongodb|keep|tracing|(rounds|duration|warmup|memory-requests|profile|only|node|variant)=.*)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length > 0) throw new Error(`unknown option(s): ${unknown.join(' ')}`);
   return {
@@ -100,6 +107,7 @@ function parseOptions(argv: string[]): Options {
     keep: argv.includes('--keep'),
     runtimes: parseLines(value('node') ?? defaultLines.join(',')),
     variants: argv.filter((a) => a.startsWith('--variant=')).map((a) => parseVariant(a.slice('--variant='.length))),
+    tracing: argv.includes('--tracing'),
   };
 }
 
@@ -164,7 +172,7 @@ async function deploy(
   env: Env,
   name: string,
   fixtureOptions: Partial<FixtureOptions>,
-  settings: { profileFile?: string; rateLimitPerMinute?: number; main?: string } = {},
+  settings: { profileFile?: string; rateLimitPerMinute?: number; main?: string; env?: Record<string, string> } = {},
 ): Promise<Deployment> {
   const { profileFile } = settings;
   const started = Date.now();
@@ -188,6 +196,7 @@ async function deploy(
     ...(profileFile ? { profileFile } : {}),
     ...(gcFile ? { gcFile } : {}),
     ...(settings.main ? { main: settings.main } : {}),
+    ...(settings.env ? { env: settings.env } : {}),
     execPath: env.runtime.execPath,
   });
   const seeded = Date.now();
@@ -650,6 +659,7 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
   children.push(deployment.server);
   const measured: Target[] = [{ name: 'server', child: deployment.server, deployment }];
   const withRatio = options.sections.has('ratio');
+  const sink = withRatio && options.tracing ? await startTraceSink() : null;
   if (withRatio) {
     const bare = await startBare(deployment.captured, path.join(tmp, 'bare.json'), path.join(tmp, 'bare.log'), {
       execPath: env.runtime.execPath,
@@ -660,8 +670,8 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
     });
     children.push(bare, raw);
     measured.unshift({ name: 'bare', child: bare, deployment }, { name: 'raw', child: raw, deployment });
-    for (const variant of options.variants) {
-      const variantDeployment = await deploy(env, `variant-${variant.name}`, {}, { main: variant.main });
+    for (const variant of variantsOf(options, sink)) {
+      const variantDeployment = await deploy(env, `variant-${variant.name}`, {}, { ...(variant.main && { main: variant.main }), ...(variant.env && { env: variant.env }) });
       children.push(variantDeployment.server);
       measured.push({ name: variant.name, child: variantDeployment.server, deployment: variantDeployment });
     }
@@ -686,7 +696,7 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
     log(`Measured rounds (${measured.map((t) => t.name).join(', ')}, the order rotating)`);
     const { runs, requests } = await ratioRounds(env, measured, samples, readAt);
     sinceWarmup += requests;
-    const variants = options.variants.flatMap((variant) => runs.map((r) => summariseVariant(r, variant.name)));
+    const variants = variantsOf(options, sink).flatMap((variant) => runs.map((r) => summariseVariant(r, variant.name)));
     (report.runtimes ??= []).push({ node, ratio: runs.map(summarisePair), variants });
   }
   if (withMemory) {
@@ -711,7 +721,40 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
   }
   sentTotal += sinceWarmup;
   await Promise.all(measured.map((t) => t.child.stop()));
+  await sink?.close();
   report.logLines ??= { server: countLines(deployment.server.logFile), requestsSent: sentTotal + deployment.plan.members.length };
+}
+
+/** The --variant builds, and with --tracing the server with tracing on, sending to `sink`. */
+function variantsOf(options: Options, sink: TraceSink | null): Variant[] {
+  const tracing = sink ? [{ name: 'tracing-on', env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'loyalty-api-bench' } }] : [];
+  return [...options.variants, ...tracing];
+}
+
+interface TraceSink {
+  url: string;
+  /** Bytes of spans received (a check that tracing was on). */
+  received: () => number;
+  close(): Promise<void>;
+}
+
+/** An OTLP/HTTP receiver that accepts every export and keeps nothing but a byte count. */
+async function startTraceSink(): Promise<TraceSink> {
+  let received = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => (received += chunk.length));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received: () => received,
+    close: async () => {
+      log(`  trace sink received ${(received / 1024 / 1024).toFixed(1)} MB of spans`);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 async function main(): Promise<void> {

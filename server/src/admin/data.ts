@@ -87,9 +87,11 @@ async function countsOf(db: Db): Promise<Record<string, number>> {
   return counts;
 }
 
-/** `migrate`: brings the database to the current layout (migrations/runner.ts), then creates that layout's indexes. */
+/** `migrate`: brings the database to the current layout (migrations/runner.ts), with that layout's indexes. */
 export async function runMigrate(mongo: MongoConfig, out: Output): Promise<void> {
   const report = await withDatabase(mongo, async (db) => {
+    // Before too: the steps read reservations by wallet, which that index answers.
+    await ensureIndexes(db);
     const result = await migrate(db, (step, done, total) => out.progress(step, done, total));
     await ensureIndexes(db);
     return result;
