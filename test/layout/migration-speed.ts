@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { systemClock } from '../../server/src/domain/clock';
 import { hashSecret } from '../../server/src/domain/secrets';
+import { layoutOneClient } from '../integration/data-layout/layout-one';
 import { totalsOf } from '../../server/src/domain/wallet-totals';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { ensureIndexes } from '../../server/src/store/mongo/indexes';
@@ -59,18 +60,7 @@ async function writeLayoutOne(db: import('mongodb').Db): Promise<Map<string, Wri
   const written = new Map<string, Written>();
   const clients = Math.max(1, Math.floor(wallets / 10));
   await db.collection(collectionNames.clients).createIndex({ apiKeyHash: 1 }, { unique: true });
-  const clientDocs = Array.from({ length: clients }, (_, i) => ({
-    _id: `client-${i}`,
-    apiKeyHash: hashSecret(`pk_migration_${i}`),
-    enabledBusinessUnits: ['LCL'],
-    defaultBusinessUnit: 'LCL',
-    vouchersEnabled: true,
-    sessionTtlSeconds: 3600,
-    reservationDurationSeconds: 900,
-    extendedDurationSeconds: 3600,
-    redemptionTiers: null,
-    dailyRedemptionCap: null,
-  }));
+  const clientDocs = Array.from({ length: clients }, (_, i) => layoutOneClient(`client-${i}`, `pk_migration_${i}`));
   await db.collection(collectionNames.clients).insertMany(clientDocs as never[]);
   const expiresAt = new Date(Date.now() + 3_600_000);
   for (let from = 0; from < wallets; from += 1000) {

@@ -20,7 +20,8 @@ export const layoutOneFacts = {
   ],
 };
 
-const client = (clientId: string, apiKey: string) => ({
+/** A client as layout 1 and 2 kept it: the settings and its one key's digest. */
+export const layoutOneClient = (clientId: string, apiKey: string) => ({
   _id: clientId,
   apiKeyHash: hashSecret(apiKey),
   enabledBusinessUnits: ['LCL'],
@@ -55,7 +56,7 @@ const reservation = (token: string, correlationId: string, contributions: Array<
 
 export async function layoutOneDatabase(db: Db): Promise<void> {
   await db.collection(collectionNames.clients).createIndex({ apiKeyHash: 1 }, { unique: true });
-  await db.collection(collectionNames.clients).insertMany([client('partner-app', layoutOneFacts.apiKey), client('other-app', 'pk_layout1_other_0001')] as never[]);
+  await db.collection(collectionNames.clients).insertMany([layoutOneClient('partner-app', layoutOneFacts.apiKey), layoutOneClient('other-app', 'pk_layout1_other_0001')] as never[]);
   await db
     .collection(collectionNames.members)
     .insertMany([member('m-a', 'household:hh-1', 'hh-1'), member('m-b', 'household:hh-1', 'hh-1'), member('m-solo', 'member:m-solo', null)] as never[]);

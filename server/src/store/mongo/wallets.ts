@@ -299,7 +299,7 @@ export class MongoWallets {
 }
 
 /** The logical wallet: its reservation documents, then `pending` laid over them. */
-export function wholeOf(doc: WalletDoc, stored: ReservationDoc[]): Wallet {
+function wholeOf(doc: WalletDoc, stored: ReservationDoc[]): Wallet {
   const byId = new Map<string, ReservationRecord>();
   for (const d of stored) {
     const r = reservationFromDoc(d);

@@ -60,7 +60,12 @@ async function moveOut(db: Db, doc: Layout1Wallet, now: Date): Promise<void> {
     .updateOne({ _id: doc._id, version: doc.version }, { $set: { version, totals: totalsFields(totalsOf(whole)) }, $unset: { reservations: '', pending: '' } });
 }
 
-/** Inline reservations, then the documents, then `pending`: how a layout 1 server read a wallet. */
+/**
+ * Inline reservations, then the documents, then `pending`: how the last
+ * server that read layout 1 read a wallet. A copy of that reader, kept here
+ * on purpose: the current one (wallets.ts) knows layout 3 only and may
+ * change with it; this one must keep reading what layout 1 left.
+ */
 function logicalReservations(doc: Layout1Wallet, stored: ReservationDoc[]): ReservationRecord[] {
   const byId = new Map<string, ReservationRecord>();
   for (const r of doc.reservations ?? []) byId.set(reservationDocId(doc._id, r), reservationFields(r));
