@@ -97,7 +97,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
     }
-    const { message, exitCode } = describe(error);
+    const { message, exitCode } = describeFailure(error);
     streams.stderr.write(`loyalty-admin: ${message}\n`);
     const printed = error instanceof AdminError && error.resultPrinted;
     if (argv.includes('--json') && !printed) streams.stdout.write(`${JSON.stringify({ error: message, exitCode })}\n`);
@@ -105,7 +105,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   }
 }
 
-function describe(error: unknown): { message: string; exitCode: number } {
+function describeFailure(error: unknown): { message: string; exitCode: number } {
   if (error instanceof AdminError) return { message: error.message, exitCode: error.exitCode };
   if (error instanceof LayoutMismatchError) return { message: error.message, exitCode: exitCodes.failed };
   if (error instanceof StoreUnavailableError) return { message: `MongoDB unreachable: ${error.message}`, exitCode: exitCodes.failed };

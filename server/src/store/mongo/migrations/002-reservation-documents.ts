@@ -13,7 +13,7 @@ import {
   type WalletDoc,
 } from '../documents';
 import type { Migration } from './runner';
-import { inParallel } from './parallel';
+import { eachMatching } from './parallel';
 
 /**
  * Layout 1 to 2: a wallet that keeps its reservations inline
@@ -30,14 +30,7 @@ export const toLayout2: Migration = {
   to: 2,
   name: 'reservation documents and wallet totals',
   async run(db, progress, now) {
-    const wallets = db.collection<Layout1Wallet>(collectionNames.wallets);
-    const total = await wallets.countDocuments(layout1);
-    let done = 0;
-    progress(this.name, done, total);
-    await inParallel(wallets.find(layout1), 8, async (doc) => {
-      await moveOut(db, doc, now);
-      progress(this.name, ++done, total);
-    });
+    await eachMatching(db.collection<Layout1Wallet>(collectionNames.wallets), layout1, this.name, progress, (doc) => moveOut(db, doc, now));
   },
 };
 

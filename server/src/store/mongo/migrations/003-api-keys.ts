@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import { collectionNames } from '../collections';
 import type { ApiKeyDoc, ClientDoc, SessionDoc } from '../documents';
 import type { Migration } from './runner';
-import { inParallel } from './parallel';
+import { eachMatching } from './parallel';
 
 /**
  * Layout 2 to 3: a client's one key digest (`clients.apiKeyHash`) becomes
@@ -21,13 +21,7 @@ export const toLayout3: Migration = {
   async run(db, progress, now) {
     const clients = db.collection<Layout2Client>(collectionNames.clients);
     const filter = { apiKeyHash: { $exists: true } };
-    const total = await clients.countDocuments(filter);
-    let done = 0;
-    progress(this.name, done, total);
-    await inParallel(clients.find(filter), 8, async (client) => {
-      await moveKeyOut(db, client, now);
-      progress(this.name, ++done, total);
-    });
+    await eachMatching(clients, filter, this.name, progress, (client) => moveKeyOut(db, client, now));
     await dropIndexIfPresent(db, collectionNames.clients, { apiKeyHash: 1 });
     await clients.updateMany(filter, { $unset: { apiKeyHash: '' } });
   },
