@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type OutgoingHttpHeaders, type Server } from 'node:http';
 import express from 'express';
+import { floorServer } from './floor-app';
 
 export interface CapturedResponse {
   /** `get` or `put`. */
@@ -26,8 +27,8 @@ export interface CapturedResponse {
 
 export interface BareConfig {
   port: number;
-  /** Plain Express (the bench's baseline) or raw node:http. */
-  kind: 'express' | 'raw';
+  /** Plain Express (the bench's baseline), raw node:http, or the floor (floor-app.ts). */
+  kind: 'express' | 'raw' | 'floor';
   responses: CapturedResponse[];
 }
 
@@ -38,7 +39,7 @@ function main(): void {
   const file = process.argv[2];
   if (!file) throw new Error('usage: bare-server.js <responses.json>');
   const config = JSON.parse(readFileSync(file, 'utf8')) as BareConfig;
-  const server = config.kind === 'raw' ? rawServer(config.responses) : expressServer(config);
+  const server = config.kind === 'raw' ? rawServer(config.responses) : config.kind === 'floor' ? floorServer(config.responses.map((r) => ({ ...r, ...replay(r) }))) : expressServer(config);
   server.listen(config.port, '127.0.0.1', () => process.send?.({ ready: true }));
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
 }

@@ -97,7 +97,7 @@ export async function startServer(options: ServerOptions): Promise<Child> {
   return wrap(options.name, child, url, options.logFile);
 }
 
-/** A baseline (bare Express, or raw node:http with `kind: 'raw'`), answering with `responses`. */
+/** A baseline (bare Express; raw node:http with `kind: 'raw'`; the floor with `kind: 'floor'`), answering with `responses`. */
 export async function startBare(
   responses: BareConfig['responses'],
   configFile: string,
@@ -117,7 +117,7 @@ export async function startBare(
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}: ${stderrOf(child)}`)));
   });
   child.removeAllListeners('exit');
-  return wrap(kind === 'raw' ? 'raw' : 'bare', child, `http://127.0.0.1:${port}`, logFile);
+  return wrap(kind === 'express' ? 'bare' : kind, child, `http://127.0.0.1:${port}`, logFile);
 }
 
 const stderrs = new WeakMap<ChildProcess, string[]>();

@@ -358,12 +358,26 @@ function summarisePair(runs: Runs) {
     const list = runs.byTarget.get(name)!;
     return { ...total(list), cpuUsPerRequest: median(list.map(cpuPerRequestUs)) };
   };
-  const [bare, raw, server] = [summary('bare'), summary('raw'), summary('server')];
+  const [bare, raw, floor, server] = [summary('bare'), summary('raw'), summary('floor'), summary('server')];
   const ratio = server.rps / bare.rps;
   const bareRuns = runs.byTarget.get('bare')!;
   const perRound = runs.byTarget.get('server')!.map((m, i) => m.rps / (bareRuns[i]?.rps ?? Number.NaN));
   const target = targets[runs.operation];
-  return { operation: runs.operation, label: runs.label, bare, raw, server, ratio, rawRatio: server.rps / raw.rps, perRound, target, pass: ratio >= target && server.failed === 0 };
+  return {
+    operation: runs.operation,
+    label: runs.label,
+    bare,
+    raw,
+    floor,
+    server,
+    ratio,
+    rawRatio: server.rps / raw.rps,
+    /** The highest ratio any server doing the floor's work could reach here (floor-app.ts). */
+    floorRatio: floor.rps / bare.rps,
+    perRound,
+    target,
+    pass: ratio >= target && server.failed === 0,
+  };
 }
 
 /**
@@ -604,11 +618,13 @@ function printReport(report: Report): void {
         header,
         row('bare Express', r.bare),
         row('raw node:http', r.raw),
+        row('floor', r.floor),
         row('server', r.server),
       );
       lines.push(
         `  ratio ${fmt(r.ratio)} of bare Express (target >= ${fmt(r.target)}, per round: ${r.perRound.map((x) => fmt(x)).join(' ')})  ${r.pass ? 'PASS' : 'FAIL'}; ${fmt(r.rawRatio)} of raw node:http`,
-        `  CPU per request: server ${fmt(r.server.cpuUsPerRequest, 0)} µs, bare Express ${fmt(r.bare.cpuUsPerRequest, 0)} µs, raw node:http ${fmt(r.raw.cpuUsPerRequest, 0)} µs`,
+        `  floor: ${fmt(r.floorRatio)} of bare Express, the highest a server doing the floor's work reaches here (bench/floor-app.ts)`,
+        `  CPU per request: server ${fmt(r.server.cpuUsPerRequest, 0)} µs, floor ${fmt(r.floor.cpuUsPerRequest, 0)} µs, bare Express ${fmt(r.bare.cpuUsPerRequest, 0)} µs, raw node:http ${fmt(r.raw.cpuUsPerRequest, 0)} µs`,
       );
       for (const v of runtime.variants.filter((x) => x.operation === r.operation)) {
         lines.push(
@@ -668,8 +684,12 @@ async function runtimeSection(env: Env, withMemory: boolean, children: Child[], 
       execPath: env.runtime.execPath,
       kind: 'raw',
     });
-    children.push(bare, raw);
-    measured.unshift({ name: 'bare', child: bare, deployment }, { name: 'raw', child: raw, deployment });
+    const floor = await startBare(deployment.captured, path.join(tmp, 'floor.json'), path.join(tmp, 'floor.log'), {
+      execPath: env.runtime.execPath,
+      kind: 'floor',
+    });
+    children.push(bare, raw, floor);
+    measured.unshift({ name: 'bare', child: bare, deployment }, { name: 'raw', child: raw, deployment }, { name: 'floor', child: floor, deployment });
     for (const variant of variantsOf(options, sink)) {
       const variantDeployment = await deploy(env, `variant-${variant.name}`, {}, { ...(variant.main && { main: variant.main }), ...(variant.env && { env: variant.env }) });
       children.push(variantDeployment.server);

@@ -13,6 +13,7 @@ import { createHttpServer } from './http/http-server';
 import { metricsServer } from './http/metrics-route';
 import { loadApiSpec } from './http/spec';
 import { describeStartFailure } from './start-failure';
+import { logDestination } from './log-destination';
 
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
@@ -98,16 +99,6 @@ function urlOf(server: Server): string {
   return `http://${host}:${port}`;
 }
 
-/**
- * Standard output, buffered: lines are written 4 kB at a time (about twenty
- * access log lines), and at least once a second, so a quiet server still
- * shows its lines promptly. A write per line (a system call and a thread-pool
- * round trip each) was the largest single cost of the access log. pino
- * flushes the buffer when the process exits (signal, fatal start, `exit`); a
- * crash that kills the process outright (SIGKILL, OOM) loses at most the
- * last second of lines.
- */
-export const logDestination = { dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 } as const;
 
 /**
  * A terminal's Ctrl+C reaches the server twice under `npm start`: from the
