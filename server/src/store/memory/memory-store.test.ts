@@ -60,6 +60,21 @@ describe('MemoryStore specifics', () => {
     return store.close();
   });
 
+  it('copies a session once, on the way in, and hands out the same frozen record with its context', async () => {
+    const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
+    const given = session('h1', '2999-01-01T00:00:00.000Z');
+    await store.insertSession(given);
+    await store.upsertMembers([{ correlationId: 'm-alice', walletId: 'member:m-alice', householdId: null, eligibleForRedemption: true, privileges: ['REDEEM'] }]);
+    const found = await store.findSession('h1');
+    const context = await store.findSessionContext('h1');
+    expect(found).not.toBe(given);
+    expect(context?.session).toBe(found);
+    expect(Object.isFrozen(found)).toBe(true);
+    expect(Object.isFrozen(context?.member) && Object.isFrozen(context?.member?.privileges)).toBe(true);
+    expect(() => context?.member?.privileges.push('ADMIN')).toThrow(TypeError);
+    await store.close();
+  });
+
   it('forgets everything on close', async () => {
     const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
     await store.insertSession(session('h1', '2999-01-01T00:00:00.000Z'));

@@ -16,7 +16,7 @@ import type {
   WalletSliceChange,
 } from '../../domain/model';
 import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
-import { deepCopy as copy } from '../copy';
+import { frozenCopy } from '../copy';
 import { compareKeys } from '../key-order';
 import type { ApiKeyChange, ApiKeyContext, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
@@ -37,12 +37,14 @@ export interface MemoryStoreOptions {
 const published = 'PUBLISHED';
 
 /**
- * The in-process store: plain maps, one process, no persistence. Records go
- * in and out as copies (callers never hold a reference into the store),
- * except wallets, which are kept and handed out as frozen values (see
- * frozen-wallet.ts). Every
- * method works synchronously inside its promise, so a compare-and-set is
- * atomic with respect to other callers.
+ * The in-process store: plain maps, one process, no persistence. Records
+ * are copied and deep-frozen on the way in and handed out as they are:
+ * nobody can change what the store holds but through its methods (writing
+ * to a frozen record throws), and the reads every request makes copy
+ * nothing. Wallets are kept as frozen values too, their unchanged parts
+ * shared between versions (frozen-wallet.ts). Every method works
+ * synchronously inside its promise, so a compare-and-set is atomic with
+ * respect to other callers.
  */
 export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   private readonly clock: Clock;
@@ -78,11 +80,11 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   async findClient(clientId: string): Promise<ClientRecord | null> {
     const client = this.clients.get(clientId);
-    return client ? copy(client) : null;
+    return client ?? null;
   }
 
   async upsertClients(clients: ClientRecord[]): Promise<void> {
-    for (const client of clients) this.clients.set(client.clientId, copy(client));
+    for (const client of clients) this.clients.set(client.clientId, frozenCopy(client));
   }
 
   // --- API keys ------------------------------------------------------------
@@ -92,14 +94,13 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     const key = keyId === undefined ? undefined : this.apiKeys.get(keyId);
     if (!key) return null;
     const client = this.clients.get(key.clientId);
-    return { key: copy(key), client: client ? copy(client) : null };
+    return { key, client: client ?? null };
   }
 
   async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
     return [...this.apiKeys.values()]
       .filter((key) => key.clientId === clientId)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareKeys(a.keyId, b.keyId))
-      .map(copy);
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareKeys(a.keyId, b.keyId));
   }
 
   /** Like the MongoDB adapter's unique indexes: a keyId and a digest each belong to one key. */
@@ -112,9 +113,9 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   async updateApiKey(clientId: string, keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | null> {
     const key = this.apiKeys.get(keyId);
     if (!key || key.clientId !== clientId) return null;
-    const updated = { ...key, ...copy(change) };
+    const updated = frozenCopy({ ...key, ...change });
     this.apiKeys.set(keyId, updated);
-    return copy(updated);
+    return updated;
   }
 
   async upsertApiKeys(keys: ApiKeyRecord[]): Promise<void> {
@@ -128,7 +129,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   }
 
   private storeApiKey(key: ApiKeyRecord): void {
-    this.apiKeys.set(key.keyId, copy(key));
+    this.apiKeys.set(key.keyId, frozenCopy(key));
     this.keyIdByDigest.set(key.digest, key.keyId);
   }
 
@@ -136,14 +137,14 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   async findMember(correlationId: string): Promise<MemberRecord | null> {
     const member = this.members.get(correlationId);
-    return member ? copy(member) : null;
+    return member ?? null;
   }
 
   async findHouseholdMembers(householdId: string): Promise<MemberRecord[]> {
     const ids = [...(this.membersByHousehold.get(householdId) ?? [])].sort(compareKeys);
     return ids.flatMap((id) => {
       const member = this.members.get(id);
-      return member ? [copy(member)] : [];
+      return member ? [member] : [];
     });
   }
 
@@ -151,7 +152,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     for (const member of members) {
       const previous = this.members.get(member.correlationId);
       if (previous?.householdId != null) this.membersByHousehold.get(previous.householdId)?.delete(member.correlationId);
-      this.members.set(member.correlationId, copy(member));
+      this.members.set(member.correlationId, frozenCopy(member));
       if (member.householdId != null) {
         let ids = this.membersByHousehold.get(member.householdId);
         if (!ids) this.membersByHousehold.set(member.householdId, (ids = new Set()));
@@ -165,7 +166,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   /** Token hashes come from 128+ random bits: a duplicate is a bug, not a case to merge. */
   async insertSession(session: SessionRecord): Promise<void> {
     if (this.sessions.has(session.tokenHash)) throw new Error('session token hash already exists');
-    this.sessions.set(session.tokenHash, copy(session));
+    this.sessions.set(session.tokenHash, frozenCopy(session));
   }
 
   async findSession(tokenHash: string): Promise<SessionRecord | null> {
@@ -175,7 +176,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       this.sessions.delete(tokenHash);
       return null;
     }
-    return copy(session);
+    return session;
   }
 
   async findSessionContext(tokenHash: string): Promise<SessionContext | null> {
@@ -184,7 +185,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     const client = this.clients.get(session.clientId);
     const member = this.members.get(session.correlationId);
     const key = this.apiKeys.get(session.keyId);
-    return { session, client: client ? copy(client) : null, member: member ? copy(member) : null, key: key ? copy(key) : null };
+    return { session, client: client ?? null, member: member ?? null, key: key ?? null };
   }
 
   /** Drops every expired session; returns how many. Runs on the sweep timer. */
@@ -207,7 +208,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   async listPublishedVoucherDefinitions(businessUnit: string, channel: string): Promise<VoucherDefinitionRecord[]> {
     const bucket = this.definitionIndex.get(businessUnit)?.get(published) ?? [];
-    return bucket.filter((d) => usableOn(d, channel)).map(copy);
+    return bucket.filter((d) => usableOn(d, channel));
   }
 
   voucherDefinitionsVersion(): number {
@@ -219,7 +220,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     for (const definition of definitions) {
       const previous = this.definitions.get(definition.voucherDefinitionId);
       if (previous) this.removeFromIndex(previous);
-      const stored = copy(definition);
+      const stored = frozenCopy(definition);
       this.definitions.set(stored.voucherDefinitionId, stored);
       this.addToIndex(stored);
     }
@@ -249,21 +250,21 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   async findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]> {
     return [...new Set(productCodes)].flatMap((code) => {
       const item = this.catalogue.get(code);
-      return item ? [copy(item)] : [];
+      return item ? [item] : [];
     });
   }
 
   async upsertCatalogueItems(items: CatalogueItemRecord[]): Promise<void> {
-    for (const item of items) this.catalogue.set(item.productCode, copy(item));
+    for (const item of items) this.catalogue.set(item.productCode, frozenCopy(item));
   }
 
   async findRedemption(redemptionId: string): Promise<RedemptionRecord | null> {
     const redemption = this.redemptions.get(redemptionId);
-    return redemption ? copy(redemption) : null;
+    return redemption ?? null;
   }
 
   async upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void> {
-    for (const redemption of redemptions) this.redemptions.set(redemption.redemptionId, copy(redemption));
+    for (const redemption of redemptions) this.redemptions.set(redemption.redemptionId, frozenCopy(redemption));
   }
 
   // --- wallets -------------------------------------------------------------
