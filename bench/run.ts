@@ -21,6 +21,7 @@
  *   --memory-requests=N   requests after the warm-up for --memory (default 200000)
  *   --only=A|B            measure one operation only (experiments)
  *   --profile=A|B         instead: CPU-profile the server under one operation and summarise it
+ *   --profile-against=floor   compare the profile with the floor's instead of bare Express's
  *   --keep                keep the temporary directory (fixtures, logs)
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,6 +50,8 @@ interface Options {
   warmup: number;
   memoryRequests: number;
   profile: 'A' | 'B' | null;
+  /** The baseline the profile is compared with. */
+  profileAgainst: 'bare' | 'floor';
   /** Measure only this operation (quicker experiments); both by default. */
   only: 'A' | 'B' | null;
   keep: boolean;
@@ -90,9 +93,11 @@ function parseOptions(argv: string[]): Options {
   if (sections.size === 0) for (const s of allSections) sections.add(s);
   const profile = value('profile');
   if (profile !== undefined && profile !== 'A' && profile !== 'B') throw new Error('--profile must be A or B');
+  const profileAgainst = value('profile-against') ?? 'bare';
+  if (profileAgainst !== 'bare' && profileAgainst !== 'floor') throw new Error('--profile-against must be bare or floor');
   const only = value('only');
   if (only !== undefined && only !== 'A' && only !== 'B') throw new Error('--only must be A or B');
-  const known = /^--(ratio|scale|wallet|memory|mongodb|keep|tracing|(rounds|duration|warmup|memory-requests|profile|only|node|variant)=.*)$/;
+  const known = /^--(ratio|scale|wallet|memory|mongodb|keep|tracing|(rounds|duration|warmup|memory-requests|profile|profile-against|only|node|variant)=.*)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length > 0) throw new Error(`unknown option(s): ${unknown.join(' ')}`);
   return {
@@ -103,6 +108,7 @@ function parseOptions(argv: string[]): Options {
     warmup: number('warmup', 10),
     memoryRequests: number('memory-requests', 200_000),
     profile: profile ?? null,
+    profileAgainst,
     only: only ?? null,
     keep: argv.includes('--keep'),
     runtimes: parseLines(value('node') ?? defaultLines.join(',')),
@@ -528,19 +534,21 @@ async function memoryTopUp(env: Env, deployment: Deployment, sent: number, sampl
 }
 
 /**
- * CPU profiles of the server and of the bare app under the same load (one
- * operation), each summarised per request, then what the server spends
- * beyond the bare app, by package and function.
+ * CPU profiles of the server and of the bare app (or the floor) under the
+ * same load (one operation), each summarised per request, then what the
+ * server spends beyond it, by package and function.
  */
 async function profileRun(env: Env, which: 'A' | 'B'): Promise<void> {
+  const against = env.options.profileAgainst;
   const dir = path.join(repoRoot, 'bench', 'results', 'profiles');
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const files = { server: path.join(dir, `${stamp}-${which}-server.cpuprofile`), bare: path.join(dir, `${stamp}-${which}-bare.cpuprofile`) };
+  const files = { server: path.join(dir, `${stamp}-${which}-server.cpuprofile`), bare: path.join(dir, `${stamp}-${which}-${env.options.profileAgainst}.cpuprofile`) };
   const deployment = await deploy(env, 'server', {}, { profileFile: files.server });
   const bare = await startBare(deployment.captured, path.join(env.tmp, 'bare.json'), path.join(env.tmp, 'bare.log'), {
     profileFile: files.bare,
     execPath: env.runtime.execPath,
+    kind: env.options.profileAgainst === 'floor' ? 'floor' : 'express',
   });
   const requests = { server: 0, bare: 0 };
   try {
@@ -552,7 +560,7 @@ async function profileRun(env: Env, which: 'A' | 'B'): Promise<void> {
       target.signal('SIGUSR2');
       requests[name] = result.requests;
       await waitForFile(files[name]);
-      log(`profiled ${op.label} on ${name}: ${fmt(result.rps, 0)} req/s, ${fmt(cpuPerRequestUs(result), 0)} µs/request, failed ${result.failed}`);
+      log(`profiled ${op.label} on ${name === 'bare' ? against : name}: ${fmt(result.rps, 0)} req/s, ${fmt(cpuPerRequestUs(result), 0)} µs/request, failed ${result.failed}`);
     }
   } finally {
     await Promise.all([deployment.server.stop(), bare.stop()]);
@@ -561,16 +569,16 @@ async function profileRun(env: Env, which: 'A' | 'B'): Promise<void> {
   const baseline = summariseProfile(files.bare, 1000);
   const perRequest = (ms: number, n: number) => (ms * 1000) / Math.max(1, n);
   console.log(`\nServer: ${files.server}\n${formatProfile(server)}`);
-  console.log(`\nCPU per request (profiled): server ${perRequest(server.totalMs, requests.server).toFixed(1)} µs, bare ${perRequest(baseline.totalMs, requests.bare).toFixed(1)} µs`);
+  console.log(`\nCPU per request (profiled): server ${perRequest(server.totalMs, requests.server).toFixed(1)} µs, ${against} ${perRequest(baseline.totalMs, requests.bare).toFixed(1)} µs`);
   const diff = (list: 'byPackage' | 'byFunction') =>
     server[list].map((entry) => {
       const bareEntry = baseline[list].find((b) => b.name === entry.name);
       const serverUs = perRequest(entry.ms, requests.server);
       const bareUs = bareEntry ? perRequest(bareEntry.ms, requests.bare) : 0;
-      return `  ${(serverUs - bareUs).toFixed(1).padStart(7)} µs  (server ${serverUs.toFixed(1)}, bare ${bareUs.toFixed(1)})  ${entry.name}`;
+      return `  ${(serverUs - bareUs).toFixed(1).padStart(7)} µs  (server ${serverUs.toFixed(1)}, ${against} ${bareUs.toFixed(1)})  ${entry.name}`;
     });
-  console.log(`\nPer request, server minus bare, by package:\n${diff('byPackage').join('\n')}`);
-  console.log(`\nPer request, server minus bare, by function:\n${diff('byFunction').join('\n')}`);
+  console.log(`\nPer request, server minus ${against}, by package:\n${diff('byPackage').join('\n')}`);
+  console.log(`\nPer request, server minus ${against}, by function:\n${diff('byFunction').join('\n')}`);
 }
 
 async function waitForFile(file: string): Promise<void> {

@@ -1,4 +1,4 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../domain/errors';
 
 /**
@@ -11,7 +11,8 @@ import { AppError } from '../domain/errors';
  */
 export function jsonBody(limitBytes: number): RequestHandler[] {
   // `inflate: false`: a compressed body is 415, never a decompression fault.
-  return [requireJsonContentType, express.json({ limit: limitBytes, strict: true, type: 'application/json', inflate: false })];
+  // `type`: the parser reads the body only when it is JSON, judged as below.
+  return [requireJsonContentType, express.json({ limit: limitBytes, strict: true, type: (req) => isJson(req as Request), inflate: false })];
 }
 
 const plainContentTypes = new Set(['application/json', 'application/json; charset=utf-8']);
@@ -22,12 +23,21 @@ export function isPlainJsonContentType(contentType: string | undefined): boolean
 }
 
 /**
+ * Whether the body is JSON: the usual content types at a glance, any other
+ * as Express's `req.is` (type-is) judges it, which parses the header. Both
+ * the check below and the parser ask, so each asks cheaply.
+ */
+function isJson(req: Request): boolean {
+  return isPlainJsonContentType(req.headers['content-type']) || Boolean(req.is('application/json'));
+}
+
+/**
  * Runs before the parser, which would skip (not reject) another content
  * type. An empty body passes whatever its type: the schema reports it.
  */
 const requireJsonContentType: RequestHandler = (req, _res, next) => {
   const declaresBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-  if (declaresBody && !req.is('application/json')) {
+  if (declaresBody && !isJson(req)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
   }
   next();
