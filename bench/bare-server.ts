@@ -39,9 +39,15 @@ function main(): void {
   const file = process.argv[2];
   if (!file) throw new Error('usage: bare-server.js <responses.json>');
   const config = JSON.parse(readFileSync(file, 'utf8')) as BareConfig;
-  const server = config.kind === 'raw' ? rawServer(config.responses) : config.kind === 'floor' ? floorServer(config.responses.map((r) => ({ ...r, ...replay(r) }))) : expressServer(config);
+  const server = serverOf(config);
   server.listen(config.port, '127.0.0.1', () => process.send?.({ ready: true }));
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+function serverOf(config: BareConfig): Server {
+  if (config.kind === 'raw') return rawServer(config.responses);
+  if (config.kind === 'floor') return floorServer(config.responses.map((response) => ({ ...response, ...replay(response) })));
+  return expressServer(config);
 }
 
 /** The captured answer, ready to replay: headers without Node's own, and the body's length. */

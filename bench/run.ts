@@ -543,12 +543,12 @@ async function profileRun(env: Env, which: 'A' | 'B'): Promise<void> {
   const dir = path.join(repoRoot, 'bench', 'results', 'profiles');
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const files = { server: path.join(dir, `${stamp}-${which}-server.cpuprofile`), bare: path.join(dir, `${stamp}-${which}-${env.options.profileAgainst}.cpuprofile`) };
+  const files = { server: path.join(dir, `${stamp}-${which}-server.cpuprofile`), bare: path.join(dir, `${stamp}-${which}-${against}.cpuprofile`) };
   const deployment = await deploy(env, 'server', {}, { profileFile: files.server });
   const bare = await startBare(deployment.captured, path.join(env.tmp, 'bare.json'), path.join(env.tmp, 'bare.log'), {
     profileFile: files.bare,
     execPath: env.runtime.execPath,
-    kind: env.options.profileAgainst === 'floor' ? 'floor' : 'express',
+    kind: against === 'floor' ? 'floor' : 'express',
   });
   const requests = { server: 0, bare: 0 };
   try {
