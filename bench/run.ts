@@ -631,7 +631,7 @@ function printReport(report: Report): void {
       );
       lines.push(
         `  ratio ${fmt(r.ratio)} of bare Express (target >= ${fmt(r.target)}, per round: ${r.perRound.map((x) => fmt(x)).join(' ')})  ${r.pass ? 'PASS' : 'FAIL'}; ${fmt(r.rawRatio)} of raw node:http`,
-        `  floor: ${fmt(r.floorRatio)} of bare Express, the highest a server doing the floor's work reaches here (bench/floor-app.ts)`,
+        `  floor: ${fmt(r.floorRatio)} of bare Express, the highest a server doing the floor's work reaches here (bench/floor-app.ts)${r.floorRatio < r.target ? '; below the target: out of reach on this machine' : ''}`,
         `  CPU per request: server ${fmt(r.server.cpuUsPerRequest, 0)} µs, floor ${fmt(r.floor.cpuUsPerRequest, 0)} µs, bare Express ${fmt(r.bare.cpuUsPerRequest, 0)} µs, raw node:http ${fmt(r.raw.cpuUsPerRequest, 0)} µs`,
       );
       for (const v of runtime.variants.filter((x) => x.operation === r.operation)) {
