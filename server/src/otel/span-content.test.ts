@@ -1,20 +1,10 @@
-import { context, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { logFields } from './log-fields';
 import { statementShape } from './mongodb-spans';
 import { withoutStackTraces } from './no-stack-traces';
 import { problemLogger } from './problem-log';
+import { useInMemoryTracing } from './test-support/in-memory-tracing';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [withoutStackTraces(), new SimpleSpanProcessor(exporter)] });
-const tracer = provider.getTracer('test');
-
-beforeAll(() => provider.register());
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-});
+const { exporter, tracer } = useInMemoryTracing([withoutStackTraces()]);
 
 describe('withoutStackTraces', () => {
   it("drops an exception's stack trace before export, keeping its type and message", () => {

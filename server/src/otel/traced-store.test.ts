@@ -1,20 +1,11 @@
-import { context, SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { MemoryStore } from '../store/memory/memory-store';
 import { StoreUnavailableError, voucherDefinitionsVersionReader, type RequestCounter } from '../store/port';
 import { rateLimitHitsAttribute, rateLimitSpanName, tracedRequestCounter } from './traced-request-counter';
 import { tracedStore } from './traced-store';
+import { useInMemoryTracing } from './test-support/in-memory-tracing';
 
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const tracer = provider.getTracer('test');
-
-beforeAll(() => provider.register());
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-});
+const { exporter, tracer } = useInMemoryTracing();
 beforeEach(() => exporter.reset());
 
 /** Runs `work` inside a request's span, as node:http's instrumentation would. */
