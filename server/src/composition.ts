@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { describeMongoTarget, type AppConfig } from './config';
 import { systemClock } from './domain/clock';
 import type { Services } from './domain/services';
-import { createServices } from './features';
+import { createServices, type ServiceDeps } from './features';
 import type { Liveness } from './http/health';
 import { rateLimitWindowSeconds } from './http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
@@ -28,6 +28,19 @@ export interface RuntimeDeps {
   metrics?: Metrics;
 }
 
+/**
+ * What a process on MongoDB keeps of the credentials it reads (the embedded
+ * store's reads cost nothing: it keeps none). At most 2 s, by contract: a
+ * key's roll or revocation, and the end of its sessions, hold on every
+ * process within that. The bounds hold the reads of the last 2 s at
+ * thousands of requests a second; past them the least recently used go
+ * (more reads, nothing wrong).
+ */
+export const fleetCredentialCaching: NonNullable<ServiceDeps['credentialCaching']> = {
+  apiKeys: { ttlMs: 2000, maxEntries: 10_000 },
+  sessions: { ttlMs: 2000, maxEntries: 20_000 },
+};
+
 /** What `main` calls; tests pass their own. `tracing`: the process's, when on. */
 export type BuildDeps = (config: AppConfig, logger: Logger, tracing?: Tracing | null) => Promise<RuntimeDeps>;
 
@@ -45,7 +58,12 @@ export const buildDeps: BuildDeps = async (config, logger, tracing) => {
     store: tracing ? tracing.traceStore(timed) : timed,
     clock: systemClock,
     walletLimits: config.walletLimits,
-    ...(metrics && { onPointsMoved: (reserved: number, returned: number) => metrics.pointsMoved(reserved, returned) }),
+    listingVersion: () => store.voucherDefinitionsVersion(),
+    ...(store instanceof MongoStore && { credentialCaching: fleetCredentialCaching }),
+    ...(metrics && {
+      onPointsMoved: (reserved: number, returned: number) => metrics.pointsMoved(reserved, returned),
+      onCacheLookup: (cache: string, hit: boolean) => metrics.cacheLookup(cache, hit),
+    }),
   });
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
@@ -70,11 +88,11 @@ function mongoLiveness(store: MongoStore): Liveness {
  * embedded store starts with SEED_FILE or the shipped demo fixture. A failure
  * after connecting closes the store before rethrowing.
  */
-async function buildStore(config: AppConfig, logger: Logger, metrics: Metrics | undefined): Promise<Store> {
+async function buildStore(config: AppConfig, logger: Logger, metrics: Metrics | undefined): Promise<MemoryStore | MongoStore> {
   const seedFile = config.seedFile ?? (config.mongo ? null : demoFixturePath);
   // Read and validate the fixture before connecting: a bad fixture stops the start cheaply.
   const fixture = seedFile ? await readFixtureFile(seedFile) : null;
-  const store: Store = config.mongo
+  const store = config.mongo
     ? await MongoStore.connect(
         {
           uri: config.mongo.uri,

@@ -17,6 +17,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * | loyalty_rate_limit_rejections_total          | counter   |                   | requests answered 429                                   |
  * | loyalty_points_reserved_total                | counter   |                   | points taken into reservations (offline creations)      |
  * | loyalty_points_returned_total                | counter   |                   | points given back by lowering reservations              |
+ * | loyalty_cache_lookups_total                  | counter   | cache, result     | lookups of a process's caches: `hit` or `miss` (store)  |
  * | process_*, nodejs_*                          |           |                   | prom-client's process metrics (CPU, memory, event loop) |
  */
 
@@ -41,11 +42,13 @@ export class Metrics {
   private readonly rateLimited = new Counter({ name: 'loyalty_rate_limit_rejections_total', help: 'Requests refused with 429 by the rate limit.', registers: [this.registry] });
   private readonly reserved = new Counter({ name: 'loyalty_points_reserved_total', help: 'Points taken into reservations.', registers: [this.registry] });
   private readonly returned = new Counter({ name: 'loyalty_points_returned_total', help: 'Points given back by lowered reservations.', registers: [this.registry] });
+  private readonly cacheLookups = new Counter({ name: 'loyalty_cache_lookups_total', help: 'Lookups of the process caches (apiKeys, sessions, listings), by result: hit (answered without the store) or miss.', labelNames: ['cache', 'result'], registers: [this.registry] });
 
   // Label children looked up once (a label lookup hashes its values on every call).
   private readonly requestChildren = new Map<string, Counter.Internal>();
   private readonly durationChildren = new Map<string, Histogram.Internal<'operation'>>();
   private readonly storeChildren = new Map<string, Histogram.Internal<'method'>>();
+  private readonly cacheChildren = new Map<string, Counter.Internal>();
 
   constructor(options: MetricsOptions = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
@@ -84,6 +87,13 @@ export class Metrics {
   pointsMoved(reserved: number, returned: number): void {
     if (reserved > 0) this.reserved.inc(reserved);
     if (returned > 0) this.returned.inc(returned);
+  }
+
+  cacheLookup(cache: string, hit: boolean): void {
+    const key = `${cache} ${hit}`;
+    let counter = this.cacheChildren.get(key);
+    if (!counter) this.cacheChildren.set(key, (counter = this.cacheLookups.labels(cache, hit ? 'hit' : 'miss')));
+    counter.inc();
   }
 
   /** Prometheus text exposition format. */

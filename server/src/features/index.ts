@@ -3,9 +3,12 @@ import { defaultWalletLimits, type WalletLimits } from '../domain/limits';
 import type { Services } from '../domain/services';
 import type { Store } from '../store/port';
 import { createReservationService } from './reservations/service';
-import { createAuthService } from './sessions/auth-service';
+import { createAuthService, type CredentialCaching } from './sessions/auth-service';
 import { createSessionService } from './sessions/service';
 import { createVoucherDefinitionService } from './voucher-definitions/service';
+
+/** The caches a process may keep (metrics label their lookups by these names). */
+export type CacheName = 'apiKeys' | 'sessions' | 'listings';
 
 export interface ServiceDeps {
   store: Store;
@@ -14,14 +17,29 @@ export interface ServiceDeps {
   walletLimits?: WalletLimits;
   /** Told of the points each reservation change took and gave back (metrics). */
   onPointsMoved?: (reserved: number, returned: number) => void;
+  /** Keep API keys and sessions for a moment (processes sharing a database); absent: read every time. */
+  credentialCaching?: Omit<CredentialCaching, 'onLookup'>;
+  /** The store's voucher definitions version, to keep listings until it changes (see createVoucherDefinitionService). */
+  listingVersion?: () => number | Promise<number>;
+  /** Told of every lookup of a cache (metrics). */
+  onCacheLookup?: (cache: CacheName, hit: boolean) => void;
 }
 
 /** Every domain service, built on one store and one clock. */
 export function createServices(deps: ServiceDeps): Services {
+  const { onCacheLookup } = deps;
   return {
-    auth: createAuthService(deps),
+    auth: createAuthService({
+      store: deps.store,
+      clock: deps.clock,
+      ...(deps.credentialCaching && { credentialCaching: { ...deps.credentialCaching, ...(onCacheLookup && { onLookup: onCacheLookup }) } }),
+    }),
     sessions: createSessionService(deps),
-    voucherDefinitions: createVoucherDefinitionService(deps),
+    voucherDefinitions: createVoucherDefinitionService({
+      store: deps.store,
+      ...(deps.listingVersion && { listingVersion: deps.listingVersion }),
+      ...(onCacheLookup && { onLookup: (hit: boolean) => onCacheLookup('listings', hit) }),
+    }),
     reservations: createReservationService({ ...deps, walletLimits: deps.walletLimits ?? defaultWalletLimits }),
   };
 }

@@ -140,25 +140,27 @@ export const storeMethods = Object.keys({
 
 /**
  * A capability an adapter may add to `Store`: a number that changes whenever
- * a voucher definition changes. Only an adapter that sees every change itself
- * offers it (the in-process store); callers may then keep what they derived
- * from a listing until the number changes. MongoDB does not (other processes
- * write too): there, callers list every time.
+ * a voucher definition changes, so that callers may keep what they derived
+ * from a listing until it does. The in-process store answers at once; the
+ * MongoDB store reads the number its writers bump, at most once a second.
  */
 export interface VoucherDefinitionsVersioned {
-  voucherDefinitionsVersion(): number;
+  voucherDefinitionsVersion(): number | Promise<number>;
 }
 
 /**
- * How to read the store's voucher definitions version, or null when it has
- * none. Probed once: a wrapper that forwards the call asynchronously (or not
- * at all) counts as having none, so nothing is ever cached behind it.
+ * The store's own voucher definitions version when it answers synchronously
+ * (the in-process store), else null. Probed once: a wrapper that forwards the
+ * call asynchronously (or not at all) counts as having none, so nothing is
+ * cached behind a wrapper unless the composition passes the version itself.
  */
 export function voucherDefinitionsVersionReader(store: Store): (() => number) | null {
   const read = (store as Store & Partial<VoucherDefinitionsVersioned>).voucherDefinitionsVersion;
   if (typeof read !== 'function') return null;
   const probe: unknown = read.call(store);
-  return typeof probe === 'number' ? () => read.call(store) : null;
+  // An asynchronous answer is not used here; its failure must not go unhandled.
+  if (probe instanceof Promise) probe.catch(() => undefined);
+  return typeof probe === 'number' ? () => read.call(store) as number : null;
 }
 
 /** A session with the client and the API key that started it, and its member, as stored. */

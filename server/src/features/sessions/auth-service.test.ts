@@ -76,3 +76,93 @@ describe('authentication by API key', () => {
     expect(await sessionWorks()).toBe(false);
   });
 });
+
+describe('authentication with credential caching (processes sharing a database)', () => {
+  let now: Date;
+  let monotonicMs: number;
+  let reads: Record<'findApiKey' | 'findSessionContext', number>;
+  let store: MemoryStore;
+  let auth: ReturnType<typeof createAuthService>;
+  let keys: ReturnType<typeof createKeyService>;
+  let operatorKey: Awaited<ReturnType<ReturnType<typeof createKeyService>['create']>>;
+  let sessionToken: string;
+  let client: Awaited<ReturnType<MemoryStore['findClient']>>;
+  const lookups: Array<[string, boolean]> = [];
+
+  beforeEach(async () => {
+    now = start;
+    // Not 0: lru-cache takes an entry stored at time 0 for one without a ttl.
+    monotonicMs = 1000;
+    reads = { findApiKey: 0, findSessionContext: 0 };
+    lookups.splice(0);
+    const clock = () => now;
+    store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
+    await loadFixture(store, { clients: [{ clientId: 'partner-app', apiKeys: ['pk_partner_fixture_1'], enabledBusinessUnits: ['LCL'], sessionTtlSeconds: 60 }], members: [{ correlationId: 'm-alice', pointBalance: 100 }] }, start);
+    const counted = {
+      findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
+      findSessionContext: (tokenHash: string) => (reads.findSessionContext++, store.findSessionContext(tokenHash)),
+    };
+    auth = createAuthService({
+      store: counted,
+      clock,
+      credentialCaching: {
+        apiKeys: { ttlMs: 2000, maxEntries: 100 },
+        sessions: { ttlMs: 2000, maxEntries: 100 },
+        now: () => monotonicMs,
+        onLookup: (cache, hit) => lookups.push([cache, hit]),
+      },
+    });
+    keys = createKeyService({ store, clock });
+    operatorKey = await keys.create('partner-app', {});
+    client = await store.findClient('partner-app');
+    sessionToken = (await createSessionService({ store, clock }).startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL')).sessionToken;
+  });
+  afterEach(() => store.close());
+
+  /** As Operations A and B ask: the session's lookup, then the key, then the session. */
+  async function memberRequest(): Promise<boolean> {
+    const lookup = await auth.lookUpSession(sessionToken);
+    const authenticated = await auth.authenticateClient(operatorKey.apiKey, lookup);
+    if (!authenticated) return false;
+    return (await auth.authenticateSession(authenticated.client, sessionToken, 'm-alice', lookup)) !== null;
+  }
+
+  it('reads a key and a session once per 2 s, whatever the number of requests', async () => {
+    for (let i = 0; i < 6; i++) {
+      expect(await auth.authenticateClient(operatorKey.apiKey)).not.toBeNull();
+      expect(await memberRequest()).toBe(true);
+      monotonicMs += 500;
+    }
+    expect(reads).toEqual({ findApiKey: 2, findSessionContext: 2 });
+    expect(lookups.filter(([, hit]) => !hit)).toEqual([
+      ['apiKeys', false],
+      ['sessions', false],
+      ['apiKeys', false],
+      ['sessions', false],
+    ]);
+  });
+
+  it('holds a revocation within 2 s: the key and its sessions are refused once their entries are older', async () => {
+    expect(await auth.authenticateClient(operatorKey.apiKey)).not.toBeNull();
+    expect(await memberRequest()).toBe(true);
+    await keys.revoke('partner-app', operatorKey.keyId);
+    monotonicMs += 2000;
+    // Still kept: the contract allows this process 2 s.
+    expect(await memberRequest()).toBe(true);
+    monotonicMs += 1;
+    expect(await auth.authenticateClient(operatorKey.apiKey)).toBeNull();
+    expect(await memberRequest()).toBe(false);
+  });
+
+  it("checks a session's own expiry on every use, kept or not", async () => {
+    expect(await memberRequest()).toBe(true);
+    now = new Date(start.getTime() + 60_000);
+    expect(await memberRequest()).toBe(false);
+    expect(reads.findSessionContext).toBe(1);
+  });
+
+  it('keeps an unknown key as unknown for 2 s (a flood of a wrong key reads it once per 2 s)', async () => {
+    for (let i = 0; i < 10; i++) expect(await auth.authenticateClient('pk_unknown_0001')).toBeNull();
+    expect(reads.findApiKey).toBe(1);
+  });
+});

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../../domain/errors';
 import type { ClientRecord } from '../../domain/model';
 import type { VoucherDefinitionService, VoucherDefinitionSummary } from '../../domain/services';
@@ -8,22 +9,36 @@ import { toSummary } from './summary';
 /** The member channel this API serves. */
 export const memberChannel = 'CUX';
 
+/** Business units whose listing is kept at most; the least recently listed go first. */
+export const maxCachedListings = 1_000;
+
 interface CachedListing {
   version: number;
   summaries: readonly VoucherDefinitionSummary[];
 }
 
-export function createVoucherDefinitionService(deps: { store: Store }): VoucherDefinitionService {
+export interface VoucherDefinitionServiceDeps {
+  store: Pick<Store, 'listPublishedVoucherDefinitions'>;
+  /**
+   * The store's voucher definitions version (see `VoucherDefinitionsVersioned`):
+   * a listing is kept until it changes. Absent: the store's own when it answers
+   * synchronously, else none, and every request lists.
+   */
+  listingVersion?: () => number | Promise<number>;
+  /** Told of every listing asked for (metrics): true when a kept one answered it. */
+  onLookup?: (hit: boolean) => void;
+}
+
+export function createVoucherDefinitionService(deps: VoucherDefinitionServiceDeps): VoucherDefinitionService {
   const { store } = deps;
-  const readVersion = voucherDefinitionsVersionReader(store);
+  const readVersion = deps.listingVersion ?? voucherDefinitionsVersionReader(store as Store);
   /**
    * The summaries of each business unit, while the store's definitions keep
-   * the version they were built from (only for a store that tells: see
-   * `VoucherDefinitionsVersioned`). One entry per business unit a client
+   * the version they were built from. One entry per business unit a client
    * has enabled, so it stays small. The summaries are a frozen snapshot: the
-   * HTTP layer serialises it once.
+   * HTTP layer serialises it once and sends the same bytes again.
    */
-  const listings = new Map<string, CachedListing>();
+  const listings = new LRUCache<string, CachedListing>({ max: maxCachedListings });
 
   return {
     async listVoucherDefinitions(client, businessUnit) {
@@ -31,18 +46,14 @@ export function createVoucherDefinitionService(deps: { store: Store }): VoucherD
         throw new AppError('FEATURE_NOT_ENABLED', 'Voucher feature is not enabled for the client');
       }
       const resolved = resolveBusinessUnit(client, businessUnit);
+      if (!readVersion) return (await store.listPublishedVoucherDefinitions(resolved, memberChannel)).map(toSummary);
       // Read before listing: a change during the listing makes the entry stale at once.
-      const version = readVersion?.();
-      if (version !== undefined) {
-        const cached = listings.get(resolved);
-        if (cached?.version === version) return cached.summaries;
-      }
+      const version = await readVersion();
+      const cached = listings.get(resolved);
+      deps.onLookup?.(cached?.version === version);
+      if (cached?.version === version) return cached.summaries;
       const definitions = await store.listPublishedVoucherDefinitions(resolved, memberChannel);
-      const summaries = definitions.map(toSummary);
-      // Only a cached listing is answered again: only it is worth freezing
-      // (and serialising once).
-      if (version === undefined) return summaries;
-      const snapshot = freezeSnapshot(summaries);
+      const snapshot = freezeSnapshot(definitions.map(toSummary));
       listings.set(resolved, { version, summaries: snapshot });
       return snapshot;
     },

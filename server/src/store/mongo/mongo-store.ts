@@ -13,7 +13,7 @@ import type {
   WalletSlice,
   WalletSliceChange,
 } from '../../domain/model';
-import type { ApiKeyChange, ApiKeyContext, RequestCounter, SessionContext, Store } from '../port';
+import type { ApiKeyChange, ApiKeyContext, RequestCounter, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
 import {
   apiKeyDoc,
   apiKeyFromDoc,
@@ -45,6 +45,7 @@ import {
 } from './documents';
 import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
 import { collectionNames } from './collections';
+import { bumpDefinitionsVersion, PolledValue, readDefinitionsVersion } from './definitions-version';
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
 import { MongoRequestCounter, requestCounterCollection, requestCounterIndexes } from './request-counter';
@@ -56,6 +57,9 @@ export type MongoStoreOptions = MongoConnectionOptions;
 export { collectionNames } from './collections';
 
 const published = 'PUBLISHED';
+
+/** How often a process asks whether voucher definitions changed (see definitions-version.ts). */
+export const definitionsVersionCheckMs = 1000;
 
 interface Collections {
   clients: Collection<ClientDoc>;
@@ -89,12 +93,14 @@ function requireKey(value: unknown, what: string): string {
  * supported deployment. Consistency of points rests on one compare-and-set
  * of a wallet document per change (see wallets.ts).
  */
-export class MongoStore implements Store {
+export class MongoStore implements Store, VoucherDefinitionsVersioned {
   private collections: { generation: number; c: Collections } | null = null;
   private readonly wallets: MongoWallets;
+  private readonly definitionsVersion: PolledValue<number>;
 
   private constructor(private readonly connection: StoreConnection) {
     this.wallets = new MongoWallets({ collections: () => this.c, run: (operation) => this.run(operation) });
+    this.definitionsVersion = new PolledValue(() => this.run(() => readDefinitionsVersion(this.connection.db)), definitionsVersionCheckMs);
   }
 
   /**
@@ -281,11 +287,20 @@ export class MongoStore implements Store {
     return docs.map(voucherDefinitionFromDoc);
   }
 
+  /** Bumped by every write of definitions, read at most once a second (definitions-version.ts). */
+  voucherDefinitionsVersion(): number | Promise<number> {
+    return this.definitionsVersion.get();
+  }
+
   async upsertVoucherDefinitions(definitions: VoucherDefinitionRecord[]): Promise<void> {
+    if (definitions.length === 0) return;
     await this.replaceAll(
       this.c.voucherDefinitions,
       definitions.map((d) => [requireKey(d.voucherDefinitionId, 'voucherDefinitionId'), voucherDefinitionBody(d)]),
     );
+    // After the write: a process that sees the new version lists the new definitions.
+    await this.run(() => bumpDefinitionsVersion(this.connection.db));
+    this.definitionsVersion.forget();
   }
 
   // --- catalogue and redemptions ------------------------------------------

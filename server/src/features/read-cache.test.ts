@@ -1,0 +1,114 @@
+import { ReadCache } from './read-cache';
+
+/** A store read whose answers and calls the test controls, on a clock the test moves. */
+function setUp(options: { ttlMs?: number; maxEntries?: number } = {}) {
+  let now = 1_000;
+  const asked: string[] = [];
+  const answers = new Map<string, { name: string } | null>();
+  let failNext = false;
+  let readMs = 0;
+  const lookups: boolean[] = [];
+  const cache = new ReadCache<{ name: string } | null>(
+    async (key) => {
+      asked.push(key);
+      now += readMs;
+      if (failNext) {
+        failNext = false;
+        throw new Error('store unavailable');
+      }
+      return answers.get(key) ?? null;
+    },
+    { ttlMs: options.ttlMs ?? 2000, maxEntries: options.maxEntries ?? 100, now: () => now, onLookup: (hit) => lookups.push(hit) },
+  );
+  return {
+    cache,
+    asked,
+    answers,
+    lookups,
+    advance: (ms: number) => (now += ms),
+    failNextRead: () => (failNext = true),
+    readTakes: (ms: number) => (readMs = ms),
+  };
+}
+
+describe('ReadCache', () => {
+  it('answers a key again without the store for ttlMs after it was read, then reads it again', async () => {
+    const { cache, asked, answers, lookups, advance } = setUp();
+    answers.set('k', { name: 'first' });
+    expect(await cache.get('k')).toEqual({ name: 'first' });
+    answers.set('k', { name: 'second' });
+    advance(2000);
+    expect(await cache.get('k')).toEqual({ name: 'first' });
+    advance(1);
+    expect(await cache.get('k')).toEqual({ name: 'second' });
+    expect(asked).toEqual(['k', 'k']);
+    expect(lookups).toEqual([false, true, false]);
+  });
+
+  it('counts an entry’s age from the question, not the answer: a slow read is kept for less', async () => {
+    const { cache, asked, readTakes, advance } = setUp();
+    readTakes(1500);
+    await cache.get('k');
+    advance(500);
+    await cache.get('k');
+    advance(1);
+    await cache.get('k');
+    expect(asked).toEqual(['k', 'k']);
+  });
+
+  it('keeps an unknown key (null) as it keeps a known one', async () => {
+    const { cache, asked } = setUp();
+    expect(await cache.get('unknown')).toBeNull();
+    expect(await cache.get('unknown')).toBeNull();
+    expect(asked).toEqual(['unknown']);
+  });
+
+  it('shares one read between lookups of a key made while it is under way', async () => {
+    const { cache, asked, answers, lookups } = setUp();
+    answers.set('k', { name: 'only' });
+    const all = await Promise.all([cache.get('k'), cache.get('k'), cache.get('k')]);
+    expect(all).toEqual([{ name: 'only' }, { name: 'only' }, { name: 'only' }]);
+    expect(asked).toEqual(['k']);
+    expect(lookups.filter((hit) => !hit)).toHaveLength(1);
+  });
+
+  it('keeps no failed read: the lookup fails, and the next one asks again', async () => {
+    const { cache, asked, answers, failNextRead } = setUp();
+    answers.set('k', { name: 'back' });
+    failNextRead();
+    await expect(cache.get('k')).rejects.toThrow('store unavailable');
+    expect(await cache.get('k')).toEqual({ name: 'back' });
+    expect(asked).toEqual(['k', 'k']);
+  });
+
+  it('holds at most maxEntries, the least recently used going first', async () => {
+    const { cache, asked } = setUp({ maxEntries: 3 });
+    for (const key of ['a', 'b', 'c']) await cache.get(key);
+    await cache.get('a');
+    await cache.get('d');
+    expect(cache.size).toBe(3);
+    asked.splice(0);
+    await cache.get('a');
+    await cache.get('b');
+    expect(asked).toEqual(['b']);
+  });
+
+  it('hands out deep-frozen values, shared by every lookup', async () => {
+    const { cache, answers } = setUp();
+    answers.set('k', { name: 'shared' });
+    const first = await cache.get('k');
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(await cache.get('k')).toBe(first);
+    expect(() => {
+      (first as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
+  });
+
+  it.each([
+    [{ ttlMs: 0, maxEntries: 1 }],
+    [{ ttlMs: 1, maxEntries: 0 }],
+    [{ ttlMs: Number.NaN, maxEntries: 1 }],
+  ])('refuses settings without a bound: %j', (settings) => {
+    expect(() => new ReadCache(async () => null, settings)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,76 @@
+import { LRUCache } from 'lru-cache';
+
+/** How a process keeps reads of records that change rarely (API keys, sessions) for a moment. */
+export interface ReadCacheSettings {
+  /** How long a read is answered again, from when it was asked of the store. */
+  ttlMs: number;
+  /** Entries kept at most; the least recently used go first. */
+  maxEntries: number;
+}
+
+export interface ReadCacheOptions extends ReadCacheSettings {
+  /** Told of every lookup: true when the cache answered it (no store call), false when the store was asked. */
+  onLookup?: (hit: boolean) => void;
+  /** Milliseconds of a monotonic clock, never 0 (tests; lru-cache takes an entry stored at 0 for one without a ttl). */
+  now?: () => number;
+}
+
+interface Entry<V> {
+  value: V;
+}
+
+/**
+ * A read-through cache of one store read per key. A miss asks the store;
+ * misses of one key at the same time share one read; a read that fails is
+ * not kept (the next lookup asks again). What the store answered, `null`
+ * included, is answered again for `ttlMs` from when the read was asked (not
+ * longer), so a change in the store shows here within that time. Values are deep-frozen:
+ * every request that gets one shares it.
+ */
+export class ReadCache<V> {
+  private readonly entries: LRUCache<string, Entry<V>>;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly read: (key: string) => Promise<V>,
+    private readonly options: ReadCacheOptions,
+  ) {
+    if (!(options.ttlMs > 0) || !(options.maxEntries > 0)) throw new RangeError('a read cache needs a positive ttlMs and maxEntries');
+    this.now = options.now ?? (() => performance.now());
+    this.entries = new LRUCache<string, Entry<V>>({
+      max: options.maxEntries,
+      ttl: options.ttlMs,
+      perf: { now: this.now },
+      // Every age from the clock itself (lru-cache otherwise reuses a reading for a millisecond).
+      ttlResolution: 0,
+      fetchMethod: async (key, _stale, { options: fetchOptions }) => {
+        const askedAt = this.now();
+        const value = deepFreeze(await this.read(key));
+        // The entry's age counts from the question, not the answer: a record
+        // read at the start of a slow read is no fresher for the wait.
+        fetchOptions.ttl = Math.max(1, this.options.ttlMs - (this.now() - askedAt));
+        return { value };
+      },
+    });
+  }
+
+  async get(key: string): Promise<V> {
+    const status: LRUCache.Status<string, Entry<V>> = {};
+    const entry = await this.entries.fetch(key, { status });
+    this.options.onLookup?.(status.fetch === 'hit' || status.fetch === 'inflight');
+    // fetch resolves undefined only when the fetchMethod does, which it never does.
+    return (entry as Entry<V>).value;
+  }
+
+  /** Entries held now (tests of the bound). */
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+  return value;
+}

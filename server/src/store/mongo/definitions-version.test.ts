@@ -1,0 +1,132 @@
+import { PolledValue } from './definitions-version';
+import { MongoStore } from './mongo-store';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
+import { createVoucherDefinitionService } from '../../features/voucher-definitions/service';
+import { clientDefaults } from '../fixture';
+import type { VoucherDefinitionRecord } from '../../domain/model';
+
+describe('PolledValue', () => {
+  function setUp() {
+    let now = 1_000;
+    let value = 1;
+    let reads = 0;
+    let fail = false;
+    const polled = new PolledValue(
+      async () => {
+        reads++;
+        if (fail) throw new Error('unavailable');
+        return value;
+      },
+      1000,
+      () => now,
+    );
+    return {
+      polled,
+      reads: () => reads,
+      set: (next: number) => (value = next),
+      failing: (next: boolean) => (fail = next),
+      advance: (ms: number) => (now += ms),
+    };
+  }
+
+  it('reads at most once per interval, answering the last value at once in between', async () => {
+    const { polled, reads, set, advance } = setUp();
+    expect(await polled.get()).toBe(1);
+    set(2);
+    advance(999);
+    expect(polled.get()).toBe(1);
+    advance(1);
+    expect(await polled.get()).toBe(2);
+    expect(reads()).toBe(2);
+  });
+
+  it('shares the read under way between callers', async () => {
+    const { polled, reads } = setUp();
+    expect(await Promise.all([polled.get(), polled.get(), polled.get()])).toEqual([1, 1, 1]);
+    expect(reads()).toBe(1);
+  });
+
+  it('keeps no failed read, and reads again after forget()', async () => {
+    const { polled, reads, set, failing } = setUp();
+    failing(true);
+    await expect(polled.get()).rejects.toThrow('unavailable');
+    failing(false);
+    expect(await polled.get()).toBe(1);
+    set(5);
+    polled.forget();
+    expect(await polled.get()).toBe(5);
+    expect(reads()).toBe(3);
+  });
+});
+
+const source = testMongoSource();
+
+if (source.kind === 'none') {
+  it.skip(`voucher definitions version on MongoDB: skipped, ${source.reason}`, () => undefined);
+} else {
+  describe('the voucher definitions version on MongoDB, two processes on one database', () => {
+    const dbName = uniqueDbName('definitions-version');
+    let writer: MongoStore;
+    let reader: MongoStore;
+    const connect = () => MongoStore.connect({ uri: source.uri, dbName, serverSelectionTimeoutMS: 10_000 });
+
+    beforeAll(async () => {
+      writer = await connect();
+      reader = await connect();
+    }, 60_000);
+    afterAll(async () => {
+      await writer?.close();
+      await reader?.close();
+      await dropTestDatabase(source.uri, dbName);
+    });
+
+    const definition = (voucherDefinitionId: string): VoucherDefinitionRecord => ({
+      voucherDefinitionId,
+      adminId: 'admin-1',
+      businessUnit: 'LCL',
+      status: 'PUBLISHED',
+      usageChannels: ['CUX'],
+      definitionName: voucherDefinitionId,
+      rewardType: 'DOLLAR_OFF',
+      rewardMetadata: { amount: 5, scopeType: 'CART', unit: 'FLAT' },
+      expiryRule: { type: 'ROLLING', rollingDays: 30 },
+      creative: {},
+      pointValue: null,
+      redeemableValue: null,
+    });
+
+    it('moves with every write of definitions, and at once on the process that wrote', async () => {
+      const before = await writer.voucherDefinitionsVersion();
+      await writer.upsertVoucherDefinitions([definition('vd-1')]);
+      expect(await writer.voucherDefinitionsVersion()).toBe(before + 1);
+      await writer.upsertVoucherDefinitions([]);
+      expect(await writer.voucherDefinitionsVersion()).toBe(before + 1);
+    });
+
+    it('shows a new definition on another process within 2 s, listing it once per change', async () => {
+      const client = { ...clientDefaults, clientId: 'c', enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL' };
+      let listings = 0;
+      const service = createVoucherDefinitionService({
+        store: { listPublishedVoucherDefinitions: (bu, channel) => (listings++, reader.listPublishedVoucherDefinitions(bu, channel)) },
+        listingVersion: () => reader.voucherDefinitionsVersion(),
+      });
+      const ids = async () => (await service.listVoucherDefinitions(client, undefined)).map((d) => d.voucherDefinitionId);
+      const first = await ids();
+      await writer.upsertVoucherDefinitions([definition('vd-new')]);
+      const written = performance.now();
+      let seenAfterMs: number | null = null;
+      while (performance.now() - written < 3000) {
+        if ((await ids()).includes('vd-new')) {
+          seenAfterMs = performance.now() - written;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(first).not.toContain('vd-new');
+      expect(seenAfterMs).not.toBeNull();
+      expect(seenAfterMs!).toBeLessThan(2000);
+      // Listed once before the change and once after it, however often asked.
+      expect(listings).toBe(2);
+    });
+  });
+}
