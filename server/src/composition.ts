@@ -67,11 +67,18 @@ export const buildDeps: BuildDeps = async (config, logger, tracing) => {
   });
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
+  // Delivers the outboxes no process delivered (outbox-sweep.ts); stopped by the store's close.
+  store.startOutboxSweep(undefined, (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`));
   // On MongoDB the fleet shares one count per key (falling back to this process's own while MongoDB fails).
   const counter = config.rateLimitPerMinute > 0 ? store.requestCounter(config.rateLimitPerMinute, rateLimitWindowSeconds) : undefined;
   const requestCounter = counter && tracing ? tracing.traceRequestCounter(counter) : counter;
   return { ...common, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
 };
+
+/** A failure's message for the log: never a stack trace or a document. */
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
 
 /** Live unless the watchdog found the client stuck for too long to recover without a restart. */
 function mongoLiveness(store: MongoStore): Liveness {

@@ -68,10 +68,9 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       logger.warn('Requests still in flight at the end of the grace period were cut');
     }
     if (metricsListener) await closeServer(metricsListener);
-    // What the last answers left to do (audit copies) finishes before the store closes.
-    await deps.services.reservations.drain();
+    // Closing the store first delivers what the last answers left to do (its outbox).
     await deps.store.close();
-    // Last: the spans of everything above, audit copies included.
+    // Last: the spans of everything above, the outbox's deliveries included.
     if (tracing) await tracing.shutdown();
     logger.info('Stopped');
   };

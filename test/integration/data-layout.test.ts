@@ -8,6 +8,7 @@ import { migratedKeyId } from '../../server/src/store/mongo/migrations/003-api-k
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { apiClient, startTestServer } from '../support/harness';
 import { layoutOneDatabase, layoutOneFacts } from './data-layout/layout-one';
+import { layoutThreeDatabase } from './data-layout/layout-three';
 
 /*
  * The recorded data layout: a server starts only on the layout it knows,
@@ -45,9 +46,10 @@ if (source.kind === 'none') {
     });
 
     it.each([
-      ['an unrecorded layout 1 (inline reservations)', async () => layoutOneDatabase(db), /holds data layout 1; this server needs layout 3\. Run `loyalty-admin migrate`/],
-      ['a recorded layout 2', async () => recordLayout(db, 2), /holds data layout 2; this server needs layout 3/],
-      ['a newer layout', async () => recordLayout(db, currentLayout + 1), /holds data layout 4; this server knows layout 3, an older one/],
+      ['an unrecorded layout 1 (inline reservations)', async () => layoutOneDatabase(db), /holds data layout 1; this server needs layout 4\. Run `loyalty-admin migrate`/],
+      ['a recorded layout 2', async () => recordLayout(db, 2), /holds data layout 2; this server needs layout 4/],
+      ['a recorded layout 3', async () => recordLayout(db, 3), /holds data layout 3; this server needs layout 4/],
+      ['a newer layout', async () => recordLayout(db, currentLayout + 1), /holds data layout 5; this server knows layout 4, an older one/],
     ])('refuses to start on %s, naming both versions and what to do', async (_case, prepare, message) => {
       await prepare();
       const refused = connect();
@@ -58,12 +60,12 @@ if (source.kind === 'none') {
     it('migrates a layout 1 database in place, idempotently, and then serves it with every point accounted for', async () => {
       await layoutOneDatabase(db);
       const first = await migrate(db);
-      expect(first.steps.map((s) => s.to)).toEqual([2, 3]);
-      expect(await readLayout(db)).toEqual({ version: 3, recorded: true, migrating: null });
+      expect(first.steps.map((s) => s.to)).toEqual([2, 3, 4]);
+      expect(await readLayout(db)).toEqual({ version: 4, recorded: true, migrating: null });
       const second = await migrate(db);
-      expect(second).toEqual({ from: 3, to: 3, steps: [] });
+      expect(second).toEqual({ from: 4, to: 4, steps: [] });
 
-      // Layout 3 on disk: no inline reservations, totals, a key per client, sessions with their key.
+      // The current layout on disk: no inline reservations, totals, a key per client, sessions with their key.
       expect(await db.collection(collectionNames.wallets).countDocuments({ reservations: { $exists: true } })).toBe(0);
       expect(await db.collection(collectionNames.wallets).countDocuments({ totals: { $exists: false } })).toBe(0);
       expect(await db.collection(collectionNames.reservations).countDocuments()).toBe(layoutOneFacts.reservations);
@@ -94,6 +96,25 @@ if (source.kind === 'none') {
       }
     });
 
+    it('migrates a layout 3 database whose last changes were never copied out: each delivered once, then served', async () => {
+      const facts = await layoutThreeDatabase(db);
+      const report = await migrate(db);
+      expect(report).toMatchObject({ from: 3, to: 4, steps: [{ to: 4 }] });
+      expect(await migrate(db)).toEqual({ from: 4, to: 4, steps: [] });
+      const wallets = db.collection(collectionNames.wallets);
+      expect(await wallets.countDocuments({ $or: [{ pending: { $exists: true } }, { pendingAudit: { $exists: true } }] })).toBe(0);
+      // The reservation write that waited in `pending` is in its document; the entry in the trail, once.
+      expect(await db.collection(collectionNames.reservations).findOne({ _id: facts.reservationDocId as never })).toMatchObject({ walletVersion: 5, reservationAmount: 250 });
+      expect(await db.collection(collectionNames.audit).countDocuments({ _id: facts.auditId as never })).toBe(1);
+      const store = await connect();
+      try {
+        const slice = await store.loadWalletSlice(facts.walletId, facts.key);
+        expect(slice).toMatchObject({ version: 5, reservation: { reservationAmount: 250 } });
+      } finally {
+        await store.close();
+      }
+    });
+
     it('resumes a migration that stopped half-way; no server starts in between', async () => {
       await layoutOneDatabase(db);
       let seen = 0;
@@ -104,7 +125,7 @@ if (source.kind === 'none') {
       expect(await readLayout(db)).toMatchObject({ migrating: { to: 2 } });
       await expect(connect()).rejects.toThrow(/being migrated to data layout 2.*Run `loyalty-admin migrate` to finish it/s);
       const resumed = await migrate(db);
-      expect(resumed.steps.map((s) => s.to)).toEqual([2, 3]);
+      expect(resumed.steps.map((s) => s.to)).toEqual([2, 3, 4]);
       expect(await db.collection(collectionNames.reservations).countDocuments()).toBe(layoutOneFacts.reservations);
       const store = await connect();
       await store.close();

@@ -2,7 +2,6 @@ import { pino } from 'pino';
 import { loadConfig } from '../../server/src/config';
 import { systemClock } from '../../server/src/domain/clock';
 import type { AuditEntry, Wallet } from '../../server/src/domain/model';
-import type { Services } from '../../server/src/domain/services';
 import { createServices } from '../../server/src/features';
 import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
 import { startServer, type RunningServer } from '../../server/src/main';
@@ -35,7 +34,6 @@ if (source.kind === 'none') {
     const dbName = uniqueDbName('fleet');
     const stores: MongoStore[] = [];
     const running: RunningServer[] = [];
-    const processes: Services[] = [];
     let apis: Api[];
     let initial: Map<string, Wallet>;
 
@@ -52,7 +50,6 @@ if (source.kind === 'none') {
         const store = await connect();
         const services = createServices({ store, clock: systemClock });
         stores.push(store);
-        processes.push(services);
         running.push(
           await startServer(config, pino({ level: 'silent' }), async () => ({
             services,
@@ -82,8 +79,8 @@ if (source.kind === 'none') {
     }
 
     async function problems(tokens: string[]): Promise<string[]> {
-      // What each process left to do after answering (audit copies) comes first.
-      await Promise.all(processes.map((services) => services.reservations.drain()));
+      // What each process left to do after answering (its outbox) comes first.
+      await Promise.all(stores.map((store) => store.drainOutbox()));
       const reader = await connect();
       try {
         const state = await wallets(reader);

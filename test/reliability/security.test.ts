@@ -325,7 +325,7 @@ describe('no operator injection reaches the store', () => {
       await store.loadWalletSlice('member:m', { clientId: value, correlationId: value, reservationToken: value });
       await expect(store.saveWallet({ walletId: value, version: 1, balances: [], reservations: [] }, 1)).rejects.toThrow();
       const reservation = { reservationToken: value, clientId: 'c', correlationId: 'm', identifierType: 'EMAIL', reservationAmount: 1, contributions: [], expiresAt: new Date(), createdAt: new Date(), excludedFromCap: false };
-      await expect(store.saveWalletSlice({ walletId: 'member:m', reservation, totals: totalsOf([]), pendingAudit: [] }, 1)).rejects.toThrow();
+      await expect(store.saveWalletSlice({ walletId: 'member:m', reservation, totals: totalsOf([]), audit: null }, 1)).rejects.toThrow();
     }
     // The adapter's own: the listing's filters, the whole read's, and the slice read's pipeline.
     const ownOperators = new Set(['$in', '$or', '$exists', '$size', '$match', '$project', '$lookup']);

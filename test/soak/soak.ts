@@ -11,7 +11,7 @@
  *   SOAK_FAULT_SECONDS  how long an outage lasts (default 2)
  *   SOAK_HOSTILE        0 to leave out hostile requests (default 1)
  *   SOAK_FAULT_PLANS    which outages, comma-separated, in turn (default all):
- *                       unreachable, after-write, wallet, audit, sessions
+ *                       unreachable, after-write, wallet, slices, sessions
  *   SOAK_SEED           seed of every random choice (default 1)
  *   SOAK_CLOCK_SPEED    how fast the servers' clock runs (default 10: reservations
  *                       of 900 s expire after 90 s, so expiry is part of the run)
@@ -251,7 +251,7 @@ async function faultLoop(world: World, deadline: number): Promise<void> {
     { id: 'unreachable', name: 'store unreachable', plan: { fault: 'unavailable' } },
     { id: 'after-write', name: 'store unreachable right after a wallet write', plan: { fault: 'unavailable' }, afterSave: true },
     { id: 'wallet', name: 'wallet reads and writes fail', plan: { fault: 'unavailable', methods: ['loadWallet', 'saveWallet'] } },
-    { id: 'audit', name: 'audit writes fail', plan: { fault: 'unavailable', methods: ['appendAudit'] } },
+    { id: 'slices', name: 'wallet slice reads and writes fail', plan: { fault: 'unavailable', methods: ['loadWalletSlice', 'saveWalletSlice'] } },
     { id: 'sessions', name: 'sessions fail', plan: { fault: 'unavailable', methods: ['findSession', 'insertSession'] } },
   ];
   const chosen = process.env.SOAK_FAULT_PLANS?.split(',').map((id) => id.trim());

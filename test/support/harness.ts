@@ -15,7 +15,7 @@ export interface TestServer {
   store: Store;
   /** Moves the server's clock. */
   advance(seconds: number): void;
-  /** Waits for what answers left to do (audit copies), before reading the audit trail. */
+  /** Waits for what answers left to do (the store's outbox), before reading the audit trail. */
   settled(): Promise<void>;
   now(): Date;
   close(): Promise<void>;
@@ -67,7 +67,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     store,
     advance,
     now: clock,
-    settled: () => services.reservations.drain(),
+    settled: () => store.drainOutbox(),
     close: async () => {
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
       await store.close();

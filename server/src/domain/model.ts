@@ -143,12 +143,12 @@ export interface Wallet {
   balances: MemberBalance[];
   reservations: ReservationRecord[];
   /**
-   * The audit entry of the change that made this version, written in the same
-   * compare-and-set as the change itself and copied to the audit trail after
-   * it (again by the next request, if that copy failed): a change can never
-   * exist without its audit entry.
+   * On a save only: the audit entry of the change this save makes. The store
+   * writes it in the same compare-and-set as the change and delivers it to
+   * the audit trail afterwards (its outbox), so a change never exists
+   * without its entry. A loaded wallet has none.
    */
-  pendingAudit?: AuditEntry[];
+  audit?: AuditEntry;
 }
 
 /** What names a reservation: its token, for the client that made it, on its member's path. */
@@ -160,8 +160,8 @@ export interface ReservationKey {
 
 /**
  * The parts of a wallet one reservation change needs, read without the
- * wallet's other reservations: its balances, running totals, the audit entry
- * still to copy, and the reservation stored under one key.
+ * wallet's other reservations: its balances, running totals and the
+ * reservation stored under one key.
  */
 export interface WalletSlice {
   walletId: string;
@@ -170,7 +170,6 @@ export interface WalletSlice {
   totals: WalletTotals;
   /** The reservation stored under the key, expired or not; null when there is none. */
   reservation: ReservationRecord | null;
-  pendingAudit?: AuditEntry[];
 }
 
 /**
@@ -182,7 +181,8 @@ export interface WalletSliceChange {
   /** Replaces the reservation stored under its key, or is added when there is none. */
   reservation: ReservationRecord;
   totals: WalletTotals;
-  pendingAudit: AuditEntry[];
+  /** The change's audit entry, delivered to the trail by the store (see `Wallet.audit`). */
+  audit: AuditEntry | null;
 }
 
 /** A reservation as an audit entry records it, before or after a change. */

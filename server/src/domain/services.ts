@@ -90,8 +90,6 @@ export interface ReservationService {
    * catalogue item, exactly as sent, in request order.
    */
   findInvalidCatalogueItems(entries: readonly unknown[]): Promise<unknown[]>;
-  /** Waits for the work a change leaves for after its answer (copying its audit entry to the trail). */
-  drain(): Promise<void>;
 }
 
 export interface Services {

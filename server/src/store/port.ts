@@ -65,7 +65,8 @@ export interface Store {
    * Compare-and-set: stores `wallet` with version `expectedVersion + 1` only if
    * the stored version is still `expectedVersion` (`0`: only if no wallet with
    * this id exists yet). Returns false on conflict (someone else saved first),
-   * and then changes nothing. The stored totals become `totalsOf` its reservations.
+   * and then changes nothing. The stored totals become `totalsOf` its
+   * reservations; `wallet.audit`, when given, reaches the audit trail (the outbox).
    */
   saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean>;
 
@@ -77,16 +78,26 @@ export interface Store {
   /**
    * Compare-and-set of one reservation change, like `saveWallet`: stores the
    * reservation (replacing the one under its key, or added), the totals and
-   * the pending audit, with version `expectedVersion + 1`, only if the stored
-   * version is still `expectedVersion` (which must exist); false on conflict,
-   * changing nothing. Every other reservation and the balances stay as stored.
+   * the change's audit entry, with version `expectedVersion + 1`, only if the
+   * stored version is still `expectedVersion` (which must exist); false on
+   * conflict, changing nothing. Every other reservation and the balances stay
+   * as stored.
    */
   saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean>;
 
-  /** Idempotent: an entry whose `id` is already in the trail is not stored again. */
-  appendAudit(entry: AuditEntry): Promise<void>;
-  /** Audit entries of one reservation token, oldest first (by time, then wallet version); for tests and operators. */
+  /**
+   * Audit entries of one reservation token, oldest first (by time, then
+   * wallet version); for tests and operators. An entry is here once the
+   * store has delivered it (at once, or shortly after its save: see
+   * `drainOutbox`); each change's entry is here exactly once.
+   */
   listAudit(reservationToken: string): Promise<AuditEntry[]>;
+  /**
+   * Waits for what saves left to do after their answer in this process (an
+   * adapter that writes the audit trail after the change delivers it then);
+   * one that failed is left to the next reader of its wallet, or the sweep.
+   */
+  drainOutbox(): Promise<void>;
 
   /** Seeding (`loadFixture` in ./fixture.ts): each record replaces the stored one with the same key. */
   upsertClients(clients: ClientRecord[]): Promise<void>;
@@ -127,8 +138,8 @@ export const storeMethods = Object.keys({
   saveWallet: true,
   loadWalletSlice: true,
   saveWalletSlice: true,
-  appendAudit: true,
   listAudit: true,
+  drainOutbox: true,
   upsertClients: true,
   upsertMembers: true,
   upsertCatalogueItems: true,

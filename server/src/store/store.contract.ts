@@ -168,6 +168,18 @@ function auditEntry(reservationToken: string, at: string, amount: number): Audit
   };
 }
 
+/**
+ * Entries reach the trail only with the changes that carry them: one save
+ * per entry, each of a wallet of its own, then what the saves left for
+ * after their answer (the outbox).
+ */
+async function saveChangesCarrying(store: Store, entries: AuditEntry[]): Promise<void> {
+  for (const [i, entry] of entries.entries()) {
+    expect(await store.saveWallet({ ...wallet(`member:m-audited-${i}`, { [`m-audited-${i}`]: 1 }), audit: entry }, 0)).toBe(true);
+  }
+  await store.drainOutbox();
+}
+
 /** A value a careless caller might pass on from a request body. */
 /**
  * Tries changes to records a store handed out. A store may hand out copies
@@ -465,7 +477,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         await store.upsertCatalogueItems([catalogueItem('0001')]);
         await store.upsertRedemptions([{ redemptionId: 'rd-1', redeemerId: 'm-a', redemptionName: 'Coffee' }]);
         await store.saveWallet(wallet('member:m-a', { 'm-a': 1 }), 0);
-        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5));
+        await saveChangesCarrying(store, [auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5)]);
       });
 
       it.each([
@@ -608,24 +620,42 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         expect((await store.loadWalletSlice(walletId, { ...keyOf(stored[0]!), ...change }))?.reservation).toBeNull();
       });
 
-      it('replaces one reservation in place with the totals and the audit entry, leaving the rest as stored', async () => {
+      it('replaces one reservation in place with the totals, leaving the rest as stored, its audit entry in the trail', async () => {
         await saved();
         const lowered = reservation('rt-1', { 'm-a': 50, 'm-b': 30 });
         const totals = withChange(totalsOf(stored), stored[0]!, lowered);
-        expect(await store.saveWalletSlice({ walletId, reservation: lowered, totals, pendingAudit: [audit(2)] }, 1)).toBe(true);
+        expect(await store.saveWalletSlice({ walletId, reservation: lowered, totals, audit: audit(2) }, 1)).toBe(true);
         expect(sorted(await store.loadWallet(walletId))).toStrictEqual(
-          sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, [lowered, stored[1]!, stored[2]!]), version: 2, pendingAudit: [audit(2)] }),
+          sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, [lowered, stored[1]!, stored[2]!]), version: 2 }),
         );
         const slice = await store.loadWalletSlice(walletId, keyOf(lowered));
         expect(slice?.totals).toStrictEqual(totals);
-        expect(slice?.pendingAudit).toStrictEqual([audit(2)]);
+        await store.drainOutbox();
+        expect(await store.listAudit('rt-1')).toStrictEqual([audit(2)]);
+      });
+
+      it('saves change after change of one wallet, each entry in the trail once', async () => {
+        await saved();
+        let current = stored[0]!;
+        let totals = totalsOf(stored);
+        for (let version = 1; version <= 4; version++) {
+          const next = reservation('rt-1', { 'm-a': 60 - version, 'm-b': 40 });
+          const after = withChange(totals, current, next);
+          // No read in between: the store itself keeps the previous change's entry from being replaced before it is in the trail.
+          expect(await store.saveWalletSlice({ walletId, reservation: next, totals: after, audit: audit(version + 1) }, version)).toBe(true);
+          current = next;
+          totals = after;
+        }
+        await store.drainOutbox();
+        expect((await store.listAudit('rt-1')).map((e) => e.walletVersion)).toEqual([2, 3, 4, 5]);
+        expect((await store.loadWalletSlice(walletId, keyOf(current)))?.reservation).toStrictEqual(current);
       });
 
       it('adds a reservation under a new key', async () => {
         await saved();
         const added = reservation('rt-new', { 'm-b': 9 }, { excludedFromCap: true });
         const totals = withChange(totalsOf(stored), null, added);
-        expect(await store.saveWalletSlice({ walletId, reservation: added, totals, pendingAudit: [audit(2)] }, 1)).toBe(true);
+        expect(await store.saveWalletSlice({ walletId, reservation: added, totals, audit: audit(2) }, 1)).toBe(true);
         const whole = await store.loadWallet(walletId);
         expect(sorted(whole)?.reservations).toStrictEqual(sorted(wallet(walletId, {}, [...stored, added])).reservations);
         expect(totals).toStrictEqual(totalsOf(whole!.reservations));
@@ -639,13 +669,13 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         await saved();
         const change = reservation('rt-1', { 'm-a': 1 });
         const totals = withChange(totalsOf(stored), stored[0]!, change);
-        expect(await store.saveWalletSlice({ walletId, reservation: change, totals, pendingAudit: [] }, version)).toBe(false);
+        expect(await store.saveWalletSlice({ walletId, reservation: change, totals, audit: null }, version)).toBe(false);
         expect(sorted(await store.loadWallet(walletId))).toStrictEqual(sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), version: 1 }));
       });
 
       it('refuses a slice save of a wallet that does not exist', async () => {
         const added = reservation('rt-1', { 'm-a': 1 });
-        expect(await store.saveWalletSlice({ walletId, reservation: added, totals: totalsOf([added]), pendingAudit: [] }, 0)).toBe(false);
+        expect(await store.saveWalletSlice({ walletId, reservation: added, totals: totalsOf([added]), audit: null }, 0)).toBe(false);
         expect(await store.loadWallet(walletId)).toBeNull();
       });
 
@@ -659,24 +689,28 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     });
 
     describe('audit', () => {
-      it('stores an entry copied twice once', async () => {
-        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1));
-        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1));
-        expect(await store.listAudit('rt-1')).toStrictEqual([auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1)]);
+      it('stores an entry once, however many saves carry it', async () => {
+        const entry = auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1);
+        await saveChangesCarrying(store, [entry, entry]);
+        expect(await store.listAudit('rt-1')).toStrictEqual([entry]);
       });
 
-      it('keeps the pending audit entries of a wallet with it', async () => {
+      it('keeps the entry in the trail, not with the wallet: a loaded wallet carries none', async () => {
         const entry = auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1);
-        await store.saveWallet({ ...wallet('member:m-alice', { 'm-alice': 5 }), pendingAudit: [entry] }, 0);
-        expect((await store.loadWallet('member:m-alice'))?.pendingAudit).toStrictEqual([entry]);
+        await store.saveWallet({ ...wallet('member:m-alice', { 'm-alice': 5 }), audit: entry }, 0);
+        expect(await store.loadWallet('member:m-alice')).toStrictEqual({ ...wallet('member:m-alice', { 'm-alice': 5 }), version: 1 });
+        await store.drainOutbox();
+        expect(await store.listAudit('rt-1')).toStrictEqual([entry]);
       });
 
       it('lists the entries of one token oldest first; equal times in wallet version order', async () => {
-        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:03.000Z', 3));
-        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1));
-        await store.appendAudit(auditEntry('rt-2', '2030-01-01T00:00:00.000Z', 9));
-        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:02.000Z', 20));
-        await store.appendAudit(auditEntry('rt-1', '2030-01-01T00:00:02.000Z', 21));
+        await saveChangesCarrying(store, [
+          auditEntry('rt-1', '2030-01-01T00:00:03.000Z', 3),
+          auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1),
+          auditEntry('rt-2', '2030-01-01T00:00:00.000Z', 9),
+          auditEntry('rt-1', '2030-01-01T00:00:02.000Z', 20),
+          auditEntry('rt-1', '2030-01-01T00:00:02.000Z', 21),
+        ]);
         const listed = await store.listAudit('rt-1');
         expect(listed.map((e) => e.after.reservationAmount)).toEqual([1, 20, 21, 3]);
         expect(listed[0]).toStrictEqual(auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1));
@@ -685,10 +719,10 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('keeps a CREATE entry with no before state, as a copy', async () => {
         const entry: AuditEntry = { ...auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5), action: 'CREATE', before: null };
-        await store.appendAudit(entry);
+        await saveChangesCarrying(store, [entry]);
         entry.shares.push({ correlationId: 'm-x', points: 1 });
         const [listed] = await store.listAudit('rt-1');
-        listed!.after.reservationAmount = 0;
+        tryToChange(() => (listed!.after.reservationAmount = 0));
         expect(await store.listAudit('rt-1')).toStrictEqual([{ ...auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5), action: 'CREATE', before: null }]);
       });
     });
@@ -1067,7 +1101,7 @@ function describeRace(currentStore: () => Store): void {
               reservationAmount: before.reservationAmount - 1,
               contributions: before.contributions.map((c, i) => ({ ...c, points: c.points - (i === from ? 1 : 0) })),
             };
-            const change = { walletId, reservation: after, totals: withChange(slice.totals, before, after), pendingAudit: [] };
+            const change = { walletId, reservation: after, totals: withChange(slice.totals, before, after), audit: null };
             if (await store.saveWalletSlice(change, slice.version)) return;
             conflicts++;
           }

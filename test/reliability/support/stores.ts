@@ -82,7 +82,6 @@ const writeMethods = new Set<StoreMethod>([
   'insertSession',
   'saveWallet',
   'saveWalletSlice',
-  'appendAudit',
   'upsertClients',
   'upsertMembers',
   'upsertCatalogueItems',
@@ -120,7 +119,7 @@ export class StoreSpy {
   readonly store: Store;
   /** Successful writes, in order. */
   writes = 0;
-  /** Every audit entry the store accepted, in the order it accepted them (an entry copied again counts once: the store keeps it once). */
+  /** The audit entry of every change the store accepted (carried by each successful wallet save), in the order it accepted them. */
   readonly audit: AuditEntry[] = [];
   private readonly auditIds = new Set<string>();
   readonly violations: string[] = [];
@@ -133,12 +132,15 @@ export class StoreSpy {
       const result = await run();
       const walletSave = method === 'saveWallet' || method === 'saveWalletSlice';
       if (writeMethods.has(method) && (!walletSave || result === true)) this.writes++;
+      if (walletSave && result === true) {
+        const audit = (args[0] as Wallet | WalletSliceChange).audit;
+        if (audit) this.recordAudit(audit);
+      }
       if (walletSave && result === true && this.afterSave) {
         const hook = this.afterSave;
         this.afterSave = null;
         hook();
       }
-      if (method === 'appendAudit') this.recordAudit(args[0] as AuditEntry);
       return result;
     });
   }
@@ -167,7 +169,6 @@ export class StoreSpy {
     if (method === 'saveWallet') this.checkWallet(args[0] as Wallet, args[1]);
     if (method === 'loadWalletSlice') this.checkKey(args[1] as ReservationKey);
     if (method === 'saveWalletSlice') this.checkSlice(args[0] as WalletSliceChange, args[1]);
-    if (method === 'appendAudit') this.checkAudit(args[0] as AuditEntry);
   }
 
   private checkWallet(wallet: Wallet, expectedVersion: unknown): void {
@@ -177,6 +178,7 @@ export class StoreSpy {
       if (!isWholePoints(balance.pointBalance)) this.violate(`wallet ${wallet.walletId}: balance of ${balance.correlationId} is ${balance.pointBalance}`);
     }
     this.checkReservations(wallet.walletId, wallet.reservations);
+    if (wallet.audit) this.checkAudit(wallet.audit);
   }
 
   private checkReservations(walletId: string, reservations: readonly ReservationRecord[]): void {
@@ -204,7 +206,7 @@ export class StoreSpy {
     for (const h of change.totals.held) if (!isWholePoints(h.points)) this.violate(`wallet ${change.walletId}: totals hold ${h.points} for ${h.correlationId}`);
     for (const d of change.totals.daily) if (!isWholePoints(d.points)) this.violate(`wallet ${change.walletId}: daily total ${d.points}`);
     if (!Number.isSafeInteger(change.totals.count) || change.totals.count < 1) this.violate(`wallet ${change.walletId}: count ${change.totals.count}`);
-    for (const entry of change.pendingAudit) this.checkAudit(entry);
+    if (change.audit) this.checkAudit(change.audit);
   }
 
   private checkAudit(entry: AuditEntry): void {

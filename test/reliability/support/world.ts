@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import type { Clock } from '../../../server/src/domain/clock';
-import type { Wallet } from '../../../server/src/domain/model';
+import type { AuditEntry, Wallet } from '../../../server/src/domain/model';
 import type { Services } from '../../../server/src/domain/services';
 import { createServices } from '../../../server/src/features';
 import { loadConfig } from '../../../server/src/config';
@@ -58,7 +58,7 @@ export interface World {
   conservation(): Promise<string[]>;
   /** Audit trail against the current state, since the last restore. */
   audit(): Promise<AuditSummary>;
-  /** Waits for what the instances' answers left to do (audit copies), before reading the trail. */
+  /** Waits for what the instances' answers left to do (the store's outbox), before reading the trail. */
   settled(): Promise<void>;
   /** Puts every wallet back to its fixture state and forgets the audit seen so far. */
   restore(): Promise<void>;
@@ -134,10 +134,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   }
   const urls = running.map((r) => r.url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0|\[::1\])/, 'http://127.0.0.1'));
 
-  // The audit copies each instance makes after answering (AuditCopies).
-  const settled = async () => {
-    await Promise.all(instances.map((services) => services.reservations.drain()));
-  };
+  // What the answers left to do: the store's outbox deliveries.
+  const settled = () => base.drainOutbox();
 
   const wallets = async () => {
     const state = new Map<string, Wallet | null>();
@@ -169,7 +167,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     },
     audit: async () => {
       await settled();
-      return auditProblems(await wallets(), initial, spy.audit);
+      // First, before any read of a wallet delivers what is left: every change's entry is in the trail, once.
+      const trail = await trailProblems(base, spy.audit);
+      const summary = auditProblems(await wallets(), initial, spy.audit);
+      return { ...summary, problems: [...trail, ...summary.problems] };
     },
     settled,
     restore: async () => {
@@ -185,4 +186,19 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       await base.close();
     },
   };
+}
+
+/** The entries of `accepted` (changes the store accepted) missing from the store's audit trail, or in it more than once. */
+async function trailProblems(store: Store, accepted: readonly AuditEntry[]): Promise<string[]> {
+  const problems: string[] = [];
+  const byToken = new Map<string, AuditEntry[]>();
+  for (const entry of accepted) byToken.set(entry.reservationToken, [...(byToken.get(entry.reservationToken) ?? []), entry]);
+  for (const [token, entries] of byToken) {
+    const trail = await store.listAudit(token);
+    for (const entry of entries) {
+      const found = trail.filter((t) => t.id === entry.id).length;
+      if (found !== 1) problems.push(`audit trail of ${token}: the entry of ${entry.id} is there ${found} times`);
+    }
+  }
+  return problems;
 }

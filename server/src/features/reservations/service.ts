@@ -9,7 +9,6 @@ import type {
   ReservationUpdateResponse,
 } from '../../domain/services';
 import type { Store } from '../../store/port';
-import { AuditCopies } from './audit-copies';
 import { findInvalidCatalogueItems, resolveItems, type ResolvedItems } from './catalogue';
 import { fundReservation, splitReturn, subtractShares } from './shares';
 import {
@@ -48,12 +47,6 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
   const maxAttempts = deps.maxAttempts ?? 100;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
-  const audit = new AuditCopies(store);
-  /** Copies the audit entries a wallet still carries to the audit trail. */
-  async function copyPendingAudit(state: WalletState): Promise<void> {
-    for (const entry of state.pendingAudit) await audit.copy(entry);
-  }
-
   return {
     async updateReservation(context, request) {
       const member = await eligibleMember(store, context);
@@ -62,14 +55,10 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
 
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         // One time for the whole attempt: what is live, the daily cap and the
-        // new expiry are all judged at it (a reservation expiring while the
-        // audit copy below is under way is not revived).
+        // new expiry are all judged at it.
         const now = clock();
         const state = await loadWalletState(store, member.walletId, key, now);
         if (!state) throw new Error(`wallet ${member.walletId} of member ${member.correlationId} is missing`);
-        // The previous change's audit entry first: if it cannot be copied,
-        // this request fails before changing anything (503).
-        await copyPendingAudit(state);
         const current = state.current;
         checkToken(current, context, request);
         // Redemption and catalogue data do not change between attempts: resolve once.
@@ -85,9 +74,6 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
         const saved = await saveChange(store, state, change.before, change.after, entry, now);
         if (saved) {
           deps.onPointsMoved?.(sumOf(change.shares, -1), sumOf(change.shares, 1));
-          // The change and its audit entry are stored together: the copy to
-          // the trail waits until the answer has gone (see AuditCopies).
-          audit.copyInBackground(entry);
           return respond(context, member, saved, change.after, items, now);
         }
         await sleep(Math.floor(Math.random() * Math.min(50, attempt * 2)));
@@ -96,8 +82,6 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
     },
 
     findInvalidCatalogueItems: (entries) => findInvalidCatalogueItems(store, entries),
-
-    drain: () => audit.drain(),
   };
 }
 

@@ -19,8 +19,6 @@ export interface WalletState {
   current: ReservationRecord | null;
   /** Set when the state was read from the whole wallet. */
   whole: Wallet | null;
-  /** The audit entry of the change that made this version, to copy before changing anything. */
-  pendingAudit: readonly AuditEntry[];
 }
 
 /** An expired reservation counts as not existing. */
@@ -52,7 +50,6 @@ export async function loadWalletState(store: Store, walletId: string, key: Reser
       totals: slice.totals,
       current: slice.reservation,
       whole: null,
-      pendingAudit: slice.pendingAudit ?? [],
     };
   }
   const whole = await store.loadWallet(walletId);
@@ -68,7 +65,6 @@ function stateOfWhole(wallet: Wallet, key: ReservationKey, now: Date): WalletSta
     totals: totalsOf(live),
     current: live.find((r) => sameKey(r, key)) ?? null,
     whole: wallet,
-    pendingAudit: wallet.pendingAudit ?? [],
   };
 }
 
@@ -86,12 +82,9 @@ export async function saveChange(
 ): Promise<WalletState | null> {
   const totals = withChange(state.totals, before, after);
   const saved = state.whole
-    ? await store.saveWallet({ ...withReservation(state.whole, before, after, now), pendingAudit: [audit] }, state.version)
-    : await store.saveWalletSlice(
-        { walletId: state.walletId, reservation: after, totals, pendingAudit: [audit] },
-        state.version,
-      );
-  return saved ? { ...state, version: state.version + 1, totals, current: after, whole: null, pendingAudit: [audit] } : null;
+    ? await store.saveWallet({ ...withReservation(state.whole, before, after, now), audit }, state.version)
+    : await store.saveWalletSlice({ walletId: state.walletId, reservation: after, totals, audit }, state.version);
+  return saved ? { ...state, version: state.version + 1, totals, current: after, whole: null } : null;
 }
 
 /**

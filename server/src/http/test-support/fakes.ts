@@ -110,7 +110,6 @@ export function fakeServices(): FakeServices {
       updateReservation: jest.fn(async (_context: ReservationContext, _request: ReservationUpdateRequest) => reservationResult),
       // The well-formed entries all name known products here: only malformed ones are invalid.
       findInvalidCatalogueItems: jest.fn(async (entries: readonly unknown[]) => entries.filter((entry) => !isWellFormedItem(entry))),
-      drain: jest.fn(async () => undefined),
     },
   };
 }

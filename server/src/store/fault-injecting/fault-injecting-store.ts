@@ -58,8 +58,8 @@ export class FaultInjectingStore implements Store {
   saveWallet: Store['saveWallet'] = (w, v) => this.call('saveWallet', () => this.inner.saveWallet(w, v));
   loadWalletSlice: Store['loadWalletSlice'] = (id, key) => this.call('loadWalletSlice', () => this.inner.loadWalletSlice(id, key));
   saveWalletSlice: Store['saveWalletSlice'] = (c, v) => this.call('saveWalletSlice', () => this.inner.saveWalletSlice(c, v));
-  appendAudit: Store['appendAudit'] = (e) => this.call('appendAudit', () => this.inner.appendAudit(e));
   listAudit: Store['listAudit'] = (t) => this.call('listAudit', () => this.inner.listAudit(t));
+  drainOutbox: Store['drainOutbox'] = () => this.inner.drainOutbox();
   upsertClients: Store['upsertClients'] = (r) => this.call('upsertClients', () => this.inner.upsertClients(r));
   upsertMembers: Store['upsertMembers'] = (r) => this.call('upsertMembers', () => this.inner.upsertMembers(r));
   upsertCatalogueItems: Store['upsertCatalogueItems'] = (r) => this.call('upsertCatalogueItems', () => this.inner.upsertCatalogueItems(r));

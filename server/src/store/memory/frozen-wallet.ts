@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditState, Contribution, MemberBalance, ReservationRecord, Wallet } from '../../domain/model';
+import type { Contribution, MemberBalance, ReservationRecord, Wallet } from '../../domain/model';
 import type { WalletTotals } from '../../domain/wallet-totals';
 
 /*
@@ -10,9 +10,9 @@ import type { WalletTotals } from '../../domain/wallet-totals';
  * Saving copies only what the store does not hold yet. A whole save (a
  * stale wallet, a fixture) passes back the reservations and balances it
  * loaded, and those are kept as they are (recognised by identity with the
- * version stored); the changed reservation, its audit entry and the lists
- * holding them are copied and frozen. A slice save (Operation B's usual
- * path) copies its one reservation, totals and audit entry. So reading a
+ * version stored); the changed reservation and the lists holding it are
+ * copied and frozen. A slice save (Operation B's usual path) copies its one
+ * reservation and totals. So reading a
  * wallet allocates nothing, and an update a handful of objects.
  *
  * Dates are copied on the way in and shared on the way out, like every
@@ -29,7 +29,6 @@ export function frozenWallet(wallet: Wallet, version: number, stored: Wallet | u
     balances: stored && wallet.balances === stored.balances ? stored.balances : frozenList(wallet.balances, frozenBalance),
     reservations: reservationsOf(wallet.reservations, stored?.reservations ?? []),
   };
-  if (wallet.pendingAudit !== undefined) next.pendingAudit = frozenList(wallet.pendingAudit, frozenAuditEntry);
   return Object.freeze(next);
 }
 
@@ -90,33 +89,12 @@ export function frozenReservation(r: ReservationRecord): ReservationRecord {
   });
 }
 
-function frozenState(s: AuditState): AuditState {
-  return Object.freeze({ reservationAmount: s.reservationAmount, contributions: frozenList(s.contributions, frozenContribution), expiresAt: date(s.expiresAt) });
-}
-
-export function frozenAuditEntry(e: AuditEntry): AuditEntry {
-  return Object.freeze({
-    id: e.id,
-    walletId: e.walletId,
-    walletVersion: e.walletVersion,
-    at: date(e.at),
-    action: e.action,
-    clientId: e.clientId,
-    sessionId: e.sessionId,
-    correlationId: e.correlationId,
-    reservationToken: e.reservationToken,
-    before: e.before === null ? null : frozenState(e.before),
-    after: frozenState(e.after),
-    shares: frozenList(e.shares, frozenContribution),
-  });
-}
-
-/** Totals as the store keeps them: frozen, dates copied in. */
 /** A new Date at the same time. */
 function date(value: Date): Date {
   return new Date(value.getTime());
 }
 
+/** Totals as the store keeps them: frozen, dates copied in. */
 export function frozenTotals(t: WalletTotals): WalletTotals {
   return Object.freeze({
     held: frozenList(t.held, (h) => Object.freeze({ correlationId: h.correlationId, points: h.points })),

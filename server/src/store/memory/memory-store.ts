@@ -21,7 +21,7 @@ import { compareKeys } from '../key-order';
 import type { ApiKeyChange, ApiKeyContext, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import { AuditLog } from './audit-log';
-import { frozenAuditEntry, frozenList, frozenReservation, frozenTotals, frozenWallet } from './frozen-wallet';
+import { frozenReservation, frozenTotals, frozenWallet } from './frozen-wallet';
 
 export interface MemoryStoreOptions {
   /**
@@ -280,6 +280,8 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     if ((stored?.version ?? 0) !== expectedVersion) return false;
     const next = frozenWallet(wallet, expectedVersion + 1, stored && wholeOf(stored));
     this.wallets.set(wallet.walletId, storedWalletOf(next));
+    // The trail is in this process too: the entry is in it with the change, nothing is left for later.
+    if (wallet.audit) this.audit.append(wallet.audit);
     return true;
   }
 
@@ -293,7 +295,6 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       totals: stored.totals,
       reservation: stored.reservations.get(keyString(key)) ?? null,
     };
-    if (stored.pendingAudit) slice.pendingAudit = stored.pendingAudit;
     return slice;
   }
 
@@ -305,22 +306,20 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     stored.reservations.set(keyString(change.reservation), frozenReservation(change.reservation));
     stored.version = expectedVersion + 1;
     stored.totals = frozenTotals(change.totals);
-    stored.pendingAudit = frozenList(change.pendingAudit, frozenAuditEntry);
     stored.whole = null;
+    if (change.audit) this.audit.append(change.audit);
     return true;
   }
 
   // --- audit ---------------------------------------------------------------
 
-  /** Idempotent by entry id: the same change copied twice is stored once. */
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    this.audit.append(entry);
-  }
-
   /** Oldest first; the wallet version orders entries with the same time. */
   async listAudit(reservationToken: string): Promise<AuditEntry[]> {
     return this.audit.list(reservationToken).sort((a, b) => a.at.getTime() - b.at.getTime() || a.walletVersion - b.walletVersion);
   }
+
+  /** Nothing is left for later: every save writes its audit entry at once. */
+  async drainOutbox(): Promise<void> {}
 
   // --- lifecycle -----------------------------------------------------------
 
@@ -382,7 +381,6 @@ interface StoredWallet {
   readonly walletId: string;
   version: number;
   readonly balances: MemberBalance[];
-  pendingAudit: AuditEntry[] | undefined;
   readonly reservations: Map<string, ReservationRecord>;
   totals: WalletTotals;
   whole: Wallet | null;
@@ -396,7 +394,6 @@ function storedWalletOf(wallet: Wallet): StoredWallet {
     walletId: wallet.walletId,
     version: wallet.version,
     balances: wallet.balances,
-    pendingAudit: wallet.pendingAudit,
     reservations,
     totals: frozenTotals(totalsOf(wallet.reservations)),
     whole: wallet,
@@ -411,7 +408,6 @@ function wholeOf(stored: StoredWallet): Wallet {
     balances: stored.balances,
     reservations: Object.freeze([...stored.reservations.values()]) as ReservationRecord[],
   };
-  if (stored.pendingAudit) wallet.pendingAudit = stored.pendingAudit;
   stored.whole = Object.freeze(wallet);
   return stored.whole;
 }

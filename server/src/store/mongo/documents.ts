@@ -86,10 +86,9 @@ export interface VoucherDefinitionDoc extends VoucherDefinitionRecord {
 
 /**
  * A wallet: balances, the running totals of its reservations, and the
- * change that made this version, until it has been copied out (`pending`,
- * `pendingAudit`). Its reservations are documents of their own
- * (`ReservationDoc`), so that a change reads and writes small documents
- * whatever the wallet holds.
+ * outbox of the change that made this version until that is known to be
+ * delivered. Its reservations are documents of their own (`ReservationDoc`),
+ * so that a change reads and writes small documents whatever the wallet holds.
  */
 export interface WalletDoc {
   _id: string; // walletId
@@ -97,13 +96,25 @@ export interface WalletDoc {
   balances: MemberBalance[];
   /** `totalsOf` the wallet's reservations. */
   totals: WalletTotals;
-  /** The reservation writes of the change that made `version`: the truth until `reservations` holds them. */
-  pending?: PendingWrite[];
-  pendingAudit?: Body<AuditDoc>[];
+  outbox?: OutboxDoc;
+}
+
+/**
+ * What the change that made a wallet's version writes to other collections,
+ * carried in the wallet's own compare-and-set and delivered after it
+ * (outbox.ts): the truth for those documents until they hold it.
+ */
+export interface OutboxDoc {
+  /** When the change was saved: the sweep delivers an outbox left longer than its grace. */
+  at: Date;
+  /** The reservation documents the change wrote. */
+  reservations: ReservationWrite[];
+  /** The change's audit entry; delivered last, so its presence in the trail says the outbox is delivered. */
+  audit: AuditDoc | null;
 }
 
 /** One reservation as a change left it: its new state, or null when the change removed it. */
-export interface PendingWrite {
+export interface ReservationWrite {
   key: ReservationKey;
   reservation: ReservationRecord | null;
   /** Set when the change added it (a whole save knows): its copy is first tried as an insert. */
@@ -345,26 +356,18 @@ export function keyOfReservation(r: ReservationKey): ReservationKey {
   return { clientId: r.clientId, correlationId: r.correlationId, reservationToken: r.reservationToken };
 }
 
-export function pendingDocs(writes: PendingWrite[]): PendingWrite[] {
-  return writes.map(pendingFields);
+export function reservationWriteDocs(writes: readonly ReservationWrite[]): ReservationWrite[] {
+  return writes.map(reservationWriteFields);
 }
 
-export function pendingFromDocs(writes: PendingWrite[] | undefined): PendingWrite[] {
-  return (writes ?? []).map(pendingFields);
+export function reservationWritesFromDocs(writes: readonly ReservationWrite[] | undefined): ReservationWrite[] {
+  return (writes ?? []).map(reservationWriteFields);
 }
 
-function pendingFields(w: PendingWrite): PendingWrite {
-  const write: PendingWrite = { key: keyOfReservation(w.key), reservation: w.reservation ? reservationFields(w.reservation) : null };
+function reservationWriteFields(w: ReservationWrite): ReservationWrite {
+  const write: ReservationWrite = { key: keyOfReservation(w.key), reservation: w.reservation ? reservationFields(w.reservation) : null };
   if (w.created === true && w.reservation) write.created = true;
   return write;
-}
-
-export function pendingAuditDocs(entries: AuditEntry[]): Body<AuditDoc>[] {
-  return entries.map(auditBody);
-}
-
-export function pendingAuditFromDocs(docs: Body<AuditDoc>[] | undefined): AuditEntry[] | undefined {
-  return docs?.map((a) => auditFromDoc({ ...a, _id: auditEntryId(a.walletId, a.walletVersion) }));
 }
 
 // --- audit -----------------------------------------------------------------

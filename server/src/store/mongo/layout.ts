@@ -15,12 +15,14 @@ import { collectionNames } from './collections';
  * | 2      | each reservation a document of its own; wallets carry running totals       |
  * | 3      | API keys are documents of their own (`apiKeys`), several per client;       |
  * |        | a session records the key that started it (`keyId`)                        |
+ * | 4      | a wallet's last change carries its writes elsewhere in `outbox`, delivered |
+ * |        | by any reader or the sweep (it waited in `pending` and `pendingAudit`)     |
  *
  * Databases written before the layout was recorded hold 1 or 2 (told apart
  * by their wallets).
  */
 
-export const currentLayout = 3;
+export const currentLayout = 4;
 
 export const layoutDocumentId = 'layout';
 

@@ -94,6 +94,7 @@ describe('MongoStore requests', () => {
       sessions: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
       voucherDefinitions: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }],
       audit: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }],
+      wallets: [{ key: { 'outbox.at': 1 }, sparse: true }],
       reservations: [{ key: { walletId: 1, _id: 1 } }, { key: { removedAt: 1 }, expireAfterSeconds: 86_400 }],
       // rate-limiter-flexible's collection, with the indexes it would make itself.
       rateLimits: [{ key: { expire: -1 }, expireAfterSeconds: 0 }, { key: { key: 1 }, unique: true }],
@@ -104,19 +105,33 @@ describe('MongoStore requests', () => {
   const rt1Key = { clientId: 'c', correlationId: 'm-a', reservationToken: 'rt-1' };
   const rt1Id = '10:member:m-a1:c3:m-a4:rt-1';
 
-  it('inserts a wallet at version 0 as version 1, then inserts its reservations (new, so unguarded)', async () => {
+  it('inserts a wallet at version 0 as version 1, then inserts its reservations (new, so unguarded) and clears its outbox', async () => {
     const { store, calls } = fakeStore();
     expect(await store.saveWallet(wallet, 0)).toBe(true);
     expect(calls).toEqual([
       {
         collection: 'wallets',
         method: 'insertOne',
-        args: [{ _id: 'member:m-a', version: 1, balances: wallet.balances, totals: walletContent.totals, pending: [{ key: rt1Key, reservation: rt1, created: true }] }],
+        args: [
+          {
+            _id: 'member:m-a',
+            version: 1,
+            balances: wallet.balances,
+            totals: walletContent.totals,
+            outbox: { at: expect.any(Date), reservations: [{ key: rt1Key, reservation: rt1, created: true }], audit: null },
+          },
+        ],
       },
       {
         collection: 'reservations',
         method: 'bulkWrite',
         args: [[{ insertOne: { document: { _id: rt1Id, walletId: 'member:m-a', walletVersion: 1, ...rt1 } } }], { ordered: false }],
+      },
+      // No audit entry to tell it delivered: the one who delivers it clears it.
+      {
+        collection: 'wallets',
+        method: 'bulkWrite',
+        args: [[{ updateOne: { filter: { _id: 'member:m-a', version: 1 }, update: { $unset: { outbox: '' } } } }], { ordered: false }],
       },
     ]);
   });
@@ -125,7 +140,8 @@ describe('MongoStore requests', () => {
     const rt2 = { ...rt1, reservationToken: 'rt-2' };
     let matchedCount = 1;
     const { store, calls } = fakeStore((what) => {
-      if (what === 'wallets.findOne') return { _id: 'member:m-a', version: 7, balances: wallet.balances, totals: totalsOf([rt1, rt2]) };
+      if (what === 'wallets.aggregate') return [{ _id: 'member:m-a', version: 7, balances: wallet.balances, totals: totalsOf([rt1, rt2]) }];
+      if (what === 'wallets.findOne') return { _id: 'member:m-a', version: 7 };
       if (what === 'reservations.find') return [rt1, rt2].map((r) => ({ _id: `x-${r.reservationToken}`, walletId: 'member:m-a', walletVersion: 6, ...r }));
       return { matchedCount };
     });
@@ -135,8 +151,12 @@ describe('MongoStore requests', () => {
     expect(update?.args).toEqual([
       { _id: 'member:m-a', version: 7 },
       {
-        $set: { version: 8, balances: wallet.balances, totals: walletContent.totals, pending: [{ key: { ...rt1Key, reservationToken: 'rt-2' }, reservation: null }] },
-        $unset: { pendingAudit: '' },
+        $set: {
+          version: 8,
+          balances: wallet.balances,
+          totals: walletContent.totals,
+          outbox: { at: expect.any(Date), reservations: [{ key: { ...rt1Key, reservationToken: 'rt-2' }, reservation: null }], audit: null },
+        },
       },
     ]);
     matchedCount = 0;
@@ -159,7 +179,8 @@ describe('MongoStore requests', () => {
   it('maps documents to records without _id', async () => {
     const { reservations, ...walletDoc } = walletContent;
     const { store } = fakeStore((what) => {
-      if (what === 'wallets.findOne') return { _id: 'member:m-a', version: 3, ...walletDoc, extra: 'internal' };
+      if (what === 'wallets.aggregate') return [{ _id: 'member:m-a', version: 3, ...walletDoc, extra: 'internal' }];
+      if (what === 'wallets.findOne') return { _id: 'member:m-a', version: 3 };
       if (what === 'reservations.find') return reservations.map((r) => ({ _id: rt1Id, walletId: 'member:m-a', walletVersion: 3, ...r, extra: 'internal' }));
       return null;
     });
@@ -169,7 +190,7 @@ describe('MongoStore requests', () => {
   const key = { clientId: 'c', correlationId: 'm-a', reservationToken: 'rt-1' };
   const docId = '10:member:m-a1:c3:m-a4:rt-1';
 
-  it('reads a slice in one aggregate: the wallet, then the one reservation document', async () => {
+  it('reads a slice in one aggregate: the wallet, then the one reservation document and whether its outbox is delivered', async () => {
     const { store, calls } = fakeStore((what) =>
       what === 'wallets.aggregate'
         ? [{ _id: 'member:m-a', version: 7, balances: wallet.balances, totals: walletContent.totals, stored: [{ _id: docId, walletId: 'member:m-a', walletVersion: 7, ...wallet.reservations[0] }] }]
@@ -191,6 +212,8 @@ describe('MongoStore requests', () => {
             { $match: { _id: 'member:m-a' } },
             { $addFields: { storedId: docId } },
             { $lookup: { from: 'reservations', localField: 'storedId', foreignField: '_id', as: 'stored' } },
+            { $lookup: { from: 'audit', localField: 'outbox.audit._id', foreignField: '_id', as: 'delivered' } },
+            { $project: { 'delivered.walletId': 0, 'delivered.before': 0, 'delivered.after': 0, 'delivered.shares': 0 } },
           ],
         ],
       },
@@ -200,39 +223,59 @@ describe('MongoStore requests', () => {
     expect(calls).toHaveLength(1);
   });
 
-  it('lays the change still to copy over the stored reservation, and copies it', async () => {
-    const lowered = { ...wallet.reservations[0]!, reservationAmount: 3, contributions: [{ correlationId: 'm-a', points: 3 }] };
-    const { store, calls } = fakeStore((what) =>
-      what === 'wallets.aggregate'
-        ? [{ _id: 'member:m-a', version: 8, balances: wallet.balances, totals: totalsOf([lowered]), pending: [{ key, reservation: lowered }], stored: [{ _id: docId, walletId: 'member:m-a', walletVersion: 7, ...wallet.reservations[0] }] }]
-        : null,
-    );
+  const lowered = { ...wallet.reservations[0]!, reservationAmount: 3, contributions: [{ correlationId: 'm-a', points: 3 }] };
+  const auditOf8 = { _id: 'member:m-a@8', walletId: 'member:m-a', walletVersion: 8 };
+  const sliceWithOutbox = (delivered: unknown[]) => [
+    {
+      _id: 'member:m-a',
+      version: 8,
+      balances: wallet.balances,
+      totals: totalsOf([lowered]),
+      outbox: { at: new Date(), reservations: [{ key, reservation: lowered }], audit: auditOf8 },
+      stored: [{ _id: docId, walletId: 'member:m-a', walletVersion: 7, ...wallet.reservations[0] }],
+      delivered,
+    },
+  ];
+
+  it('lays an undelivered outbox over the stored reservation, and delivers it: the reservation, then the audit entry', async () => {
+    const { store, calls } = fakeStore((what) => (what === 'wallets.aggregate' ? sliceWithOutbox([]) : null));
     expect((await store.loadWalletSlice('member:m-a', key))?.reservation).toStrictEqual(lowered);
-    expect(calls[1]).toEqual({
-      collection: 'reservations',
-      method: 'bulkWrite',
-      args: [
-        [{ replaceOne: { filter: { _id: docId, walletVersion: { $lt: 8 } }, replacement: { walletId: 'member:m-a', walletVersion: 8, ...lowered }, upsert: true } }],
-        { ordered: false },
-      ],
-    });
+    expect(calls.slice(1)).toEqual([
+      {
+        collection: 'reservations',
+        method: 'bulkWrite',
+        args: [
+          [{ replaceOne: { filter: { _id: docId, walletVersion: { $lt: 8 } }, replacement: { walletId: 'member:m-a', walletVersion: 8, ...lowered }, upsert: true } }],
+          { ordered: false },
+        ],
+      },
+      { collection: 'audit', method: 'insertOne', args: [auditOf8] },
+    ]);
   });
 
-  it('writes a slice in one updateOne of the wallet guarded by the version: totals, the change to copy, its audit', async () => {
+  it('sends nothing more for an outbox the database says is delivered (its audit entry is in the trail)', async () => {
+    const { store, calls } = fakeStore((what) => (what === 'wallets.aggregate' ? sliceWithOutbox([{ _id: auditOf8._id }]) : null));
+    expect((await store.loadWalletSlice('member:m-a', key))?.reservation).toStrictEqual(lowered);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('writes a slice in one updateOne of the wallet guarded by the version: totals and the outbox (the reservation, its audit entry)', async () => {
     let matchedCount = 1;
-    const { store, calls } = fakeStore(() => ({ matchedCount }));
-    const reservation = { ...wallet.reservations[0]!, reservationAmount: 3, contributions: [{ correlationId: 'm-a', points: 3 }] };
-    const totals = totalsOf([reservation]);
-    // The version read was copied (a slice read makes sure of it before any save).
-    await (store as unknown as { wallets: { copied: Map<string, number> } }).wallets.copied.set('member:m-a', 7);
-    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation, totals, pendingAudit: [] }, 7)).toBe(true);
-    expect(calls[0]).toEqual({
+    const { store, calls } = fakeStore((what) =>
+      what === 'wallets.aggregate' ? [{ _id: 'member:m-a', version: 7, balances: wallet.balances, totals: walletContent.totals, stored: [] }] : { matchedCount },
+    );
+    const totals = totalsOf([lowered]);
+    // A change reads before it saves: the read saw version 7 with nothing to deliver.
+    await store.loadWalletSlice('member:m-a', key);
+    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: lowered, totals, audit: null }, 7)).toBe(true);
+    expect(calls[1]).toEqual({
       collection: 'wallets',
       method: 'updateOne',
-      args: [{ _id: 'member:m-a', version: 7 }, { $set: { version: 8, totals, pending: [{ key, reservation }], pendingAudit: [] } }],
+      args: [{ _id: 'member:m-a', version: 7 }, { $set: { version: 8, totals, outbox: { at: expect.any(Date), reservations: [{ key, reservation: lowered }], audit: null } } }],
     });
     matchedCount = 0;
-    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation, totals, pendingAudit: [] }, 7)).toBe(false);
+    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: lowered, totals, audit: null }, 7)).toBe(false);
+    await store.drainOutbox();
   });
 
   it('lists definitions with one indexed filter, sorted by id, fields mapped explicitly', async () => {

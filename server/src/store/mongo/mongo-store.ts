@@ -17,7 +17,6 @@ import type { ApiKeyChange, ApiKeyContext, RequestCounter, SessionContext, Store
 import {
   apiKeyDoc,
   apiKeyFromDoc,
-  auditDoc,
   auditFromDoc,
   catalogueItemBody,
   catalogueItemFromDoc,
@@ -49,6 +48,7 @@ import { bumpDefinitionsVersion, PolledValue, readDefinitionsVersion } from './d
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
 import { MongoRequestCounter, requestCounterCollection, requestCounterIndexes } from './request-counter';
+import type { OutboxSweep, OutboxSweepOptions } from './outbox-sweep';
 import { MongoWallets } from './wallets';
 
 /** How to reach the database; the watchdog's settings have defaults (connection.ts). */
@@ -359,14 +359,6 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
 
   // --- audit ---------------------------------------------------------------
 
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    requireKey(entry.reservationToken, 'reservationToken');
-    requireKey(entry.id, 'id');
-    const doc = auditDoc(entry);
-    // Keyed by the entry's id: copying the same change twice stores it once.
-    await this.run(() => this.c.audit.replaceOne({ _id: doc._id }, doc, { upsert: true }));
-  }
-
   /** Oldest first; the wallet version orders entries with the same time. */
   async listAudit(reservationToken: string): Promise<AuditEntry[]> {
     if (!isKey(reservationToken)) return [];
@@ -376,12 +368,26 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     return docs.map(auditFromDoc);
   }
 
+  /** Waits for the outbox deliveries under way in this process (outbox.ts). */
+  drainOutbox(): Promise<void> {
+    return this.wallets.drainOutbox();
+  }
+
+  /**
+   * Starts the outbox sweep of this process (outbox-sweep.ts): a serving
+   * process runs it, the operator's commands do not. Stopped by `close`.
+   */
+  startOutboxSweep(options?: OutboxSweepOptions, onError?: (error: unknown) => void): OutboxSweep {
+    return this.wallets.startSweep(options, onError);
+  }
+
   // --- lifecycle -----------------------------------------------------------
 
   async ping(): Promise<void> {
     await this.connection.ping();
   }
 
+  /** Stops the sweep and delivers what the last answers left (their outboxes) before the client closes. */
   async close(): Promise<void> {
     await this.wallets.drain();
     await this.connection.close();

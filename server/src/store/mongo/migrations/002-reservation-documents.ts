@@ -3,13 +3,14 @@ import type { ReservationRecord } from '../../../domain/model';
 import { totalsOf } from '../../../domain/wallet-totals';
 import { collectionNames } from '../collections';
 import {
-  pendingFromDocs,
   reservationDocBody,
   reservationDocId,
   reservationFields,
   reservationFromDoc,
+  reservationWritesFromDocs,
   totalsFields,
   type ReservationDoc,
+  type ReservationWrite,
   type WalletDoc,
 } from '../documents';
 import type { Migration } from './runner';
@@ -22,7 +23,12 @@ import { eachMatching } from './parallel';
  * (as a whole save of layout 2 would). Wallets already in layout 2 are left
  * as they are, so a run that stopped half-way finishes the rest.
  */
-type Layout1Wallet = Omit<WalletDoc, 'totals'> & { totals?: WalletDoc['totals']; reservations?: ReservationRecord[] };
+type Layout1Wallet = Omit<WalletDoc, 'totals' | 'outbox'> & {
+  totals?: WalletDoc['totals'];
+  reservations?: ReservationRecord[];
+  /** The reservation writes of the wallet's last change, not yet copied to their documents. */
+  pending?: ReservationWrite[];
+};
 
 const layout1: Filter<Layout1Wallet> = { $or: [{ reservations: { $exists: true } }, { totals: { $exists: false } }] };
 
@@ -56,7 +62,7 @@ async function moveOut(db: Db, doc: Layout1Wallet, now: Date): Promise<void> {
 /**
  * Inline reservations, then the documents, then `pending`: how the last
  * server that read layout 1 read a wallet. A copy of that reader, kept here
- * on purpose: the current one (wallets.ts) knows layout 3 only and may
+ * on purpose: the current one (wallets.ts) knows the current layout only and may
  * change with it; this one must keep reading what layout 1 left.
  */
 function logicalReservations(doc: Layout1Wallet, stored: ReservationDoc[]): ReservationRecord[] {
@@ -66,7 +72,7 @@ function logicalReservations(doc: Layout1Wallet, stored: ReservationDoc[]): Rese
     const r = reservationFromDoc(d);
     if (r) byId.set(d._id, r);
   }
-  for (const w of pendingFromDocs(doc.pending)) {
+  for (const w of reservationWritesFromDocs(doc.pending)) {
     const id = reservationDocId(doc._id, w.key);
     if (w.reservation) byId.set(id, w.reservation);
     else byId.delete(id);

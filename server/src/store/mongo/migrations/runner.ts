@@ -3,6 +3,7 @@ import { collectionNames } from '../collections';
 import { currentLayout, layoutDocumentId, readLayout, recordLayout, type LayoutDoc } from '../layout';
 import { toLayout2 } from './002-reservation-documents';
 import { toLayout3 } from './003-api-keys';
+import { toLayout4 } from './004-wallet-outbox';
 
 /** Told how far a step has come: `done` of `total` documents. */
 export type Progress = (step: string, done: number, total: number) => void;
@@ -18,7 +19,7 @@ export interface Migration {
   run(db: Db, progress: Progress, now: Date): Promise<void>;
 }
 
-export const migrations: readonly Migration[] = [toLayout2, toLayout3];
+export const migrations: readonly Migration[] = [toLayout2, toLayout3, toLayout4];
 
 export interface MigrationReport {
   from: number | null;

@@ -1,0 +1,259 @@
+import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
+import {
+  auditDoc,
+  reservationDocBody,
+  reservationDocId,
+  reservationWriteDocs,
+  reservationWritesFromDocs,
+  type AuditDoc,
+  type OutboxDoc,
+  type ReservationDoc,
+  type ReservationWrite,
+  type WalletDoc,
+} from './documents';
+import type { AuditEntry } from '../../domain/model';
+import { isDuplicateKey } from './errors';
+
+/*
+ * The outbox of a wallet change. A change is one compare-and-set of its
+ * wallet document, which carries what the change writes elsewhere: the
+ * reservation documents it changed and its audit entry (`WalletDoc.outbox`).
+ * Delivering it writes those documents, after the answer: the reservations
+ * first (each write idempotent, never over a newer one), the audit entry
+ * last. So whether an outbox is delivered is a fact of the database, read
+ * with the wallet (the audit entry is in the trail), not something a process
+ * remembers:
+ *
+ * - the process that saved delivers right after its answer;
+ * - any reader of the wallet that finds its outbox undelivered delivers it
+ *   before going on (a process stopped between answer and delivery, a
+ *   delivery that failed), and no writer replaces an undelivered outbox;
+ * - the sweep delivers the outboxes left behind by wallets nobody changes
+ *   again, and clears delivered ones, so that the `outbox.at` index holds
+ *   only recent changes.
+ *
+ * An outbox without an audit entry (a fixture's whole save) cannot be told
+ * delivered from the trail: whoever delivers it clears it.
+ */
+
+export interface OutboxCollections {
+  wallets: Collection<WalletDoc>;
+  reservations: Collection<ReservationDoc>;
+  audit: Collection<AuditDoc>;
+}
+
+export interface OutboxDeps {
+  collections: () => OutboxCollections;
+  /** Runs one driver call, mapping "database unreachable" (see MongoStore.run). */
+  run: <T>(operation: () => Promise<T>) => Promise<T>;
+  now: () => Date;
+}
+
+/** A wallet as read with the `$lookup` of `deliveredLookup`: `delivered` holds its outbox's entry once it is in the trail. */
+export type WalletWithDelivery = WalletDoc & { delivered?: Document[] };
+
+/** Deliveries after answers under way at once in a process; past it, the next reader or the sweep delivers. */
+export const maxDeliveriesUnderway = 10_000;
+/** Wallets whose delivered version a process remembers (saves it from checking again); forgetting costs one read. */
+const rememberedWallets = 10_000;
+
+/**
+ * Aggregation stages that tell, with a wallet, whether its outbox is
+ * delivered: its audit entry looked up in the trail by `_id` (the equality
+ * form of `$lookup`, which every server answers from the `_id` index), with
+ * only the `_id` kept.
+ */
+export function deliveredLookup(audit: string): Document[] {
+  return [
+    { $lookup: { from: audit, localField: 'outbox.audit._id', foreignField: '_id', as: 'delivered' } },
+    { $project: { 'delivered.walletId': 0, 'delivered.before': 0, 'delivered.after': 0, 'delivered.shares': 0 } },
+  ];
+}
+
+/** True when `doc` has no outbox, or its audit entry is in the trail (as read with `deliveredLookup`). */
+export function isDelivered(doc: WalletWithDelivery): boolean {
+  return !doc.outbox || (doc.outbox.audit !== null && (doc.delivered?.length ?? 0) > 0);
+}
+
+/** The outbox of a change: its reservation writes and audit entry, saved at `at`. */
+export function outboxDoc(reservations: readonly ReservationWrite[], audit: AuditEntry | null | undefined, at: Date): OutboxDoc {
+  return { at, reservations: reservationWriteDocs(reservations), audit: audit ? auditDoc(audit) : null };
+}
+
+export class Outbox {
+  /** Deliveries under way in this process, by wallet: a reader of that version joins one instead of sending it again. */
+  private readonly underway = new Map<string, { version: number; done: Promise<void> }>();
+  /** Per wallet, the version this process saw delivered (read from the database, or delivered itself). */
+  private readonly delivered = new Map<string, number>();
+
+  constructor(private readonly deps: OutboxDeps) {}
+
+  private get c(): OutboxCollections {
+    return this.deps.collections();
+  }
+
+  /**
+   * Starts delivering the outbox a save just wrote once the answer has gone
+   * out (the next turn of the event loop), without waiting for it. When too
+   * many are under way, it is left to the next reader of the wallet or the sweep.
+   */
+  deliverAfterAnswer(walletId: string, version: number, outbox: OutboxDoc): void {
+    if (this.underway.size >= maxDeliveriesUnderway) return;
+    const afterAnswer = new Promise<void>((resolve) => setImmediate(resolve));
+    this.start(walletId, version, () => afterAnswer.then(() => this.deliver(walletId, version, outbox))).catch(() => undefined);
+  }
+
+  /** Delivers the outbox of a save at once (whole saves: fixtures, large outboxes). */
+  deliverNow(walletId: string, version: number, outbox: OutboxDoc): Promise<void> {
+    return this.start(walletId, version, () => this.deliver(walletId, version, outbox));
+  }
+
+  /**
+   * Makes sure the outbox of the version `doc` was read at is delivered:
+   * nothing to do when the database said so; else this process's delivery
+   * under way is joined, or the outbox is delivered here.
+   */
+  async ensureDelivered(doc: WalletWithDelivery): Promise<void> {
+    if (isDelivered(doc)) {
+      this.remember(doc._id, doc.version);
+      return;
+    }
+    const underway = this.underway.get(doc._id);
+    if (underway?.version === doc.version) {
+      // One that failed is tried again below, as by any other reader.
+      await underway.done.catch(() => undefined);
+      if (this.knowsDelivered(doc._id, doc.version)) return;
+    }
+    await this.start(doc._id, doc.version, () => this.deliver(doc._id, doc.version, doc.outbox!));
+  }
+
+  /**
+   * Before a compare-and-set at `version`: its outbox must be delivered, or
+   * the save would replace it. Known when this process read or delivered it
+   * (a change reads before it saves); otherwise read from the database.
+   */
+  async ensureDeliveredBeforeSave(walletId: string, version: number): Promise<void> {
+    const underway = this.underway.get(walletId);
+    if (underway?.version === version) await underway.done.catch(() => undefined);
+    if (this.knowsDelivered(walletId, version)) return;
+    const [doc] = await this.deps.run(() =>
+      this.c.wallets
+        .aggregate<WalletWithDelivery>([
+          { $match: { _id: walletId, version } },
+          { $project: { version: 1, outbox: 1 } },
+          ...deliveredLookup(this.c.audit.collectionName),
+        ])
+        .toArray(),
+    );
+    // Not at that version any more: the save will fail its compare-and-set, changing nothing.
+    if (doc) await this.ensureDelivered(doc);
+  }
+
+  /** Waits for the deliveries under way (before the client closes, or before a test reads the trail). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.underway.values()].map((delivery) => delivery.done));
+  }
+
+  /**
+   * The reservations first, then the audit entry (whose presence in the
+   * trail then says the outbox is delivered); an outbox without one is
+   * cleared instead. Every write is idempotent.
+   */
+  async deliver(walletId: string, version: number, outbox: OutboxDoc): Promise<void> {
+    await this.writeReservations(walletId, version, reservationWritesFromDocs(outbox.reservations));
+    if (outbox.audit) await this.insertIgnoringDuplicate(outbox.audit);
+    else await this.clear([{ _id: walletId, version }]);
+  }
+
+  /** Removes the outboxes of these wallet versions (delivered ones); a wallet at another version is left alone. */
+  async clear(versions: ReadonlyArray<Pick<WalletDoc, '_id' | 'version'>>): Promise<void> {
+    if (versions.length === 0) return;
+    const operations = versions.map(
+      ({ _id, version }): AnyBulkWriteOperation<WalletDoc> => ({ updateOne: { filter: { _id, version }, update: { $unset: { outbox: '' } } } }),
+    );
+    await this.deps.run(() => this.c.wallets.bulkWrite(operations, { ordered: false }));
+  }
+
+  private start(walletId: string, version: number, deliver: () => Promise<void>): Promise<void> {
+    const done = deliver().then(() => this.remember(walletId, version));
+    const entry = { version, done };
+    this.underway.set(walletId, entry);
+    const forget = () => {
+      if (this.underway.get(walletId) === entry) this.underway.delete(walletId);
+    };
+    done.then(forget, forget);
+    return done;
+  }
+
+  private knowsDelivered(walletId: string, version: number): boolean {
+    return (this.delivered.get(walletId) ?? 0) >= version;
+  }
+
+  private remember(walletId: string, version: number): void {
+    if (this.knowsDelivered(walletId, version)) return;
+    if (this.delivered.size >= rememberedWallets) this.delivered.clear();
+    this.delivered.set(walletId, version);
+  }
+
+  /**
+   * Each document is replaced only if it holds an older version; a newer
+   * one makes the replacement a duplicate-key insert, which is ignored (the
+   * newer write stands). A reservation the change created is inserted
+   * instead, which needs no guard and is found by the unique `_id` alone
+   * (a fixture's load stays linear on servers that plan nothing else); if
+   * its key was taken (a tombstone, a newer copy), it is written guarded.
+   */
+  private async writeReservations(walletId: string, version: number, writes: ReservationWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    const now = this.deps.now();
+    const guarded = (w: ReservationWrite): AnyBulkWriteOperation<ReservationDoc> => ({
+      replaceOne: {
+        filter: { _id: reservationDocId(walletId, w.key), walletVersion: { $lt: version } },
+        replacement: reservationDocBody(walletId, version, w.reservation, now) as ReservationDoc,
+        upsert: true,
+      },
+    });
+    const first = writes.map((w): AnyBulkWriteOperation<ReservationDoc> =>
+      w.created
+        ? { insertOne: { document: { _id: reservationDocId(walletId, w.key), ...reservationDocBody(walletId, version, w.reservation, now) } } }
+        : guarded(w),
+    );
+    const again = (await this.writeIgnoringDuplicates(first)).filter((index) => writes[index]!.created).map((index) => guarded(writes[index]!));
+    if (again.length > 0) await this.writeIgnoringDuplicates(again);
+  }
+
+  /** One unordered bulk write; the indexes of its operations that met a duplicate key (all, when the error does not say which). */
+  private async writeIgnoringDuplicates(operations: AnyBulkWriteOperation<ReservationDoc>[]): Promise<number[]> {
+    try {
+      await this.deps.run(() => this.c.reservations.bulkWrite(operations, { ordered: false }));
+      return [];
+    } catch (error) {
+      const duplicates = duplicateKeyIndexes(error, operations.length);
+      if (duplicates === null) throw error;
+      return duplicates;
+    }
+  }
+
+  /** Keyed by the entry's id: an entry delivered twice is stored once, never rewritten. */
+  private async insertIgnoringDuplicate(entry: AuditDoc): Promise<void> {
+    try {
+      await this.deps.run(() => this.c.audit.insertOne(entry));
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+  }
+}
+
+/**
+ * The operations of a failed unordered bulk write that met a duplicate key,
+ * when that is all that failed; null otherwise. A plain duplicate-key error
+ * names none: then all of them, as writing any again guarded is harmless.
+ */
+function duplicateKeyIndexes(error: unknown, operations: number): number[] | null {
+  if (error instanceof MongoBulkWriteError) {
+    const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    if (errors.length === 0 || errors.some((e) => e.code !== 11000)) return null;
+    return errors.map((e) => e.index);
+  }
+  return isDuplicateKey(error) ? Array.from({ length: operations }, (_, index) => index) : null;
+}
