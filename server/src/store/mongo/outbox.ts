@@ -47,6 +47,10 @@ export interface OutboxDeps {
   /** Runs one driver call, mapping "database unreachable" (see MongoStore.run). */
   run: <T>(operation: () => Promise<T>) => Promise<T>;
   now: () => Date;
+  /** Default `maxDeliveriesUnderway`. */
+  maxUnderway?: number;
+  /** Default `maxRememberedWallets`. */
+  maxRemembered?: number;
 }
 
 /** A wallet as read with the `$lookup` of `deliveredLookup`: `delivered` holds its outbox's entry once it is in the trail. */
@@ -55,7 +59,7 @@ export type WalletWithDelivery = WalletDoc & { delivered?: Document[] };
 /** Deliveries after answers under way at once in a process; past it, the next reader or the sweep delivers. */
 export const maxDeliveriesUnderway = 10_000;
 /** Wallets whose delivered version a process remembers (saves it from checking again); forgetting costs one read. */
-const rememberedWallets = 10_000;
+export const maxRememberedWallets = 10_000;
 
 /**
  * Aggregation stages that tell, with a wallet, whether its outbox is
@@ -98,7 +102,7 @@ export class Outbox {
    * many are under way, it is left to the next reader of the wallet or the sweep.
    */
   deliverAfterAnswer(walletId: string, version: number, outbox: OutboxDoc): void {
-    if (this.underway.size >= maxDeliveriesUnderway) return;
+    if (this.underway.size >= (this.deps.maxUnderway ?? maxDeliveriesUnderway)) return;
     const afterAnswer = new Promise<void>((resolve) => setImmediate(resolve));
     this.start(walletId, version, () => afterAnswer.then(() => this.deliver(walletId, version, outbox))).catch(() => undefined);
   }
@@ -149,6 +153,11 @@ export class Outbox {
     if (doc) await this.ensureDelivered(doc);
   }
 
+  /** Deliveries under way now, and wallets remembered delivered (tests of the bounds). */
+  get sizes(): { underway: number; remembered: number } {
+    return { underway: this.underway.size, remembered: this.delivered.size };
+  }
+
   /** Waits for the deliveries under way (before the client closes, or before a test reads the trail). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.underway.values()].map((delivery) => delivery.done));
@@ -191,7 +200,7 @@ export class Outbox {
 
   private remember(walletId: string, version: number): void {
     if (this.knowsDelivered(walletId, version)) return;
-    if (this.delivered.size >= rememberedWallets) this.delivered.clear();
+    if (this.delivered.size >= (this.deps.maxRemembered ?? maxRememberedWallets)) this.delivered.clear();
     this.delivered.set(walletId, version);
   }
 

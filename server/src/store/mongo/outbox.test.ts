@@ -1,0 +1,58 @@
+import type { Collection } from 'mongodb';
+import type { OutboxDoc } from './documents';
+import { Outbox, type OutboxCollections } from './outbox';
+
+/*
+ * The bounds of what a process keeps for the outbox, against fake
+ * collections (the behaviour on a real server: test/integration/outbox.test.ts).
+ */
+
+/** Collections whose writes are recorded and settle when the test says. */
+function fakeCollections() {
+  const writes: string[] = [];
+  const pending: Array<() => void> = [];
+  const write = (name: string) => async () => {
+    writes.push(name);
+    await new Promise<void>((resolve) => pending.push(resolve));
+    return {};
+  };
+  const collection = (name: string) => ({ collectionName: name, bulkWrite: write(`${name}.bulkWrite`), insertOne: write(`${name}.insertOne`) }) as unknown as Collection<never>;
+  const collections = { wallets: collection('wallets'), reservations: collection('reservations'), audit: collection('audit') } as unknown as OutboxCollections;
+  return { collections, writes, settleAll: () => pending.splice(0).forEach((resolve) => resolve()) };
+}
+
+const outboxWithAudit = (walletId: string, version: number): OutboxDoc => ({
+  at: new Date(),
+  reservations: [],
+  audit: { _id: `${walletId}@${version}` } as OutboxDoc['audit'],
+});
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('Outbox bounds', () => {
+  it('starts at most maxUnderway deliveries after answers; past it the next reader or the sweep delivers', async () => {
+    const fake = fakeCollections();
+    const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), maxUnderway: 3 });
+    for (let i = 0; i < 5; i++) outbox.deliverAfterAnswer(`w-${i}`, 2, outboxWithAudit(`w-${i}`, 2));
+    await nextTurn();
+    expect(outbox.sizes.underway).toBe(3);
+    expect(fake.writes).toEqual(['audit.insertOne', 'audit.insertOne', 'audit.insertOne']);
+    fake.settleAll();
+    await outbox.drain();
+    expect(outbox.sizes.underway).toBe(0);
+    // Room again: the next one starts.
+    outbox.deliverAfterAnswer('w-9', 2, outboxWithAudit('w-9', 2));
+    await nextTurn();
+    expect(outbox.sizes.underway).toBe(1);
+    fake.settleAll();
+    await outbox.drain();
+  });
+
+  it('remembers the delivered version of at most maxRemembered wallets (forgetting costs one read later)', async () => {
+    const fake = fakeCollections();
+    const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), maxRemembered: 2 });
+    for (let i = 0; i < 3; i++) await outbox.ensureDelivered({ _id: `w-${i}`, version: 1, balances: [], totals: { held: [], daily: [], count: 0, nextExpiry: null } });
+    expect(outbox.sizes.remembered).toBeLessThanOrEqual(2);
+    expect(fake.writes).toEqual([]);
+  });
+});
