@@ -67,6 +67,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'loyalty_points_reserved_total')).toBe(1200);
     expect(sample(text, 'loyalty_store_reachable')).toBe(1);
     expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+    // The listing is built once, then answered from what the process keeps (the definitions did not change).
+    expect(sample(text, 'loyalty_cache_lookups_total{cache="listings",result="miss"}')).toBe(1);
+    expect(sample(text, 'loyalty_cache_lookups_total{cache="listings",result="hit"}')).toBeGreaterThanOrEqual(1);
 
     for (const secret of [token, key, 'm-alice', 'rt-alice-1', 'rt-metrics-new', 'partner-app']) expect(text).not.toContain(secret);
   });
