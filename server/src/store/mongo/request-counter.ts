@@ -81,11 +81,6 @@ export class MongoRequestCounter implements RequestCounter {
   hit(key: string): WindowCount | Promise<WindowCount> {
     return this.blocks.hit(key);
   }
-
-  /** Keys whose state this process holds. */
-  get keysHeld(): number {
-    return this.blocks.keysHeld;
-  }
 }
 
 /** One atomic increment of the window's document, made by the first claim of the window. */
