@@ -37,7 +37,7 @@ export interface BlockQuotaOptions {
   retryMs?: number;
 }
 
-/** Per-key state is kept for at most this many keys (about 200 bytes each). */
+/** Per-key state is kept for at most this many keys (a few hundred bytes each). */
 export const defaultMaxKeys = 100_000;
 /** While the database is away, a claim tries it again this often. */
 export const defaultRetryMs = 1000;
