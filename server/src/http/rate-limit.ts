@@ -15,12 +15,18 @@ export const rateLimitWindowSeconds = oneMinuteMs / 1000;
  *
  * `counter` counts: by default in this process (each instance of a scaled
  * deployment then allows `perMinute` on its own); on MongoDB, for every
- * process on the database (see MongoStore.requestCounter). `onLimited` is
- * told of each refusal (metrics).
+ * process on the database, in blocks claimed from the database and spent in
+ * memory (store/mongo/quota-blocks.ts). `onLimited` is told of each refusal
+ * (metrics).
  *
- * The behaviour and headers of express-rate-limit (fixed window per key,
- * starting at the key's first request; draft-8 headers named
- * `"<limit>-in-1min"`, partition key `pk` from the key's SHA-256).
+ * The headers of express-rate-limit (draft-8, named `"<limit>-in-1min"`,
+ * partition key `pk` from the key's SHA-256): `r` is the limit less the
+ * count's hits, `t` and `Retry-After` the seconds left of the key's window.
+ * In this process the window starts at the key's first request and `hits`
+ * is exact; on MongoDB the windows are fixed per key and `hits` is this
+ * process's best knowledge (the limit less the tokens it holds and those
+ * the window had left at its last claim; while MongoDB is away, the limit
+ * less what is left of its own share).
  */
 export function rateLimitPerClient(
   perMinute: number,

@@ -1,8 +1,9 @@
-import type { Db } from 'mongodb';
-import { MongoStore } from './mongo-store';
-import { MongoRequestCounter } from './request-counter';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import type { RequestCounter, WindowCount } from '../port';
+import { windowOf } from './quota-windows';
+import { MongoRequestCounter, requestCounterCollection, windowDocumentKey } from './request-counter';
 import { systemError } from './test-support/raw-errors';
-import { connectTestStore, testMongoSource, type TestMongoStore } from './test-support/mongo-test-server';
+import { testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
 
 describe('MongoRequestCounter when MongoDB fails', () => {
   it("falls back to this process's own count instead of failing the request", async () => {
@@ -16,8 +17,8 @@ describe('MongoRequestCounter when MongoDB fails', () => {
 
   it("answers with this process's own count when MongoDB does not answer in time", async () => {
     const silent = { collection: () => ({ findOneAndUpdate: () => new Promise(() => undefined) }) } as unknown as Db;
-    const counter = new MongoRequestCounter(2, 60, () => ({ db: silent, generation: 0 }), 50);
-    // Without the timeout each hit would wait forever (the test's own timeout would fail it).
+    const counter = new MongoRequestCounter(2, 60, () => ({ db: silent, generation: 0 }), { timeoutMs: 50 });
+    // Without the deadline the first hit would wait forever (the test's own timeout would fail it).
     const hits = [];
     for (let i = 0; i < 3; i++) hits.push((await counter.hit('client-a')).hits);
     expect(hits).toEqual([1, 2, 3]);
@@ -29,37 +30,93 @@ if (source.kind === 'none') {
   it.skip(`MongoRequestCounter on MongoDB: skipped, ${source.reason}`, () => undefined);
 } else {
   describe('MongoRequestCounter on MongoDB', () => {
-    let first: TestMongoStore;
-    let second: MongoStore;
+    const dbName = uniqueDbName('request-counter');
+    const windowMs = 60_000;
+    /** Two processes: a client each (commands counted), one database. */
+    const clients: MongoClient[] = [];
+    const commands = [0, 0];
 
     beforeAll(async () => {
-      first = await connectTestStore(source.uri, 'request-counter');
-      // A second process: its own client, the same database.
-      second = await MongoStore.connect({ uri: source.uri, dbName: first.dbName, serverSelectionTimeoutMS: 10_000 });
+      for (const i of [0, 1]) {
+        const client = await new MongoClient(source.uri, { monitorCommands: true, serverSelectionTimeoutMS: 10_000 }).connect();
+        client.on('commandStarted', (_event: CommandStartedEvent) => void commands[i]!++);
+        clients.push(client);
+      }
     }, 60_000);
     afterAll(async () => {
-      await second?.close();
-      await first?.cleanup();
+      await clients[0]?.db(dbName).dropDatabase();
+      await Promise.all(clients.map((c) => c.close()));
     });
 
-    it('counts the requests of one key across processes in one window, each key apart', async () => {
-      const a = first.store.requestCounter(5, 60);
-      const b = second.requestCounter(5, 60);
-      const hits: number[] = [];
-      for (let i = 0; i < 8; i++) hits.push((await (i % 2 ? b : a).hit('client-shared')).hits);
-      expect(hits).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      expect((await b.hit('client-other')).hits).toBe(1);
+    /** Two counters, a process each, on a clock of the test's that starts when `key`'s window does. */
+    function fleet(limit: number, key: string) {
+      const start = windowOf(key, Date.now(), windowMs).start;
+      const clock = { t: start, start, now: () => clock.t };
+      const counters = clients.map((client) => new MongoRequestCounter(limit, windowMs / 1000, () => ({ db: client.db(dbName), generation: 0 }), { now: clock.now }));
+      return { clock, counters };
+    }
+
+    /** `total` requests of `key`, alternating between the counters, `concurrency` at a time: those admitted, per counter. */
+    async function spread(counters: RequestCounter[], key: string, limit: number, total: number, concurrency: number, tick = () => undefined as void) {
+      const admitted = counters.map(() => 0);
+      for (let sent = 0; sent < total; sent += concurrency) {
+        const batch = Array.from({ length: Math.min(concurrency, total - sent) }, async (_, i) => {
+          const which = (sent + i) % counters.length;
+          tick();
+          const count: WindowCount = await counters[which]!.hit(key);
+          if (count.hits <= limit) admitted[which]!++;
+        });
+        await Promise.all(batch);
+      }
+      return admitted;
+    }
+
+    it('two processes admit exactly the limit of a key in a window (never more than the limit + 2 %), each key apart', async () => {
+      const limit = 300;
+      const { counters } = fleet(limit, 'client-shared');
+      const admitted = await spread(counters, 'client-shared', limit, 2 * limit + 100, 20);
+      expect(admitted[0]! + admitted[1]!).toBeLessThanOrEqual(Math.floor(limit * 1.02));
+      expect(admitted[0]! + admitted[1]!).toBe(limit);
+      expect((await counters[1]!.hit('client-other')).hits).toBe(1);
     });
 
-    it('starts a new window once the last one ended', async () => {
-      const counter = first.store.requestCounter(5, 1);
-      expect((await counter.hit('client-window')).hits).toBe(1);
-      expect((await counter.hit('client-window')).hits).toBe(2);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      const fresh = await counter.hit('client-window');
-      expect(fresh.hits).toBe(1);
-      expect(fresh.msBeforeReset).toBeGreaterThan(0);
-      expect(fresh.msBeforeReset).toBeLessThanOrEqual(1000);
+    it('at the default limit, a process sends at most one counting command per 20 requests it admits', async () => {
+      const limit = 6000;
+      const { clock, counters } = fleet(limit, 'client-busy');
+      commands.fill(0);
+      // 100 requests a second over both, for a window and a half.
+      const admitted = await spread(counters, 'client-busy', limit, 9000, 10, () => void (clock.t += 10));
+      for (const i of [0, 1]) {
+        expect(admitted[i]).toBeGreaterThan(4000);
+        expect(commands[i]).toBeLessThanOrEqual(admitted[i]! / 20);
+      }
+    });
+
+    it('refuses a flood of a key past its limit with no MongoDB command until its window ends, then counts again', async () => {
+      const limit = 600;
+      const { clock, counters } = fleet(limit, 'client-flood');
+      await spread(counters, 'client-flood', limit, limit + 100, 20);
+      commands.fill(0);
+      clock.t += 1000;
+      const refused = await spread(counters, 'client-flood', limit, 5000, 50);
+      expect(refused).toEqual([0, 0]);
+      expect(commands).toEqual([0, 0]);
+
+      clock.t = clock.start + windowMs;
+      const fresh = await counters[0]!.hit('client-flood');
+      expect(fresh.hits).toBeLessThanOrEqual(limit);
+      expect(fresh.msBeforeReset).toBe(windowMs);
+      expect(commands[0]).toBe(1);
+    });
+
+    it('keeps one document per key and window, with an expiry (TTL index) one window after its end', async () => {
+      const { clock, counters } = fleet(100, 'client-doc');
+      await spread(counters, 'client-doc', 100, 10, 1);
+      const window = { start: clock.start, end: clock.start + windowMs };
+      const stored = await clients[0]!.db(dbName).collection(requestCounterCollection).findOne({ key: windowDocumentKey('client-doc', window) });
+      expect(stored).toMatchObject({ claimers: expect.arrayContaining([expect.any(String)]), expire: new Date(window.end + windowMs) });
+      expect(stored?.claimers).toHaveLength(2);
+      expect(stored?.claimed).toBeGreaterThanOrEqual(10);
     });
   });
 }

@@ -1,73 +1,109 @@
+import { randomBytes } from 'node:crypto';
 import type { Db, IndexDescription } from 'mongodb';
-import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes, RLWrapperTimeouts } from 'rate-limiter-flexible';
 import type { RequestCounter, WindowCount } from '../port';
+import { isDuplicateKey } from './errors';
+import { BlockQuotaCounter, type ClaimAnswer, type ClaimRequest } from './quota-blocks';
+import type { QuotaWindow } from './quota-windows';
 
 /** The collection of the counters; one document per key and window. */
 export const requestCounterCollection = 'rateLimits';
 
-/** How long a count in MongoDB may take before this process's own count answers instead. */
+/** How long a claim may take before this process counts on its own (the database taken as away). */
 export const counterTimeoutMs = 1000;
 
-/** Its indexes, as rate-limiter-flexible would create them (it is told not to: the store creates them at start). */
+/**
+ * Its indexes: a window's document is found by its `key` (the key and the
+ * window's start), and the server removes it a window after that window
+ * ended (`expire`; a process whose clock runs behind still finds it).
+ */
 export const requestCounterIndexes: IndexDescription[] = [
-  // Expired windows are removed by the server (they are ignored before that).
   { key: { expire: -1 }, expireAfterSeconds: 0 },
   { key: { key: 1 }, unique: true },
 ];
 
+/** A key's window as stored: what all processes claimed in it, and which processes did. */
+interface WindowDocument {
+  key: string;
+  claimed: number;
+  /** Bounded by the number of processes on the database. */
+  claimers: string[];
+  expire: Date;
+}
+
 /**
- * Requests per key and window, counted in MongoDB so that every process on
- * the database counts for all of them (rate-limiter-flexible's
- * RateLimiterMongo: one findAndModify per request). When MongoDB fails, or
- * does not answer within `timeoutMs` (the library's RLWrapperTimeouts), the
- * count falls back to this process's own (its insurance limiter), so an
- * outage of the counters never refuses a request by itself nor holds it
- * for long.
+ * The `key` of a window's document. Its own prefix: the documents the
+ * previous counting wrote (`client:<key>`, one per key) are never matched
+ * and expire by themselves.
+ */
+export function windowDocumentKey(key: string, window: QuotaWindow): string {
+  return `w:${window.start}:${key}`;
+}
+
+export interface MongoRequestCounterOptions {
+  /** See `counterTimeoutMs`. */
+  timeoutMs?: number;
+  now?: () => number;
+  /** Keys whose state this process keeps at most (default `defaultMaxKeys`). */
+  maxKeys?: number;
+  /** While MongoDB is away, one claim tries it again this often (default `defaultRetryMs`). */
+  retryMs?: number;
+}
+
+/**
+ * Requests per key and window, counted for every process on the database
+ * with one write per block of requests (quota-blocks.ts): a claim is one
+ * `findOneAndUpdate` ($inc) on the window's document.
  */
 export class MongoRequestCounter implements RequestCounter {
-  private current: { generation: number; limiter: RLWrapperTimeouts } | null = null;
-  private readonly insurance: RateLimiterMemory;
+  /** Names this process in the windows' `claimers`. */
+  readonly processId = randomBytes(6).toString('base64url');
+  private readonly blocks: BlockQuotaCounter;
 
   constructor(
-    private readonly limit: number,
-    private readonly windowSeconds: number,
-    /** The database of the current client: a new limiter follows a replaced client. */
-    private readonly database: () => { db: Db; generation: number },
-    private readonly timeoutMs: number = counterTimeoutMs,
+    limit: number,
+    windowSeconds: number,
+    /** The database of the current client: a claim follows a replaced client. */
+    database: () => { db: Db; generation: number },
+    options: MongoRequestCounterOptions = {},
   ) {
-    this.insurance = new RateLimiterMemory({ points: limit, duration: windowSeconds });
+    const windowMs = windowSeconds * 1000;
+    this.blocks = new BlockQuotaCounter({
+      limit,
+      windowMs,
+      timeoutMs: options.timeoutMs ?? counterTimeoutMs,
+      claim: (request) => claimBlock(database().db, request, this.processId, windowMs),
+      ...(options.now && { now: options.now }),
+      ...(options.maxKeys !== undefined && { maxKeys: options.maxKeys }),
+      ...(options.retryMs !== undefined && { retryMs: options.retryMs }),
+    });
   }
 
-  async hit(key: string): Promise<WindowCount> {
-    try {
-      return countOf(await this.limiter().consume(key));
-    } catch (rejected) {
-      // Past the limit: the library rejects with the same result.
-      if (rejected instanceof RateLimiterRes) return countOf(rejected);
-      throw rejected;
-    }
-  }
-
-  private limiter(): RLWrapperTimeouts {
-    const { db, generation } = this.database();
-    if (this.current?.generation !== generation) {
-      const counting = new RateLimiterMongo({
-        storeClient: db,
-        tableName: requestCounterCollection,
-        keyPrefix: 'client',
-        points: this.limit,
-        duration: this.windowSeconds,
-        insuranceLimiter: this.insurance,
-        disableIndexesCreation: true,
-      });
-      // Falls back to the same insurance limiter on a timeout.
-      const limiter = new RLWrapperTimeouts({ limiter: counting, timeoutMs: this.timeoutMs });
-      this.current = { generation, limiter };
-    }
-    return this.current.limiter;
+  hit(key: string): WindowCount | Promise<WindowCount> {
+    return this.blocks.hit(key);
   }
 }
 
-function countOf(result: RateLimiterRes): WindowCount {
-  return { hits: result.consumedPoints, msBeforeReset: result.msBeforeNext };
+/** One atomic increment of the window's document, made by the first claim of the window. */
+async function claimBlock(db: Db, request: ClaimRequest, processId: string, windowMs: number): Promise<ClaimAnswer> {
+  const windows = db.collection<WindowDocument>(requestCounterCollection);
+  const increment = () =>
+    windows.findOneAndUpdate(
+      { key: windowDocumentKey(request.key, request.window) },
+      {
+        $inc: { claimed: request.want + request.unreported },
+        $addToSet: { claimers: processId },
+        $setOnInsert: { expire: new Date(request.window.end + windowMs) },
+      },
+      { upsert: true, returnDocument: 'after', projection: { _id: 0, claimed: 1, claimers: 1 } },
+    );
+  let window: Pick<WindowDocument, 'claimed' | 'claimers'> | null;
+  try {
+    window = await increment();
+  } catch (error) {
+    // Two first claims of a window raced to insert its document: the second increments the first's.
+    if (!isDuplicateKey(error)) throw error;
+    window = await increment();
+  }
+  if (!window) throw new Error(`no ${requestCounterCollection} document after an upsert`);
+  return { claimed: window.claimed, claimers: window.claimers.length };
 }

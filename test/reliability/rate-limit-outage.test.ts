@@ -1,0 +1,124 @@
+import { MongoClient } from 'mongodb';
+import type { WindowCount } from '../../server/src/store/port';
+import { windowOf } from '../../server/src/store/mongo/quota-windows';
+import { MongoRequestCounter, requestCounterCollection, windowDocumentKey } from '../../server/src/store/mongo/request-counter';
+import { testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';
+
+/*
+ * The fleet-wide rate limit while MongoDB is away: two processes' counters,
+ * each with its own client through a TCP proxy that cuts every connection,
+ * on a clock of the test's. What README ("Running against MongoDB", the
+ * rate limit) promises: no request waits longer than a claim's deadline,
+ * and after the window in which MongoDB went away each process admits at
+ * most its share of the limit per window (the limit divided by the
+ * processes it saw claiming), so the fleet stays at the limit; once MongoDB
+ * is back, what each admitted alone is added to the window's count.
+ */
+
+jest.setTimeout(60_000);
+
+const source = testMongoSource();
+const proxied = source.kind === 'uri' ? singleMongoHost(source.uri) : null;
+const skip = source.kind === 'none' ? source.reason : proxied ? null : 'MONGODB_URI names several hosts; the outage proxy takes one';
+
+const windowMs = 60_000;
+const limit = 600;
+// The default deadline: shorter ones can pass on a loaded machine while MongoDB answers, and a process then counts alone.
+const timeoutMs = 1000;
+const retryMs = 200;
+
+(skip === null ? describe : describe.skip)(`the rate limit while MongoDB is away${skip ? `: skipped, ${skip}` : ''}`, () => {
+  const dbName = uniqueDbName('rate-limit-outage');
+  const clients: MongoClient[] = [];
+  const proxies: TcpProxy[] = [];
+
+  afterAll(async () => {
+    for (const proxy of proxies) await proxy.restore();
+    await clients[0]?.db(dbName).dropDatabase();
+    await Promise.all(clients.map((c) => c.close()));
+    for (const proxy of proxies) await proxy.close();
+  });
+
+  /** Two processes, a client each through one proxy, on a clock of the test's that starts with `key`'s window. */
+  async function fleet(key: string) {
+    const proxy = await startTcpProxy(proxied!);
+    proxies.push(proxy);
+    const start = windowOf(key, Date.now(), windowMs).start;
+    const clock = { t: start, now: () => clock.t };
+    const own: MongoClient[] = [];
+    for (let i = 0; i < 2; i++) {
+      own.push(await new MongoClient(throughProxy(source.kind === 'uri' ? source.uri : '', proxy), { serverSelectionTimeoutMS: 1000 }).connect());
+    }
+    clients.push(...own);
+    const counters = own.map((client) => new MongoRequestCounter(limit, windowMs / 1000, () => ({ db: client.db(dbName), generation: 0 }), { now: clock.now, timeoutMs, retryMs }));
+    return { proxy, start, clock, counters, reader: own[0]!.db(dbName).collection(requestCounterCollection) };
+  }
+
+  /** `total` requests of `key` alternating between the processes, ten at a time: admitted per process, and the longest any waited (ms). */
+  async function spread(counters: MongoRequestCounter[], key: string, total: number): Promise<{ admitted: number[]; longestWait: number }> {
+    const admitted = [0, 0];
+    let longestWait = 0;
+    for (let sent = 0; sent < total; sent += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const which = (sent + i) % 2;
+          const began = performance.now();
+          const count: WindowCount = await counters[which]!.hit(key);
+          longestWait = Math.max(longestWait, performance.now() - began);
+          if (count.hits <= limit) admitted[which]!++;
+        }),
+      );
+    }
+    return { admitted, longestWait };
+  }
+
+  it.each<[string, (proxy: TcpProxy) => Promise<void> | void]>([
+    ['cut (connections reset and refused)', (proxy) => proxy.cut()],
+    ['stalled (nothing answers)', (proxy) => proxy.stall()],
+  ])(
+    'MongoDB %s: no request waits past a claim deadline; after the first window each process admits its share (limit / 2), the fleet the limit; back, the admissions made alone are counted',
+    async (how, goAway) => {
+      const key = `client-${how.split(' ')[0]}`;
+      const { proxy, start, clock, counters, reader } = await fleet(key);
+      // Both claim while MongoDB answers: each sees the other in the window's claimers.
+      expect((await spread(counters, key, 100)).admitted).toEqual([50, 50]);
+
+      await goAway(proxy);
+      const first = await spread(counters, key, 2000);
+      // What each holds, then its share of the window, its 50 earlier admissions included.
+      expect(first.admitted).toEqual([limit / 2 - 50, limit / 2 - 50]);
+      // The requests waiting for the claim that found MongoDB away waited for its deadline, no more.
+      expect(first.longestWait).toBeLessThan(timeoutMs + 1000);
+
+      for (let window = 1; window <= 2; window++) {
+        clock.t = start + window * windowMs;
+        const later = await spread(counters, key, 2000);
+        expect(later.admitted).toEqual([limit / 2, limit / 2]);
+        // Counted alone at once: nothing waits for MongoDB any more.
+        expect(later.longestWait).toBeLessThan(timeoutMs);
+      }
+
+      await proxy.restore();
+      clock.t = start + 3 * windowMs;
+      const alone = (await spread(counters, key, 20)).admitted;
+      // One claim of each process at a time tries MongoDB again, every retryMs; the first that gets
+      // through reports what its process admitted alone. Until both processes are in the window's claimers.
+      const window = { start: clock.t, end: clock.t + windowMs };
+      let stored: { claimed?: number; claimers?: string[] } | null = null;
+      for (let tries = 0; tries < 100 && stored?.claimers?.length !== 2; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        clock.t += retryMs;
+        await Promise.all(counters.map((counter) => counter.hit(key)));
+        stored = await reader.findOne<{ claimed: number; claimers: string[] }>({ key: windowDocumentKey(key, window) });
+      }
+      expect(stored?.claimers).toHaveLength(2);
+      expect(stored?.claimed).toBeGreaterThanOrEqual(alone[0]! + alone[1]!);
+
+      // The next window is counted on MongoDB again: the fleet admits the limit.
+      clock.t = start + 4 * windowMs;
+      const again = await spread(counters, key, 2 * limit);
+      expect(again.admitted[0]! + again.admitted[1]!).toBe(limit);
+    },
+  );
+});
