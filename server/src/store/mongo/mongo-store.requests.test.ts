@@ -96,7 +96,7 @@ describe('MongoStore requests', () => {
       audit: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }],
       wallets: [{ key: { 'outbox.at': 1 }, sparse: true }],
       reservations: [{ key: { walletId: 1, _id: 1 } }, { key: { removedAt: 1 }, expireAfterSeconds: 86_400 }],
-      // rate-limiter-flexible's collection, with the indexes it would make itself.
+      // The rate limit's windows: found by key, removed a window after they end.
       rateLimits: [{ key: { expire: -1 }, expireAfterSeconds: 0 }, { key: { key: 1 }, unique: true }],
     });
   });
