@@ -2,7 +2,6 @@ import { pino } from 'pino';
 import { loadConfig } from '../../server/src/config';
 import { systemClock } from '../../server/src/domain/clock';
 import type { AuditEntry, Wallet } from '../../server/src/domain/model';
-import { createServices } from '../../server/src/features';
 import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
 import { startServer, type RunningServer } from '../../server/src/main';
 import { loadFixture, parseFixture } from '../../server/src/store/fixture';
@@ -16,8 +15,8 @@ import { auditProblems, conservationProblems, reservationKey, totalsProblems } f
 
 /*
  * A fleet: two server processes' worth of the production wiring
- * (`startServer`), each with its own MongoDB client, services and rate
- * limiter, on ONE database, as several processes behind a load balancer
+ * (`startServer` with main's buildDeps), each with its own MongoDB client,
+ * services, caches and rate limiter, on ONE database, as several processes behind a load balancer
  * would be. Sessions work across them, racing changes of the same
  * reservation conserve points (checked on what the database holds), and the
  * rate limit counts for both together. Runs whenever MONGODB_URI is set.
@@ -34,7 +33,6 @@ if (source.kind === 'none') {
 } else {
   describe('a fleet of two processes on one MongoDB', () => {
     const dbName = uniqueDbName('fleet');
-    const stores: MongoStore[] = [];
     const running: RunningServer[] = [];
     let apis: Api[];
     let initial: Map<string, Wallet>;
@@ -47,19 +45,9 @@ if (source.kind === 'none') {
       initial = await wallets(seeding);
       await seeding.close();
 
-      const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: String(limit), LOG_LEVEL: 'silent' });
-      for (let i = 0; i < 2; i++) {
-        const store = await connect();
-        const services = createServices({ store, clock: systemClock });
-        stores.push(store);
-        running.push(
-          await startServer(config, pino({ level: 'silent' }), async () => ({
-            services,
-            store,
-            requestCounter: store.requestCounter(limit, rateLimitWindowSeconds),
-          })),
-        );
-      }
+      // main's own wiring (buildDeps): its caches, its rate limit, its outbox sweep.
+      const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: String(limit), LOG_LEVEL: 'silent', METRICS: 'off', MONGODB_URI: source.uri, MONGODB_DB: dbName });
+      for (let i = 0; i < 2; i++) running.push(await startServer(config, pino({ level: 'silent' })));
       apis = running.map((r) => api(r.url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0)/, 'http://127.0.0.1')));
     }, 60_000);
 
@@ -81,8 +69,7 @@ if (source.kind === 'none') {
     }
 
     async function problems(tokens: string[]): Promise<string[]> {
-      // What each process left to do after answering (its outbox) comes first.
-      await Promise.all(stores.map((store) => store.drainOutbox()));
+      // Reading every wallet delivers the last change's outbox where its process has not yet (the earlier ones were, before their next change).
       const reader = await connect();
       try {
         const state = await wallets(reader);
