@@ -45,6 +45,8 @@ async function closedPort(): Promise<number> {
 }
 
 beforeAll(async () => {
+  // First: without Chromium there is nothing to start the rest for.
+  browser = await launchChromium();
   const bundle = await bundleForBrowser(path.join(__dirname, 'support/harness-entry.ts'));
   bundleInputs = bundle.inputs;
   site = await serveScript(bundle.code);
@@ -53,7 +55,6 @@ beforeAll(async () => {
   // The real app and rate limiter, with a window of seconds instead of a minute.
   const shortWindow: BuildDeps = async (config, logger) => ({ ...(await buildDeps(config, logger)), requestCounter: inProcessCounter(shortWindowMs) });
   limitedApi = await startServer(loadConfig({ ...env, RATE_LIMIT_PER_MINUTE: '2' }), pino({ level: 'silent' }), shortWindow);
-  browser = await launchChromium();
   page = await browser.newPage();
   await page.goto(`${site.origin}/`);
   await page.waitForFunction(() => 'loyaltySdk' in globalThis);

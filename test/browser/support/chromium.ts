@@ -30,7 +30,7 @@ export function findChromium(): string {
   } catch {
     // reported below
   }
-  if (!found) throw new Error('Chromium not found on the PATH: install it with `apt-get install -y chromium` (Debian/Ubuntu, as root), then run npm run test:browser again');
+  if (!found) throw new Error('Chromium not found on the PATH: install it with `apt-get install -y chromium` (Debian, as root), then run npm run test:browser again');
   return found;
 }
 
