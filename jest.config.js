@@ -37,8 +37,14 @@ module.exports = {
     {
       ...base,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{server,sdk,test}/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '\\.pact\\.test\\.ts$', '\\.provider\\.test\\.ts$'],
+      testMatch: ['<rootDir>/{server,sdk,test,examples}/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.pact\\.test\\.ts$', '\\.provider\\.test\\.ts$', '\\.browser\\.test\\.ts$'],
+    },
+    {
+      // `npm run test:browser`: headless Chromium, outside `npm test`.
+      ...base,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'],
     },
     {
       ...base,

@@ -8,6 +8,7 @@ import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
 import { requireApiKey, requireSession } from './http/auth';
+import { corsForOrigins, specMethods } from './http/cors';
 import { docsRoutes } from './http/docs';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { healthRoutes, type Liveness } from './http/health';
@@ -36,7 +37,8 @@ export interface AppDeps {
   metrics?: Metrics;
   metricsRoute?: boolean;
   logger: Logger;
-  config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'>;
+  /** Without `corsOrigins`: no CORS. */
+  config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'> & Partial<Pick<AppConfig, 'corsOrigins'>>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
   validateResponses?: boolean;
   /** Defaults to the repository's `openapi/openapi.yaml`. */
@@ -64,6 +66,11 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const { metrics } = deps;
   const observeAnswer = metrics && ((res: Response, seconds: number) => metrics.observeRequest(operationOf(res) ?? 'other', res.statusCode, seconds));
   app.use(securityHeaders(), requestId(), accessLog(deps.logger, observeAnswer));
+  // CORS next, before every check: a browser's preflight carries no API key
+  // and must not count against the rate limit, and the answers of the checks
+  // (a 401, a 429) must carry the CORS headers for the page to read them.
+  const corsPolicy = corsForOrigins(config.corsOrigins ?? [], specMethods(spec));
+  if (corsPolicy) app.use(corsPolicy);
 
   // The API, its checks in the spec's order: API key, rate limit, body size
   // and content type, session, request schema, then the operation's rules,

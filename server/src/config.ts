@@ -24,6 +24,8 @@
  * | METRICS                             | on       | `on`: Prometheus text on `GET /metrics`; `off`: no metrics              |
  * | METRICS_PORT                        | (unset)  | serve `/metrics` on this port of its own; unset: on PORT, beside the API|
  * | TRUST_PROXY                         | false    | `true`/`false`, or the number of proxy hops in front of the server      |
+ * | CORS_ORIGINS                        | (unset)  | comma-separated exact origins (`https://app.example.com`) whose pages   |
+ * |                                     |          | may call the API (see http/cors.ts); unset: no CORS headers at all      |
  *
  * And the OpenTelemetry variables that decide whether the server traces, and
  * how (`tracingConfig` below; README.md, Tracing). They are read here, and in
@@ -73,6 +75,8 @@ export interface AppConfig {
   readonly shutdownGraceMs: number;
   /** Express's `trust proxy`: a boolean or a number of hops. */
   readonly trustProxy: boolean | number;
+  /** Origins whose pages may call the API (CORS), exactly as browsers send them; empty: CORS off. */
+  readonly corsOrigins: readonly string[];
   readonly walletLimits: WalletLimits;
   /** Null: no metrics. */
   readonly metrics: MetricsConfig | null;
@@ -127,6 +131,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bodyLimitBytes: reader.integer('BODY_LIMIT_BYTES', 16384, { min: 1 }),
     shutdownGraceMs: reader.integer('SHUTDOWN_GRACE_MS', 10000, { min: 0 }),
     trustProxy: reader.trustProxy('TRUST_PROXY'),
+    corsOrigins: Object.freeze(reader.origins('CORS_ORIGINS')),
     metrics: metricsConfig(reader),
     tracing: tracingConfig(reader),
     walletLimits: Object.freeze({
@@ -220,6 +225,20 @@ export function describeMongoTarget(mongo: Pick<MongoConfig, 'uri' | 'dbName'>):
   return `${hosts}/${mongo.dbName}`;
 }
 
+/** Why `entry` is not an origin as browsers serialise it, or null when it is one. */
+function originProblem(entry: string): string | null {
+  if (entry === '') return 'an empty entry';
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return `${JSON.stringify(entry)} is not a URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${JSON.stringify(entry)} is not http:// or https://`;
+  if (url.origin !== entry) return `${JSON.stringify(entry)} is not written as browsers send it (${url.origin})`;
+  return null;
+}
+
 /** Collects problems instead of throwing at the first, so one start reports them all. */
 class EnvReader {
   readonly problems: string[] = [];
@@ -278,6 +297,21 @@ class EnvReader {
     }
     this.problems.push(`${name} must be an http:// or https:// URL`);
     return null;
+  }
+
+  /**
+   * A comma-separated list of origins, each written exactly as a browser
+   * sends it in `Origin` (scheme, lower-case host, port only when not the
+   * default; no path, no trailing slash), since the API compares them as
+   * strings. Anything else is refused with the form that would match.
+   */
+  origins(name: string): string[] {
+    const raw = this.optional(name);
+    if (raw === null) return [];
+    const entries = raw.split(',').map((entry) => entry.trim());
+    const problems = entries.map(originProblem).filter((problem): problem is string => problem !== null);
+    if (problems.length > 0) return this.reject(name, raw, `a comma-separated list of origins such as https://app.example.com: ${problems.join('; ')}`, []);
+    return [...new Set(entries)];
   }
 
   trustProxy(name: string): boolean | number {

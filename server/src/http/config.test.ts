@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 16384,
       shutdownGraceMs: 10000,
       trustProxy: false,
+      corsOrigins: [],
       walletLimits: { maxActiveReservationsPerWallet: 1000 },
       metrics: { port: null },
       tracing: null,
@@ -30,6 +31,7 @@ describe('loadConfig', () => {
       BODY_LIMIT_BYTES: '1024',
       SHUTDOWN_GRACE_MS: '500',
       TRUST_PROXY: '1',
+      CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173',
       MAX_ACTIVE_RESERVATIONS_PER_WALLET: '250',
       METRICS_PORT: '9464',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
@@ -44,6 +46,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1024,
       shutdownGraceMs: 500,
       trustProxy: 1,
+      corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'],
       walletLimits: { maxActiveReservationsPerWallet: 250 },
       metrics: { port: 9464 },
       tracing: { protocol: 'http/json', endpoint: 'http://collector:4318/v1/traces' },
@@ -94,6 +97,30 @@ describe('loadConfig', () => {
   ])('rejects %s=%s, naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+  });
+
+  it.each([
+    ['one origin', 'http://127.0.0.1:5173', ['http://127.0.0.1:5173']],
+    ['several, spaces around commas', 'https://a.example.com , https://b.example.com:8443', ['https://a.example.com', 'https://b.example.com:8443']],
+    ['an IPv6 host', 'http://[::1]:5173', ['http://[::1]:5173']],
+    ['the same origin twice, kept once', 'https://a.example.com,https://a.example.com', ['https://a.example.com']],
+  ])('reads CORS_ORIGINS: %s', (_case, value, expected) => {
+    expect(loadConfig({ CORS_ORIGINS: value }).corsOrigins).toEqual(expected);
+  });
+
+  it.each([
+    ['any origin', '*', /"\*" is not a URL/],
+    ['a path', 'https://app.example.com/shop', /"https:\/\/app.example.com\/shop" is not written as browsers send it \(https:\/\/app.example.com\)/],
+    ['a trailing slash', 'https://app.example.com/', /is not written as browsers send it \(https:\/\/app.example.com\)/],
+    ['the default port', 'https://app.example.com:443', /is not written as browsers send it \(https:\/\/app.example.com\)/],
+    ['an upper-case host', 'https://App.example.com', /is not written as browsers send it \(https:\/\/app.example.com\)/],
+    ['no scheme', 'app.example.com', /"app.example.com" is not a URL/],
+    ['another scheme', 'ftp://files.example.com', /is not http:\/\/ or https:\/\//],
+    ['the opaque origin', 'null', /"null" is not a URL/],
+    ['an empty entry', 'https://a.example.com,,https://b.example.com', /an empty entry/],
+  ])('rejects CORS_ORIGINS with %s, naming the variable and the entry', (_case, value, message) => {
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS must be a comma-separated list of origins/);
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(message);
   });
 
   it('reports every invalid variable at once', () => {

@@ -1,0 +1,169 @@
+import {
+  createLoyaltyClient,
+  isLoyaltyRequestError,
+  SDK_VERSION,
+  type LoyaltyClient,
+  type ReservationUpdateResponse,
+  type VoucherDefinitionSummary,
+} from '@loyalty/sdk';
+import { loadExampleConfig, type ExampleConfig } from './config';
+import { byId, el, facts } from './dom';
+import { chooseCreative, fallbackLocale } from './locale';
+import { answerRecord, memberMessage, noAnswerRecord, supportText, type CallError, type SupportRecord } from './support';
+
+/** Set by the build (build.mjs): the SDK's size in a page. */
+declare const __SDK_SIZE__: { minifiedBytes: number; gzipBytes: number };
+
+const preferredLocales: readonly string[] = navigator.languages.length > 0 ? navigator.languages : [navigator.language];
+const numbers = new Intl.NumberFormat(preferredLocales[0] ?? fallbackLocale);
+
+type CallResult<T> = { data?: T; error?: CallError; response: Response; requestId: string };
+
+/**
+ * Runs one SDK call. Success gives its data and request id; an error answer
+ * or no answer at all is shown in the support log, and gives null.
+ */
+async function run<T>(call: string, send: () => Promise<CallResult<T>>): Promise<{ data: T; requestId: string } | null> {
+  try {
+    const result = await send();
+    if (result.error !== undefined || result.data === undefined) {
+      const error = result.error ?? unexpected(result.response);
+      showError(memberMessage(error), answerRecord(call, error, result.response, result.requestId, new Date()));
+      return null;
+    }
+    return { data: result.data, requestId: result.requestId };
+  } catch (error) {
+    if (!isLoyaltyRequestError(error)) throw error;
+    showError('The loyalty program cannot be reached: check your connection and try again.', noAnswerRecord(call, error, new Date()));
+    return null;
+  }
+}
+
+/** A 2xx without a body where one was due: never sent by the API, shown as the SDK's UNEXPECTED_RESPONSE. */
+function unexpected(response: Response): CallError {
+  return { statusCode: response.status, errorCode: 'UNEXPECTED_RESPONSE', errorMessage: `HTTP ${response.status} without a body`, body: '' };
+}
+
+function showError(headline: string, record: SupportRecord): void {
+  const copy = el('button', { type: 'button', class: 'copy' }, 'Copy for support');
+  copy.addEventListener('click', () => {
+    void navigator.clipboard?.writeText(supportText(record)).then(() => (copy.textContent = 'Copied'));
+  });
+  const rows: Array<[string, Node | string]> = [
+    ['Request id', el('span', {}, el('code', { class: 'request-id' }, record.requestId), ' ', copy)],
+    ['When (UTC)', record.at],
+    ['Call', record.call],
+    ['Answer', record.outcome],
+    ['Message', record.message],
+    ...record.details.map((detail): [string, string] => ['Detail', detail]),
+  ];
+  const card = el('article', { class: 'error', 'data-request-id': record.requestId, 'data-outcome': record.outcome }, el('h3', {}, headline), facts(rows));
+  byId('support-log').prepend(card);
+}
+
+function requestIdNote(requestId: string): HTMLElement {
+  return el('p', { class: 'request-note' }, 'Request id ', el('code', { class: 'request-id' }, requestId));
+}
+
+function voucherCard(voucher: VoucherDefinitionSummary): HTMLElement {
+  const chosen = chooseCreative(voucher.creative, preferredLocales);
+  const text = chosen?.creative.shortDescription1 ?? voucher.definitionName;
+  const lang = chosen?.locale ?? fallbackLocale;
+  const placeholder = el('div', { class: 'placeholder', 'aria-hidden': 'true' }, text.slice(0, 3));
+  const image = chosen?.creative.smallImageURI ? el('img', { src: chosen.creative.smallImageURI, alt: '', width: '56', height: '56' }) : placeholder;
+  // A creative's image on an unreachable CDN must not leave a broken icon.
+  if (image instanceof HTMLImageElement) image.addEventListener('error', () => image.replaceWith(placeholder), { once: true });
+  const points = voucher.pointValue === null ? 'no points value' : `${numbers.format(voucher.pointValue)} points`;
+  return el(
+    'li',
+    { class: 'voucher', 'data-voucher-id': voucher.voucherDefinitionId, 'data-locale': lang },
+    image,
+    el('div', {}, el('p', { class: 'voucher-text', lang }, text), el('p', { class: 'muted' }, `${voucher.definitionName} · ${points}`)),
+  );
+}
+
+function showBalances(update: ReservationUpdateResponse, amount: number, requestId: string): void {
+  const rows: Array<[string, string]> = [
+    ['Reservation', `${update.reservationToken}: ${numbers.format(amount)} points, for ${Math.round(update.reservationDuration / 60)} more minutes`],
+    ['Available points', numbers.format(update.availablePointBalance)],
+    ['Points balance', numbers.format(update.pointBalance)],
+  ];
+  if (update.household) {
+    rows.push(['Household available', numbers.format(update.household.availablePointsBalance)], ['Household balance', numbers.format(update.household.pointsBalance)]);
+  }
+  const list = facts(rows);
+  list.id = 'balances';
+  list.dataset.available = String(update.availablePointBalance);
+  list.dataset.balance = String(update.pointBalance);
+  byId('reservation-result').replaceChildren(list, requestIdNote(requestId));
+}
+
+/** The member's journey: a session, the vouchers, a lowered reservation. */
+async function journey(loyalty: LoyaltyClient, config: ExampleConfig): Promise<string | null> {
+  const { correlationId } = config;
+  const session = await run('startSession', () => loyalty.startSession({ correlationId, identifierType: 'CARD_NUMBER' }));
+  if (!session) return null;
+  byId('session-result').replaceChildren(el('p', { id: 'session-started' }, `Session started for ${correlationId}.`), requestIdNote(session.requestId));
+  const { sessionToken } = session.data;
+
+  const vouchers = await run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId, sessionToken }));
+  if (vouchers) {
+    const list = el('ul', { id: 'voucher-list' }, ...vouchers.data.map(voucherCard));
+    const localeNote = el('p', { class: 'muted' }, `Your browser prefers ${preferredLocales.join(', ')}; texts fall back to ${fallbackLocale}.`);
+    byId('vouchers-result').replaceChildren(localeNote, list, requestIdNote(vouchers.requestId));
+  }
+
+  const { reservationToken, reservationAmount } = config;
+  const updated = await run('updateReservation', () =>
+    loyalty.updateReservation({ correlationId, sessionToken, reservationToken, body: { reservationAmount } }),
+  );
+  if (updated) showBalances(updated.data, reservationAmount, updated.requestId);
+  return sessionToken;
+}
+
+/** Buttons that make the API answer each kind of error, to show what support gets. */
+function offerErrors(loyalty: LoyaltyClient, config: ExampleConfig, sessionToken: string | null): void {
+  const { correlationId, reservationToken } = config;
+  const token = sessionToken ?? 'st_no_session_was_started_0000';
+  const unreachable = createLoyaltyClient({ baseUrl: config.unreachableBaseUrl, apiKey: config.apiKey, timeoutMs: 3000, retries: 1 });
+  const tries: Record<string, () => Promise<unknown>> = {
+    'try-raise': () =>
+      run('updateReservation', () => loyalty.updateReservation({ correlationId, sessionToken: token, reservationToken, body: { reservationAmount: config.reservationAmount + 100_000 } })),
+    'try-unknown-member': () => run('startSession', () => loyalty.startSession({ correlationId: 'm-nobody', identifierType: 'CARD_NUMBER' })),
+    'try-expired-session': () => run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId, sessionToken: 'st_expired_0123456789abcdefgh' })),
+    'try-business-unit': () => run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId, sessionToken: token, businessUnit: 'NOPE' })),
+    'try-unreachable': () => run('listVoucherDefinitions', () => unreachable.listVoucherDefinitions({ correlationId, sessionToken: token })),
+  };
+  for (const [id, attempt] of Object.entries(tries)) {
+    const button = byId(id) as HTMLButtonElement;
+    button.disabled = false;
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      document.body.dataset.busy = 'true';
+      await attempt();
+      delete document.body.dataset.busy;
+      button.disabled = false;
+    });
+  }
+}
+
+function showEnvironment(config: ExampleConfig): void {
+  const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+  byId('environment').textContent = `API ${config.apiBaseUrl} · page ${location.origin} · @loyalty/sdk ${SDK_VERSION}`;
+  byId('sdk-size').textContent = `The SDK in this page: ${kB(__SDK_SIZE__.minifiedBytes)} minified, ${kB(__SDK_SIZE__.gzipBytes)} gzipped (with openapi-fetch).`;
+}
+
+async function main(): Promise<void> {
+  const config = await loadExampleConfig();
+  showEnvironment(config);
+  // One client for the page: it holds the app's key; each call says which member session it acts in.
+  const loyalty = createLoyaltyClient({ baseUrl: config.apiBaseUrl, apiKey: config.apiKey });
+  const sessionToken = await journey(loyalty, config);
+  offerErrors(loyalty, config, sessionToken);
+  document.body.dataset.state = 'ready';
+}
+
+main().catch((error: unknown) => {
+  byId('support-log').prepend(el('article', { class: 'error' }, el('h3', {}, 'The page failed to start'), el('pre', {}, String(error))));
+  document.body.dataset.state = 'failed';
+});

@@ -1,0 +1,78 @@
+import cors, { type CorsOptions } from 'cors';
+import type { RequestHandler } from 'express';
+import type { ApiSpec } from './spec';
+
+/**
+ * The request headers a page sends through the SDK: the credentials, the
+ * body's type, the request id, Start Session's identifier type, and the W3C
+ * trace context (`tracePropagation`). `User-Agent` is not one: the SDK leaves
+ * it to the browser.
+ */
+export const corsAllowedHeaders = ['X-Api-Key', 'Authorization', 'Content-Type', 'X-Request-Id', 'X-Identifier-Type', 'traceparent', 'tracestate'] as const;
+
+/**
+ * The response headers a page may read besides the CORS-safelisted ones: the
+ * request id to quote to support, and what the SDK's retries and a page's
+ * back-off need from a `429`.
+ */
+export const corsExposedHeaders = ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'] as const;
+
+/**
+ * How long a browser may reuse a preflight's answer. Chromium caps it at two
+ * hours and Firefox at a day; two hours also bounds how long a browser keeps
+ * allowing what a changed policy no longer does.
+ */
+export const corsMaxAgeSeconds = 7200;
+
+const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** The methods of the spec's operations, upper-case, in a stable order. */
+export function specMethods(spec: ApiSpec): string[] {
+  const found = new Set<string>();
+  for (const pathItem of Object.values(spec.paths ?? {})) {
+    for (const method of httpMethods) if (pathItem && method in pathItem) found.add(method.toUpperCase());
+  }
+  return httpMethods.map((method) => method.toUpperCase()).filter((method) => found.has(method));
+}
+
+/**
+ * CORS for pages served from `origins` (exact strings, as `Origin` carries
+ * them), or null when there are none: then no response carries a CORS header.
+ *
+ * Mount it before the API key and rate limit checks: a preflight carries no
+ * credentials (browsers never send them on one), so the `OPTIONS` from a
+ * listed origin is answered here, `204`, and never reaches them. Every other
+ * request from a listed origin goes on with its CORS headers already set,
+ * so the answers of the checks after it, errors included, are readable by
+ * the page.
+ *
+ * A request from any other origin, or without one, gets no CORS header and
+ * goes on as if CORS were off (an `OPTIONS` then meets the API key check).
+ * The `cors` package alone would answer any `OPTIONS` with `204` and the
+ * allowed methods and headers, whatever its origin; so it runs only for the
+ * listed ones. `Vary: Origin` goes on every response, listed origin or not,
+ * so that a cache never hands one origin's answer to another.
+ */
+export function corsForOrigins(origins: readonly string[], methods: readonly string[]): RequestHandler | null {
+  if (origins.length === 0) return null;
+  const listed = new Set(origins);
+  const options: CorsOptions = {
+    // The request's Origin, already known to be listed, is reflected.
+    origin: true,
+    methods: [...methods],
+    allowedHeaders: [...corsAllowedHeaders],
+    exposedHeaders: [...corsExposedHeaders],
+    maxAge: corsMaxAgeSeconds,
+    optionsSuccessStatus: 204,
+  };
+  const forListedOrigin = cors(options) as RequestHandler;
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && listed.has(origin)) {
+      forListedOrigin(req, res, next);
+      return;
+    }
+    res.vary('Origin');
+    next();
+  };
+}
