@@ -1,5 +1,6 @@
 import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
 import { StoreUnavailableError } from '../port';
+import { storeDb } from './concerns';
 import { toStoreError, unreachableReason } from './errors';
 
 /*
@@ -129,7 +130,7 @@ export class MongoConnection implements StoreConnection {
     private readonly observer: ConnectionObserver,
   ) {
     this.client = client;
-    this.database = client.db(options.dbName);
+    this.database = storeDb(client, options.dbName);
     this.state = { reachable: true, stuckSince: null, lastRebuildAt: environment.now(), rebuilds: 0 };
     this.heardAt = environment.now();
     this.followHeartbeats(client);
@@ -265,7 +266,7 @@ export class MongoConnection implements StoreConnection {
     const stale = this.client;
     this.client = fresh;
     this.followHeartbeats(fresh);
-    this.database = fresh.db(this.options.dbName);
+    this.database = storeDb(fresh, this.options.dbName);
     this.generation++;
     this.state.rebuilds++;
     this.observer.onRebuild?.('replaced', 'unreachable through the client, reachable through a fresh one');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, IndexDescription } from 'mongodb';
 import type { RequestCounter, WindowCount } from '../port';
+import { countWrites } from './concerns';
 import { isDuplicateKey } from './errors';
 import { BlockQuotaCounter, type ClaimAnswer, type ClaimRequest } from './quota-blocks';
 import type { QuotaWindow } from './quota-windows';
@@ -85,7 +86,7 @@ export class MongoRequestCounter implements RequestCounter {
 
 /** One atomic increment of the window's document, made by the first claim of the window. */
 async function claimBlock(db: Db, request: ClaimRequest, processId: string, windowMs: number): Promise<ClaimAnswer> {
-  const windows = db.collection<WindowDocument>(requestCounterCollection);
+  const windows = db.collection<WindowDocument>(requestCounterCollection, countWrites);
   const increment = () =>
     windows.findOneAndUpdate(
       { key: windowDocumentKey(request.key, request.window) },
