@@ -52,6 +52,22 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 export const buildDeps: BuildDeps = async (config, logger, tracing) => {
   const metrics = config.metrics ? new Metrics({ processMetrics: true }) : undefined;
   const store = await buildStore(config, logger, metrics);
+  return depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }) });
+};
+
+/**
+ * Everything a process builds on its store: the services with the caches
+ * a fleet keeps, and on MongoDB the outbox sweep (stopped by the store's
+ * close), the fleet's rate-limit count and liveness. main's own wiring;
+ * tests that watch a store's client build their processes with it too.
+ */
+export function depsOf(
+  store: MemoryStore | MongoStore,
+  config: Pick<AppConfig, 'walletLimits' | 'rateLimitPerMinute'>,
+  logger: Logger,
+  observers: { metrics?: Metrics; tracing?: Tracing } = {},
+): RuntimeDeps {
+  const { metrics, tracing } = observers;
   // The services' store calls are timed and traced; seeding and readiness pings are not.
   const timed = metrics ? observedStore(store, (method, seconds, failure) => metrics.observeStoreCall(method, seconds, failure)) : store;
   const services = createServices({
@@ -67,13 +83,12 @@ export const buildDeps: BuildDeps = async (config, logger, tracing) => {
   });
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
-  // Delivers the outboxes no process delivered (outbox-sweep.ts); stopped by the store's close.
   store.startOutboxSweep(undefined, (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`));
-  // On MongoDB the fleet shares one count per key (falling back to this process's own while MongoDB fails).
+  // On MongoDB the fleet shares one count per key (quota-blocks.ts).
   const counter = config.rateLimitPerMinute > 0 ? store.requestCounter(config.rateLimitPerMinute, rateLimitWindowSeconds) : undefined;
   const requestCounter = counter && tracing ? tracing.traceRequestCounter(counter) : counter;
   return { ...common, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
-};
+}
 
 /** A failure's message for the log: never a stack trace or a document. */
 function describeError(error: unknown): string {

@@ -1,137 +1,253 @@
 import type { AddressInfo } from 'node:net';
 import type { Server, ServerResponse } from 'node:http';
-import { MongoClient, type CommandStartedEvent } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { pino } from 'pino';
 import { createApp } from '../../server/src/app';
-import { createServices } from '../../server/src/features';
+import { depsOf } from '../../server/src/composition';
+import { defaultWalletLimits } from '../../server/src/domain/limits';
 import { createHttpServer } from '../../server/src/http/http-server';
 import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/store/fixture';
+import { storeDb } from '../../server/src/store/mongo/concerns';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
-import { testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 
 /*
- * The MongoDB commands each operation sends, as the driver's command
- * monitoring sees them: those sent before the answer (its request path) and
- * those sent after it. A guard against a round trip creeping back; the
- * numbers, and those before the change, are in bench/README.md.
+ * What a request costs the database, counted with the driver's command
+ * monitoring on processes built as main builds them (`depsOf`: the caches,
+ * the rate limit's blocks, the outbox and its sweep), one alone and two on
+ * one database as a fleet is, after a warm-up. Per operation: the commands
+ * of each request itself, before its answer (its request path) and after it
+ * (the outbox), exactly; the shared ones that a process makes now and then
+ * whatever the traffic (a rate-limit claim per block, a cache's read of a
+ * key or session every 2 s, the definitions version once a second),
+ * bounded; and the write concern each write sends. bench/README.md has the
+ * averages at a fixed load over seconds, where the shared ones are spread.
  */
 
+jest.setTimeout(120_000);
+
 const source = testMongoSource();
+const key = 'pk_test_partner_app_0001';
+/** Requests measured per case, after the warm-up. */
+const measured = 40;
+
+interface Process {
+  base: string;
+  /** Every command this process's client sent, with whether its request had answered by then. */
+  sent: Array<{ name: string; afterAnswer: boolean; writeConcern: Document | undefined }>;
+  store: MongoStore;
+  close(): Promise<void>;
+}
+
+/** One process: its own monitored client, main's wiring on it, the app listening on port 0. */
+async function startProcess(uri: string, dbName: string, rateLimitPerMinute: number): Promise<Process> {
+  const client = await new MongoClient(uri, { monitorCommands: true, ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 }).connect();
+  const store = MongoStore.over(fixedConnection(client, storeDb(client, dbName)));
+  const logger = pino({ level: 'silent' });
+  const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute }, logger);
+  const app = await createApp({
+    ...deps,
+    logger,
+    config: { rateLimitPerMinute, bodyLimitBytes: 16384, trustProxy: false },
+  });
+  const server: Server = await new Promise((resolve) => {
+    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const sent: Process['sent'] = [];
+  // Requests are sent one at a time: a command is after the answer once its request's head is written.
+  let answered = true;
+  server.on('request', (_req, res: ServerResponse) => {
+    answered = false;
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+      answered = true;
+      return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+    } as typeof res.writeHead;
+  });
+  client.on('commandStarted', (event: CommandStartedEvent) => {
+    sent.push({ name: `${event.commandName} ${String(event.command[event.commandName])}`, afterAnswer: answered, writeConcern: event.command.writeConcern as Document | undefined });
+  });
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sent,
+    store,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+      await client.close();
+    },
+  };
+}
+
+/**
+ * Commands a process sends now and then for all requests rather than for
+ * one: a rate-limit claim, a cache's read of a key or a session (at most
+ * once per 2 s each), the voucher definitions version (at most once a second).
+ */
+const shared = new Set(['findAndModify rateLimits', 'aggregate apiKeys', 'aggregate sessions', 'find meta']);
+
+/** Commands per request of `requests` requests, spread over `fleet` in turn; the outbox delivered before counting ends. */
+async function perRequest(fleet: Process[], requests: number, send: (process: Process, i: number) => Promise<number>) {
+  await Promise.all(fleet.map((p) => p.store.drainOutbox()));
+  for (const p of fleet) p.sent.length = 0;
+  const statuses: number[] = [];
+  for (let i = 0; i < requests; i++) {
+    const process = fleet[i % fleet.length]!;
+    statuses.push(await send(process, i));
+    await process.store.drainOutbox();
+  }
+  const all = fleet.flatMap((p) => p.sent).filter((c) => !c.name.startsWith('ping'));
+  const own = all.filter((c) => !shared.has(c.name));
+  return {
+    statuses: [...new Set(statuses)],
+    total: all.length / requests,
+    /** Each request's own commands, before and after its answer. */
+    before: own.filter((c) => !c.afterAnswer).length / requests,
+    after: own.filter((c) => c.afterAnswer).length / requests,
+    names: [...new Set(own.map((c) => c.name))].sort(),
+    /** The shared commands, in all. */
+    shared: all.length - own.length,
+    writeConcerns: Object.fromEntries(all.filter((c) => c.writeConcern).map((c) => [c.name, c.writeConcern])),
+  };
+}
+
+/** Shared commands a fleet of `size` may make during one short count: a claim, and a read of each cache, per process. */
+const sharedAllowance = (size: number) => 3 * size;
+
+const sessionStart = (p: Process, member = 'm-alice') =>
+  fetch(`${p.base}/client/users/${member}/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'x-identifier-type': 'CARD_NUMBER' } });
+
+async function startSession(p: Process, member = 'm-alice'): Promise<string> {
+  const response = await sessionStart(p, member);
+  return ((await response.json()) as { sessionToken: string }).sessionToken;
+}
+
+const status = async (response: Promise<Response>): Promise<number> => {
+  const answered = await response;
+  await answered.arrayBuffer();
+  return answered.status;
+};
+
+const listing = (p: Process, token: string) => status(fetch(`${p.base}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': key, authorization: `Bearer ${token}` } }));
+
+const lowering = (p: Process, token: string, member: string, reservation: string, amount: number) =>
+  status(
+    fetch(`${p.base}/client/users/${member}/reservations/${reservation}`, {
+      method: 'PUT',
+      headers: { 'x-api-key': key, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reservationAmount: amount }),
+    }),
+  );
 
 if (source.kind === 'none') {
-  it.skip(`MongoDB commands per operation: skipped, ${source.reason}`, () => undefined);
+  it.skip(`MongoDB commands per request: skipped, ${source.reason}`, () => undefined);
 } else {
-  describe('MongoDB commands per operation (rate limit on, shared by the fleet)', () => {
-    const dbName = uniqueDbName('commands');
-    const key = 'pk_test_partner_app_0001';
-    let client: MongoClient;
-    let server: Server;
-    let base: string;
-    let drain: () => Promise<void>;
-    const sent: string[] = [];
-    let answeredAt = 0;
+  describe.each([
+    ['one process', 1],
+    ['a fleet of two processes on one database', 2],
+  ])('MongoDB commands per request, %s', (_name, size) => {
+    const dbName = uniqueDbName(`commands${size}`);
+    let fleet: Process[];
+    /** A session of m-alice and of m-hh-1 on each process, used until the test ends (as a partner's app does). */
+    let alice: string;
+    let household: string;
 
     beforeAll(async () => {
-      client = await new MongoClient(source.uri, { monitorCommands: true, ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 }).connect();
-      const store = MongoStore.over(fixedConnection(client, client.db(dbName)));
-      await store.ensureIndexes();
-      await loadFixture(store, await readFixtureFile(demoFixturePath), new Date());
-      const services = createServices({ store, clock: () => new Date() });
-      drain = () => store.drainOutbox();
-      const app = await createApp({
-        services,
-        store,
-        logger: pino({ level: 'silent' }),
-        config: { rateLimitPerMinute: 6000, bodyLimitBytes: 16384, trustProxy: false },
-        requestCounter: store.requestCounter(6000, rateLimitWindowSeconds),
-      });
-      server = await new Promise((resolve) => {
-        const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
-      });
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      client.on('commandStarted', (event: CommandStartedEvent) => sent.push(`${event.commandName} ${String(event.command[event.commandName])}`));
-      // The rate limit claims a block of the key's window on its first request (Start Session); all
-      // the requests here then fall in that window and spend that block.
-      await windowWithRoom('partner-app', rateLimitWindowSeconds * 1000, 20_000);
-      // Where the answer starts: the commands sent until then are its request path.
-      server.on('request', (_req, res: ServerResponse) => {
-        const writeHead = res.writeHead;
-        res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
-          answeredAt = sent.length;
-          return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
-        } as typeof res.writeHead;
-      });
+      fleet = [];
+      for (let i = 0; i < size; i++) fleet.push(await startProcess(source.uri, dbName, 6000));
+      await fleet[0]!.store.ensureIndexes();
+      await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
+      // All requests in one of the key's rate-limit windows (they are fixed: quota-windows.ts).
+      await windowWithRoom('partner-app', rateLimitWindowSeconds * 1000, 30_000);
+      alice = await startSession(fleet[0]!);
+      household = await startSession(fleet[0]!, 'm-hh-1');
+      // Warm-up: every process has claimed its blocks and read the key, the sessions and the listing.
+      for (const p of fleet) {
+        await status(sessionStart(p));
+        for (let i = 0; i < 25; i++) await listing(p, alice);
+        await lowering(p, household, 'm-hh-1', 'rt-hh-1', 9500);
+      }
     }, 60_000);
 
     afterAll(async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await drain();
-      await client.db(dbName).dropDatabase();
-      await client.close();
+      await Promise.all(fleet.map((p) => p.close()));
+      await dropTestDatabase(source.uri, dbName);
     });
 
-    /** The commands a request sent before its answer, and after it (until the service has nothing left to do). */
-    async function commandsOf(request: () => Promise<Response>): Promise<{ status: number; before: string[]; after: string[] }> {
-      await drain();
-      sent.length = 0;
-      const response = await request();
-      await response.arrayBuffer();
-      await drain();
-      return { status: response.status, before: sent.slice(0, answeredAt), after: sent.slice(answeredAt) };
-    }
-
-    let token = '';
-    const member = () => ({ 'x-api-key': key, authorization: `Bearer ${token}` });
-    const put = (reservationToken: string, body: unknown) => () =>
-      fetch(`${base}/client/users/m-alice/reservations/${reservationToken}`, {
-        method: 'PUT',
-        headers: { ...member(), 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-
-    it("Start Session: key with its client (one aggregate), the rate limit's first block of the window, member, insert", async () => {
-      const measured = await commandsOf(async () => {
-        const response = await fetch(`${base}/client/users/m-alice/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'x-identifier-type': 'CARD_NUMBER' } });
-        token = ((await response.clone().json()) as { sessionToken: string }).sessionToken;
-        return response;
-      });
-      expect(measured).toEqual({
-        status: 201,
-        before: ['aggregate apiKeys', 'findAndModify rateLimits', 'find members', 'insert sessions'],
-        after: [],
-      });
+    it('Start Session: at most 2 (the member, the session), both before the answer; the session written with w:majority', async () => {
+      const counted = await perRequest(fleet, measured, (p) => status(sessionStart(p)));
+      expect(counted.statuses).toEqual([201]);
+      expect(counted).toMatchObject({ before: 2, after: 0, names: ['find members', 'insert sessions'] });
+      expect(counted.shared).toBeLessThanOrEqual(sharedAllowance(size));
+      expect(counted.writeConcerns['insert sessions']).toEqual({ w: 'majority' });
     });
 
-    it('Operation A: the session with its client and member in one aggregate, definitions (the rate limit spends its block)', async () => {
-      const measured = await commandsOf(() => fetch(`${base}/client/users/m-alice/voucher-definitions`, { headers: member() }));
-      expect(measured).toEqual({
-        status: 200,
-        before: ['aggregate sessions', 'find voucherDefinitions'],
-        after: [],
-      });
+    it('Operation A: at most 0.2 (the listing and the session kept; the definitions version asked at most once a second)', async () => {
+      const counted = await perRequest(fleet, measured, (p) => listing(p, alice));
+      expect(counted.statuses).toEqual([200]);
+      expect(counted).toMatchObject({ before: 0, after: 0 });
+      expect(counted.total).toBeLessThanOrEqual(0.2);
     });
 
-    it('Operation B: credentials, the wallet with one reservation, one compare-and-set; the copies after the answer', async () => {
-      // The demo wallet of m-alice starts without an expired reservation: its slices are fresh.
-      await commandsOf(put('rt-alice-1', { reservationAmount: 9000 }));
-      const measured = await commandsOf(put('rt-alice-1', { reservationAmount: 8000 }));
-      expect(measured).toEqual({
-        status: 200,
-        before: ['aggregate sessions', 'aggregate wallets', 'update wallets'],
-        // The change's outbox: its reservation to its document, then its audit entry to the trail.
-        after: ['update reservations', 'insert audit'],
-      });
-      expect(measured.after).toHaveLength(2);
+    it(`Operation B, one wallet changed by ${size === 1 ? 'one process' : 'both processes in turn'}: 4, 2 before the answer (the wallet with one reservation, its compare-and-set), 2 after (the outbox); w:majority`, async () => {
+      const counted = await perRequest(fleet, measured, (p, i) => lowering(p, household, 'm-hh-1', 'rt-hh-1', 9000 - i));
+      expect(counted.statuses).toEqual([200]);
+      expect(counted).toMatchObject({ before: 2, after: 2, names: ['aggregate wallets', 'insert audit', 'update reservations', 'update wallets'] });
+      expect(counted.shared).toBeLessThanOrEqual(sharedAllowance(size));
+      for (const write of ['insert audit', 'update reservations', 'update wallets']) expect(counted.writeConcerns[write]).toEqual({ w: 'majority' });
     });
 
-    it('Operation B, an offline creation: the same', async () => {
-      const measured = await commandsOf(put('rt-commands-new', { reservationAmount: 100, offline: true }));
-      expect(measured.status).toBe(200);
-      expect(measured.before).toEqual(['aggregate sessions', 'aggregate wallets', 'update wallets']);
-      expect(measured.after).toHaveLength(2);
+    it('Operation B, every request on a wallet of its own (offline creations across the demo wallets): the same 4', async () => {
+      const members = ['m-alice', 'm-hh2-a'];
+      const tokens = await Promise.all(members.map((member) => startSession(fleet[0]!, member)));
+      const counted = await perRequest(fleet, measured, (p, i) =>
+        status(
+          fetch(`${p.base}/client/users/${members[i % 2]}/reservations/rt-commands-${size}-${i}`, {
+            method: 'PUT',
+            headers: { 'x-api-key': key, authorization: `Bearer ${tokens[i % 2]}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ reservationAmount: 1, offline: true }),
+          }),
+        ),
+      );
+      expect(counted.statuses).toEqual([200]);
+      expect(counted).toMatchObject({ before: 2, after: 2 });
+      // The two new sessions are read once by each process (its cache's first miss), as a partner's first call with one is.
+      expect(counted.shared).toBeLessThanOrEqual(sharedAllowance(size) + 2 * size);
+    });
+  });
+
+  describe('MongoDB commands of a flood from one key past its limit, a fleet of two processes', () => {
+    const dbName = uniqueDbName('commandsflood');
+    const limit = 20;
+    let fleet: Process[];
+
+    beforeAll(async () => {
+      fleet = [await startProcess(source.uri, dbName, limit), await startProcess(source.uri, dbName, limit)];
+      await fleet[0]!.store.ensureIndexes();
+      await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
+      await windowWithRoom('partner-app', rateLimitWindowSeconds * 1000, 30_000);
+    }, 60_000);
+
+    afterAll(async () => {
+      await Promise.all(fleet.map((p) => p.close()));
+      await dropTestDatabase(source.uri, dbName);
+    });
+
+    it('a refused request costs at most 0.05 commands (refused in memory until the window ends); the claims w:1', async () => {
+      const token = await startSession(fleet[0]!);
+      // The limit spent, and every process told by a claim that nothing is left.
+      const refusedBy = new Set<number>();
+      for (let i = 0; refusedBy.size < 2 && i < 10 * limit; i++) if ((await listing(fleet[i % 2]!, token)) === 429) refusedBy.add(i % 2);
+      expect(refusedBy.size).toBe(2);
+      const claims = fleet.flatMap((p) => p.sent).filter((c) => c.name === 'findAndModify rateLimits');
+      expect(claims.length).toBeGreaterThan(0);
+      for (const claim of claims) expect(claim.writeConcern).toEqual({ w: 1 });
+      const counted = await perRequest(fleet, 200, (p) => listing(p, token));
+      expect(counted.statuses).toEqual([429]);
+      expect(counted.total).toBeLessThanOrEqual(0.05);
     });
   });
 }
