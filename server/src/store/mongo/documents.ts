@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import {
   auditEntryId,
   type ApiKeyRecord,
@@ -92,6 +93,8 @@ export interface VoucherDefinitionDoc extends VoucherDefinitionRecord {
  */
 export interface WalletDoc {
   _id: string; // walletId
+  /** `sweepBucketOf(_id)`: the first part of the wallets' shard key (shard-plan.ts). */
+  bucket: number;
   version: number;
   balances: MemberBalance[];
   /** `totalsOf` the wallet's reservations. */
@@ -333,6 +336,19 @@ export function totalsFields(t: WalletTotals): WalletTotals {
   };
 }
 
+/** Sweep buckets of the wallets: the outbox sweep asks each in turn, so that each query targets its shards. */
+export const sweepBuckets = 16;
+
+/** The wallet's bucket: from a hash of its id, so wallets spread evenly and never by time. */
+export function sweepBucketOf(walletId: string): number {
+  return Number.parseInt(hash('sha256', walletId, 'hex').slice(0, 8), 16) % sweepBuckets;
+}
+
+/** The filter of one wallet: its whole shard key (bucket and id). */
+export function walletFilter(walletId: string): { bucket: number; _id: string } {
+  return { bucket: sweepBucketOf(walletId), _id: walletId };
+}
+
 /**
  * `_id` of a reservation document: the wallet and the reservation's key,
  * each part length-prefixed, so that distinct keys never meet whatever
@@ -340,6 +356,17 @@ export function totalsFields(t: WalletTotals): WalletTotals {
  */
 export function reservationDocId(walletId: string, key: ReservationKey): string {
   return [walletId, key.clientId, key.correlationId, key.reservationToken].map((part) => `${part.length}:${part}`).join('');
+}
+
+/**
+ * Every reservation document of a wallet, as a range of `_id` (the
+ * reservations' shard key): their ids all start with the wallet's part,
+ * `<length>:<walletId>`, which no other wallet's ids start with (the length
+ * fixes where the wallet id ends), and go on with a digit.
+ */
+export function reservationIdsOf(walletId: string): { $gte: string; $lt: string } {
+  const prefix = `${walletId.length}:${walletId}`;
+  return { $gte: prefix, $lt: `${prefix};` };
 }
 
 /** What a reservation document holds, `_id` aside (replaceOne takes it from the filter). */

@@ -16,14 +16,12 @@ export const indexSpecs: ReadonlyArray<{ collection: string; indexes: IndexDescr
   // Equality on unit and status, then ordered by id: the listing reads only its own entries, already sorted.
   { collection: collectionNames.voucherDefinitions, indexes: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }] },
   { collection: collectionNames.audit, indexes: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }] },
-  // The outbox sweep's wallets: sparse, so it holds only wallets with an outbox (recent changes; the sweep clears delivered ones).
-  { collection: collectionNames.wallets, indexes: [{ key: { 'outbox.at': 1 }, sparse: true }] },
+  // The outbox sweep's wallets, bucket by bucket: only wallets with an outbox (recent changes; the sweep clears delivered ones).
+  { collection: collectionNames.wallets, indexes: [{ key: { bucket: 1, 'outbox.at': 1 }, partialFilterExpression: { 'outbox.at': { $exists: true } } }] },
   { collection: requestCounterCollection, indexes: requestCounterIndexes },
   {
     collection: collectionNames.reservations,
     indexes: [
-      // A whole wallet's reservations, in key order.
-      { key: { walletId: 1, _id: 1 } },
       // Tombstones of removed reservations (the only documents with removedAt) go after a day.
       { key: { removedAt: 1 }, expireAfterSeconds: 86_400 },
     ],

@@ -3,6 +3,7 @@ import type { VoucherDefinitionRecord, Wallet } from '../../domain/model';
 import { StoreUnavailableError } from '../port';
 import { totalsOf } from '../../domain/wallet-totals';
 import { fixedConnection } from './connection';
+import { sweepBucketOf } from './documents';
 import { MongoStore } from './mongo-store';
 
 /*
@@ -80,6 +81,8 @@ const wallet: Wallet = {
 };
 
 const { walletId: _walletId, version: _version, ...walletFields } = wallet;
+/** The wallet's sweep bucket: part of every filter of it (its shard key). */
+const bucket = sweepBucketOf('member:m-a');
 /** What a whole save stores: the wallet and the totals of its reservations. */
 const walletContent = { ...walletFields, totals: totalsOf(wallet.reservations) };
 
@@ -94,8 +97,8 @@ describe('MongoStore requests', () => {
       sessions: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
       voucherDefinitions: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }],
       audit: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }],
-      wallets: [{ key: { 'outbox.at': 1 }, sparse: true }],
-      reservations: [{ key: { walletId: 1, _id: 1 } }, { key: { removedAt: 1 }, expireAfterSeconds: 86_400 }],
+      wallets: [{ key: { bucket: 1, 'outbox.at': 1 }, partialFilterExpression: { 'outbox.at': { $exists: true } } }],
+      reservations: [{ key: { removedAt: 1 }, expireAfterSeconds: 86_400 }],
       // The rate limit's windows: found by key, removed a window after they end.
       rateLimits: [{ key: { expire: -1 }, expireAfterSeconds: 0 }, { key: { key: 1 }, unique: true }],
     });
@@ -115,6 +118,7 @@ describe('MongoStore requests', () => {
         args: [
           {
             _id: 'member:m-a',
+            bucket,
             version: 1,
             balances: wallet.balances,
             totals: walletContent.totals,
@@ -131,7 +135,7 @@ describe('MongoStore requests', () => {
       {
         collection: 'wallets',
         method: 'bulkWrite',
-        args: [[{ updateOne: { filter: { _id: 'member:m-a', version: 1 }, update: { $unset: { outbox: '' } } } }], { ordered: false }],
+        args: [[{ updateOne: { filter: { bucket, _id: 'member:m-a', version: 1 }, update: { $unset: { outbox: '' } } } }], { ordered: false }],
       },
     ]);
   });
@@ -149,7 +153,7 @@ describe('MongoStore requests', () => {
     expect(await store.saveWallet(wallet, 7)).toBe(true);
     const update = calls.find((c) => c.method === 'updateOne');
     expect(update?.args).toEqual([
-      { _id: 'member:m-a', version: 7 },
+      { bucket, _id: 'member:m-a', version: 7 },
       {
         $set: {
           version: 8,
@@ -209,7 +213,7 @@ describe('MongoStore requests', () => {
         method: 'aggregate',
         args: [
           [
-            { $match: { _id: 'member:m-a' } },
+            { $match: { bucket, _id: 'member:m-a' } },
             { $addFields: { storedId: docId } },
             { $lookup: { from: 'reservations', localField: 'storedId', foreignField: '_id', as: 'stored' } },
             { $lookup: { from: 'audit', localField: 'outbox.audit._id', foreignField: '_id', as: 'delivered' } },
@@ -271,7 +275,7 @@ describe('MongoStore requests', () => {
     expect(calls[1]).toEqual({
       collection: 'wallets',
       method: 'updateOne',
-      args: [{ _id: 'member:m-a', version: 7 }, { $set: { version: 8, totals, outbox: { at: expect.any(Date), reservations: [{ key, reservation: lowered }], audit: null } } }],
+      args: [{ bucket, _id: 'member:m-a', version: 7 }, { $set: { version: 8, totals, outbox: { at: expect.any(Date), reservations: [{ key, reservation: lowered }], audit: null } } }],
     });
     matchedCount = 0;
     expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: lowered, totals, audit: null }, 7)).toBe(false);

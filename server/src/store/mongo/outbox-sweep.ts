@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { WalletDoc } from './documents';
+import { sweepBuckets, type WalletDoc } from './documents';
 import { deliveredLookup, isDelivered, type Outbox, type WalletWithDelivery } from './outbox';
 
 /*
@@ -18,12 +18,12 @@ export interface OutboxSweepOptions {
   graceMs: number;
   /** Wallets read per batch. */
   batchSize: number;
-  /** Batches per run at most (a backlog is worked off over several runs). */
+  /** Batches per bucket and run at most (a backlog is worked off over several runs). */
   maxBatches: number;
 }
 
 /** An entry left behind is delivered within grace + interval + a fifth: 10 + 30 + 6 s. */
-export const defaultSweepOptions: OutboxSweepOptions = { intervalMs: 30_000, graceMs: 10_000, batchSize: 200, maxBatches: 50 };
+export const defaultSweepOptions: OutboxSweepOptions = { intervalMs: 30_000, graceMs: 10_000, batchSize: 200, maxBatches: 10 };
 
 /** Deliveries of one batch under way at once. */
 const concurrency = 8;
@@ -71,43 +71,55 @@ export class OutboxSweep {
     await this.running?.catch(() => undefined);
   }
 
-  /** One run: batches of old outboxes until none is left or `maxBatches`. */
+  /**
+   * One run: each sweep bucket in turn (each query targets the shards of
+   * its bucket: shard-plan.ts), batches of old outboxes until none is left,
+   * at most `maxBatches` per bucket.
+   */
   async runOnce(): Promise<SweepReport> {
     const report: SweepReport = { delivered: 0, cleared: 0, failed: 0 };
     const cutoff = new Date(this.deps.now().getTime() - this.options.graceMs);
-    for (let batch = 0; batch < this.options.maxBatches && !this.stopped; batch++) {
-      const found = await this.oldOutboxes(cutoff);
-      const clearable: WalletWithDelivery[] = [];
-      await inBatches(found, concurrency, async (doc) => {
-        if (isDelivered(doc)) {
-          clearable.push(doc);
-          return;
-        }
-        try {
-          await this.deps.outbox.ensureDelivered(doc);
-          report.delivered++;
-          // Delivering an outbox without an audit entry cleared it already.
-          if (doc.outbox?.audit) clearable.push(doc);
-        } catch {
-          report.failed++;
-        }
-      });
-      await this.deps.outbox.clear(clearable);
-      report.cleared += clearable.length;
-      // A full batch of which nothing could be cleared would only come back: the next run tries again.
-      if (found.length < this.options.batchSize || clearable.length === 0) break;
+    for (let bucket = 0; bucket < sweepBuckets && !this.stopped; bucket++) {
+      for (let batch = 0; batch < this.options.maxBatches && !this.stopped; batch++) {
+        const found = await this.oldOutboxes(bucket, cutoff);
+        const cleared = await this.sweepBatch(found, report);
+        // A full batch of which nothing could be cleared would only come back: the next run tries again.
+        if (found.length < this.options.batchSize || cleared === 0) break;
+      }
     }
     return report;
   }
 
-  private oldOutboxes(cutoff: Date): Promise<WalletWithDelivery[]> {
+  /** Delivers what is undelivered in `found`, clears what is delivered; how many it cleared. */
+  private async sweepBatch(found: WalletWithDelivery[], report: SweepReport): Promise<number> {
+    const clearable: WalletWithDelivery[] = [];
+    await inBatches(found, concurrency, async (doc) => {
+      if (isDelivered(doc)) {
+        clearable.push(doc);
+        return;
+      }
+      try {
+        await this.deps.outbox.ensureDelivered(doc);
+        report.delivered++;
+        // Delivering an outbox without an audit entry cleared it already.
+        if (doc.outbox?.audit) clearable.push(doc);
+      } catch {
+        report.failed++;
+      }
+    });
+    await this.deps.outbox.clear(clearable);
+    report.cleared += clearable.length;
+    return clearable.length;
+  }
+
+  private oldOutboxes(bucket: number, cutoff: Date): Promise<WalletWithDelivery[]> {
     return this.deps.run(() =>
       this.deps
         .wallets()
         .aggregate<WalletWithDelivery>([
-          { $match: { 'outbox.at': { $lt: cutoff } } },
+          { $match: { bucket, 'outbox.at': { $lt: cutoff } } },
           { $limit: this.options.batchSize },
-          { $project: { version: 1, outbox: 1 } },
+          { $project: { bucket: 1, version: 1, outbox: 1 } },
           ...deliveredLookup(this.deps.auditCollection()),
         ])
         .toArray(),

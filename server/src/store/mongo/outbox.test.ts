@@ -51,7 +51,7 @@ describe('Outbox bounds', () => {
   it('remembers the delivered version of at most maxRemembered wallets (forgetting costs one read later)', async () => {
     const fake = fakeCollections();
     const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), maxRemembered: 2 });
-    for (let i = 0; i < 3; i++) await outbox.ensureDelivered({ _id: `w-${i}`, version: 1, balances: [], totals: { held: [], daily: [], count: 0, nextExpiry: null } });
+    for (let i = 0; i < 3; i++) await outbox.ensureDelivered({ _id: `w-${i}`, bucket: 0, version: 1, balances: [], totals: { held: [], daily: [], count: 0, nextExpiry: null } });
     expect(outbox.sizes.remembered).toBeLessThanOrEqual(2);
     expect(fake.writes).toEqual([]);
   });

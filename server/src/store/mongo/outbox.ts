@@ -10,6 +10,7 @@ import {
   type ReservationDoc,
   type ReservationWrite,
   type WalletDoc,
+  walletFilter,
 } from './documents';
 import type { AuditEntry } from '../../domain/model';
 import { isDuplicateKey } from './errors';
@@ -143,7 +144,7 @@ export class Outbox {
     const [doc] = await this.deps.run(() =>
       this.c.wallets
         .aggregate<WalletWithDelivery>([
-          { $match: { _id: walletId, version } },
+          { $match: { ...walletFilter(walletId), version } },
           { $project: { version: 1, outbox: 1 } },
           ...deliveredLookup(this.c.audit.collectionName),
         ])
@@ -178,7 +179,7 @@ export class Outbox {
   async clear(versions: ReadonlyArray<Pick<WalletDoc, '_id' | 'version'>>): Promise<void> {
     if (versions.length === 0) return;
     const operations = versions.map(
-      ({ _id, version }): AnyBulkWriteOperation<WalletDoc> => ({ updateOne: { filter: { _id, version }, update: { $unset: { outbox: '' } } } }),
+      ({ _id, version }): AnyBulkWriteOperation<WalletDoc> => ({ updateOne: { filter: { ...walletFilter(_id), version }, update: { $unset: { outbox: '' } } } }),
     );
     await this.deps.run(() => this.c.wallets.bulkWrite(operations, { ordered: false }));
   }

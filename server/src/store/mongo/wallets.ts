@@ -9,8 +9,10 @@ import {
   reservationDocId,
   reservationFields,
   reservationFromDoc,
+  reservationIdsOf,
   reservationWritesFromDocs,
   totalsFields,
+  walletFilter,
   type AuditDoc,
   type OutboxDoc,
   type ReservationDoc,
@@ -82,7 +84,7 @@ export class MongoWallets {
     const [found] = await this.deps.run(() =>
       this.collections.wallets
         .aggregate<WalletWithDelivery & { stored: ReservationDoc[] }>([
-          { $match: { _id: walletId } },
+          { $match: walletFilter(walletId) },
           // The equality form of $lookup, on `_id`: every server answers it
           // from the `_id` index (a pipeline $lookup is not always planned
           // that way by MongoDB-compatible servers). The id starts with a
@@ -116,7 +118,7 @@ export class MongoWallets {
     const outbox = outboxDoc([{ key: keyOfReservation(change.reservation), reservation: change.reservation }], change.audit, this.now());
     const result = await this.deps.run(() =>
       this.collections.wallets.updateOne(
-        { _id: change.walletId, version: expectedVersion },
+        { ...walletFilter(change.walletId), version: expectedVersion },
         { $set: { version, totals: totalsFields(change.totals), outbox } },
       ),
     );
@@ -146,8 +148,8 @@ export class MongoWallets {
     const fields = { version, balances: wallet.balances.map(balanceFields), totals: totalsFields(totalsOf(reservations)), outbox };
     const saved =
       expectedVersion === 0
-        ? await this.insert({ _id: walletId, ...fields })
-        : (await this.deps.run(() => this.collections.wallets.updateOne({ _id: walletId, version: expectedVersion }, { $set: fields }))).matchedCount === 1;
+        ? await this.insert({ ...walletFilter(walletId), ...fields })
+        : (await this.deps.run(() => this.collections.wallets.updateOne({ ...walletFilter(walletId), version: expectedVersion }, { $set: fields }))).matchedCount === 1;
     if (saved) await this.deliver(walletId, version, outbox);
     return saved;
   }
@@ -216,12 +218,12 @@ export class MongoWallets {
     const { wallets, reservations, audit } = this.collections;
     for (let attempt = 0; attempt < wholeReadAttempts; attempt++) {
       const [doc] = await this.deps.run(() =>
-        wallets.aggregate<WalletWithDelivery>([{ $match: { _id: walletId } }, ...deliveredLookup(audit.collectionName)]).toArray(),
+        wallets.aggregate<WalletWithDelivery>([{ $match: walletFilter(walletId) }, ...deliveredLookup(audit.collectionName)]).toArray(),
       );
       if (!doc) return null;
       await this.outbox.ensureDelivered(doc);
-      const stored = await this.deps.run(() => reservations.find({ walletId, removedAt: { $exists: false } }).sort({ _id: 1 }).toArray());
-      const again = await this.deps.run(() => wallets.findOne({ _id: walletId }, { projection: { version: 1 } }));
+      const stored = await this.deps.run(() => reservations.find({ _id: reservationIdsOf(walletId), removedAt: { $exists: false } }).sort({ _id: 1 }).toArray());
+      const again = await this.deps.run(() => wallets.findOne(walletFilter(walletId), { projection: { version: 1 } }));
       if (again?.version === doc.version) return { wallet: wholeOf(doc, stored) };
       // Let the writers pass (full jitter, a few milliseconds).
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, 2 ** attempt)));

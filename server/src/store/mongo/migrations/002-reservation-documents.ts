@@ -7,6 +7,7 @@ import {
   reservationDocId,
   reservationFields,
   reservationFromDoc,
+  reservationIdsOf,
   reservationWritesFromDocs,
   totalsFields,
   type ReservationDoc,
@@ -43,7 +44,7 @@ export const toLayout2: Migration = {
 /** The wallet's reservations as documents, then its totals; the inline copy goes last. */
 async function moveOut(db: Db, doc: Layout1Wallet, now: Date): Promise<void> {
   const reservations = db.collection<ReservationDoc>(collectionNames.reservations);
-  const stored = await reservations.find({ walletId: doc._id, removedAt: { $exists: false } }).toArray();
+  const stored = await reservations.find({ _id: reservationIdsOf(doc._id), removedAt: { $exists: false } }).toArray();
   const whole = logicalReservations(doc, stored);
   const version = doc.version + 1;
   if (whole.length > 0) {

@@ -43,7 +43,8 @@ async function moveKeyOut(db: Db, client: Layout2Client, now: Date): Promise<voi
   await db.collection<SessionDoc>(collectionNames.sessions).updateMany({ clientId: client._id, keyId: { $exists: false } }, { $set: { keyId } });
 }
 
-async function dropIndexIfPresent(db: Db, collection: string, key: Record<string, 1>): Promise<void> {
+/** Drops the index on exactly these keys, if the collection has one. */
+export async function dropIndexIfPresent(db: Db, collection: string, key: Record<string, 1 | -1>): Promise<void> {
   const indexes = await db.collection(collection).listIndexes().toArray().catch(() => []);
   const found = indexes.find((index) => JSON.stringify(index.key) === JSON.stringify(key));
   if (found) await db.collection(collection).dropIndex(String(found.name));

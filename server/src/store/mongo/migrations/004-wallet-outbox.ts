@@ -1,13 +1,21 @@
 import type { Db, Filter } from 'mongodb';
 import { auditEntryId } from '../../../domain/model';
 import { collectionNames } from '../collections';
-import type { AuditDoc, Body, ReservationDoc, ReservationWrite, WalletDoc } from '../documents';
+import { sweepBucketOf, type AuditDoc, type Body, type ReservationDoc, type ReservationWrite, type WalletDoc } from '../documents';
+import { dropIndexIfPresent } from './003-api-keys';
 import { Outbox } from '../outbox';
 import type { Migration } from './runner';
 import { eachMatching } from './parallel';
 
 /**
- * Layout 3 to 4: a wallet's last change no longer waits in `pending` (its
+ * Layout 3 to 4, in two parts.
+ *
+ * Every wallet gets its sweep bucket (`bucket`, from its id: the first part
+ * of the wallets' shard key, shard-plan.ts), and the reservations lose the
+ * index by wallet (a wallet's reservations are read by a range of `_id`,
+ * their shard key).
+ *
+ * A wallet's last change no longer waits in `pending` (its
  * reservation writes) and `pendingAudit` (its audit entry) for a process to
  * remember to copy them; layout 4 keeps them in `outbox`, delivered by
  * whoever reads the wallet, or the sweep (outbox.ts). Each layout 3 wallet
@@ -16,15 +24,19 @@ import { eachMatching } from './parallel';
  * loses both fields, in that order, guarded by its version. So a run that
  * stopped half-way finishes the rest, and every entry reaches the trail once.
  */
-type Layout3Wallet = Omit<WalletDoc, 'outbox'> & { pending?: ReservationWrite[]; pendingAudit?: Body<AuditDoc>[] };
+type Layout3Wallet = Omit<WalletDoc, 'outbox' | 'bucket'> & { bucket?: number; pending?: ReservationWrite[]; pendingAudit?: Body<AuditDoc>[] };
 
 const carriesAChange: Filter<Layout3Wallet> = { $or: [{ pending: { $exists: true } }, { pendingAudit: { $exists: true } }] };
 
 export const toLayout4: Migration = {
   to: 4,
-  name: 'wallet outboxes',
+  name: 'wallet outboxes and sweep buckets',
   async run(db, progress, now) {
     const wallets = db.collection<Layout3Wallet>(collectionNames.wallets);
+    await eachMatching(wallets, { bucket: { $exists: false } }, 'wallet sweep buckets', progress, (doc) =>
+      wallets.updateOne({ _id: doc._id }, { $set: { bucket: sweepBucketOf(doc._id) } }).then(() => undefined),
+    );
+    await dropIndexIfPresent(db, collectionNames.reservations, { walletId: 1, _id: 1 });
     const outbox = new Outbox({
       collections: () => ({
         wallets: db.collection<WalletDoc>(collectionNames.wallets),
