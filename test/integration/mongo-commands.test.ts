@@ -1,16 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import type { Server, ServerResponse } from 'node:http';
-import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
-import { pino } from 'pino';
-import { createApp } from '../../server/src/app';
-import { depsOf } from '../../server/src/composition';
-import { defaultWalletLimits } from '../../server/src/domain/limits';
-import { createHttpServer } from '../../server/src/http/http-server';
 import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/store/fixture';
-import { storeDb } from '../../server/src/store/mongo/concerns';
-import { fixedConnection } from '../../server/src/store/mongo/connection';
-import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { startMonitoredProcess as startProcess, type MonitoredProcess as Process } from '../support/monitored-process';
 import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 
@@ -33,54 +23,6 @@ const source = testMongoSource();
 const key = 'pk_test_partner_app_0001';
 /** Requests measured per case, after the warm-up. */
 const measured = 40;
-
-interface Process {
-  base: string;
-  /** Every command this process's client sent, with whether its request had answered by then. */
-  sent: Array<{ name: string; afterAnswer: boolean; writeConcern: Document | undefined }>;
-  store: MongoStore;
-  close(): Promise<void>;
-}
-
-/** One process: its own monitored client, main's wiring on it, the app listening on port 0. */
-async function startProcess(uri: string, dbName: string, rateLimitPerMinute: number): Promise<Process> {
-  const client = await new MongoClient(uri, { monitorCommands: true, ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 }).connect();
-  const store = MongoStore.over(fixedConnection(client, storeDb(client, dbName)));
-  const logger = pino({ level: 'silent' });
-  const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute }, logger);
-  const app = await createApp({
-    ...deps,
-    logger,
-    config: { rateLimitPerMinute, bodyLimitBytes: 16384, trustProxy: false },
-  });
-  const server: Server = await new Promise((resolve) => {
-    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const sent: Process['sent'] = [];
-  // Requests are sent one at a time: a command is after the answer once its request's head is written.
-  let answered = true;
-  server.on('request', (_req, res: ServerResponse) => {
-    answered = false;
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
-      answered = true;
-      return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
-    } as typeof res.writeHead;
-  });
-  client.on('commandStarted', (event: CommandStartedEvent) => {
-    sent.push({ name: `${event.commandName} ${String(event.command[event.commandName])}`, afterAnswer: answered, writeConcern: event.command.writeConcern as Document | undefined });
-  });
-  return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    sent,
-    store,
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.close();
-      await client.close();
-    },
-  };
-}
 
 /**
  * Commands a process sends now and then for all requests rather than for

@@ -1,0 +1,62 @@
+import type { AddressInfo } from 'node:net';
+import type { Server, ServerResponse } from 'node:http';
+import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
+import { pino } from 'pino';
+import { createApp } from '../../server/src/app';
+import { depsOf } from '../../server/src/composition';
+import { defaultWalletLimits } from '../../server/src/domain/limits';
+import { createHttpServer } from '../../server/src/http/http-server';
+import { storeDb } from '../../server/src/store/mongo/concerns';
+import { fixedConnection } from '../../server/src/store/mongo/connection';
+import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+
+/*
+ * A server process as main builds it (`depsOf`: caches, rate limit, outbox
+ * sweep) on a MongoDB client of its own that reports every command it
+ * sends, for the tests of what requests cost the database and what they
+ * send it. Requests go to it one at a time: a command counts as after the
+ * answer once its request's head is written.
+ */
+
+export interface MonitoredProcess {
+  base: string;
+  /** Every command this process's client sent, with whether its request had answered by then. */
+  sent: Array<{ name: string; afterAnswer: boolean; writeConcern: Document | undefined; event: CommandStartedEvent }>;
+  store: MongoStore;
+  close(): Promise<void>;
+}
+
+export async function startMonitoredProcess(uri: string, dbName: string, rateLimitPerMinute: number): Promise<MonitoredProcess> {
+  const client = await new MongoClient(uri, { monitorCommands: true, ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 }).connect();
+  const store = MongoStore.over(fixedConnection(client, storeDb(client, dbName)));
+  const logger = pino({ level: 'silent' });
+  const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute }, logger);
+  const app = await createApp({ ...deps, logger, config: { rateLimitPerMinute, bodyLimitBytes: 16384, trustProxy: false } });
+  const server: Server = await new Promise((resolve) => {
+    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const sent: MonitoredProcess['sent'] = [];
+  let answered = true;
+  server.on('request', (_req, res: ServerResponse) => {
+    answered = false;
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+      answered = true;
+      return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+    } as typeof res.writeHead;
+  });
+  client.on('commandStarted', (event: CommandStartedEvent) => {
+    const name = `${event.commandName} ${String(event.command[event.commandName])}`;
+    sent.push({ name, afterAnswer: answered, writeConcern: event.command.writeConcern as Document | undefined, event });
+  });
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sent,
+    store,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+      await client.close();
+    },
+  };
+}
