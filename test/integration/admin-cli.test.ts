@@ -10,7 +10,20 @@ import { demoFixturePath } from '../../server/src/store/fixture';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { currentLayout } from '../../server/src/store/mongo/layout';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { shardPlan } from '../../server/src/store/mongo/shard-plan';
 import { layoutOneDatabase } from './data-layout/layout-one';
+
+/** Every collection of the database with the keys of its indexes. */
+async function indexesOf(uri: string, dbName: string): Promise<Record<string, unknown[]>> {
+  const client = await new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }).connect();
+  try {
+    const db = client.db(dbName);
+    const names = (await db.listCollections().toArray()).map((c) => c.name).sort();
+    return Object.fromEntries(await Promise.all(names.map(async (name) => [name, (await db.collection(name).listIndexes().toArray()).map((i) => i.key)])));
+  } finally {
+    await client.close();
+  }
+}
 
 /** One command line of loyalty-admin, in this process: its exit code, stdout and stderr. */
 async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -24,13 +37,31 @@ async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ cod
   return { code, stdout, stderr };
 }
 
-const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate']];
+const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard']];
 
 describe('loyalty-admin without MongoDB', () => {
   it.each(commands.map((words) => [words.join(' '), words] as const))('%s --help explains the command and exits 0', async (_name, words) => {
     const run = await admin([...words, '--help']);
     expect(run.code).toBe(exitCodes.ok);
     expect(run.stdout).toMatch(/^Usage: loyalty-admin /);
+  });
+
+  it('prints the shard plan without a database: every collection, sharded or not, its key and unique indexes', async () => {
+    const run = await admin(['shard', '--json']);
+    expect(run.code).toBe(exitCodes.ok);
+    const plan = JSON.parse(run.stdout) as { applied: boolean; collections: Array<{ collection: string; sharded: boolean; shardKey: unknown; uniqueIndexes: unknown[] }> };
+    expect(plan.applied).toBe(false);
+    expect(plan.collections.find((c) => c.collection === 'wallets')).toMatchObject({ sharded: true, shardKey: { bucket: 1, _id: 1 } });
+    expect(plan.collections.find((c) => c.collection === 'apiKeys')).toMatchObject({ sharded: false, shardKey: null, uniqueIndexes: [{ digest: 1 }] });
+    expect(plan.collections).toHaveLength(shardPlan.length);
+    // For people: one line per collection.
+    expect((await admin(['shard'])).stdout.split('\n').filter((line) => /^ {2}\w/.test(line))).toHaveLength(shardPlan.length);
+  });
+
+  it('shard --apply needs MongoDB (a mongos), with exit code 2', async () => {
+    const run = await admin(['shard', '--apply']);
+    expect(run.code).toBe(exitCodes.usage);
+    expect(run.stderr).toMatch(/set MONGODB_URI/);
   });
 
   it('says plainly that it needs MongoDB, with exit code 2', async () => {
@@ -73,6 +104,15 @@ if (source.kind === 'none') {
       const run = await admin([...args, '--json'], env);
       return { ...run, body: JSON.parse(run.stdout) as Record<string, unknown> };
     };
+
+    it('shard --apply on a server that is not a mongos: exit 2, saying why, and nothing changed', async () => {
+      await json(['load', demoFixturePath]);
+      const before = await indexesOf(source.uri, dbName);
+      const run = await json(['shard', '--apply']);
+      expect(run.code).toBe(exitCodes.usage);
+      expect(run.body).toEqual({ error: expect.stringMatching(/not a mongos.*Nothing was changed/), exitCode: exitCodes.usage });
+      expect(await indexesOf(source.uri, dbName)).toEqual(before);
+    });
 
     it('loads a fixture, then checks the database: all well, exit 0', async () => {
       const load = await json(['load', demoFixturePath]);

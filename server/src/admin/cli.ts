@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 /**
  * `loyalty-admin`: the operator's command for a deployment on MongoDB (keys,
- * data loads, indexes, checks, migrations). Reads MONGODB_URI and
+ * data loads, indexes, checks, migrations, sharding). Reads MONGODB_URI and
  * MONGODB_DB like the server. `--help` on every command; `--json` prints one
  * JSON object on stdout; exit codes in exit-codes.ts (README, Operating).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { StoreUnavailableError } from '../store/port';
 import { LayoutMismatchError } from '../store/mongo/layout';
-import { adminConfig } from './database';
+import { adminConfig, optionalMongo } from './database';
+import { runShard } from './shard';
 import { runCheck, runIndexes, runLoad, runMigrate } from './data';
 import { AdminError, exitCodes } from './exit-codes';
 import { keyCommands, runKeys } from './keys';
@@ -78,6 +79,12 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
     .description('reachable, data layout, indexes, counts per collection; exits 1 when something is wrong')
     .addOption(jsonOption())
     .action((o: { json?: boolean }) => runCheck(config().mongo, output(o)));
+  program
+    .command('shard')
+    .description('print the shard plan of a sharded cluster (collections, shard keys, unique indexes); --apply runs it on a mongos')
+    .option('--apply', 'enable sharding, create the shard-key indexes and shard the collections (idempotent; a mongos only)')
+    .addOption(jsonOption())
+    .action((o: { apply?: boolean; json?: boolean }) => runShard(o.apply ? config().mongo : optionalMongo(env), o.apply === true, output(o)));
   program
     .command('migrate')
     .description('bring the database to the data layout of this release, in place (idempotent, resumable)')

@@ -22,6 +22,16 @@ export function adminConfig(env: NodeJS.ProcessEnv): AppConfig & { mongo: MongoC
   return { ...config, mongo: config.mongo };
 }
 
+/** MongoDB when configured, else null (commands that can do without a database). */
+export function optionalMongo(env: NodeJS.ProcessEnv): MongoConfig | null {
+  try {
+    return loadConfig(env).mongo;
+  } catch (error) {
+    if (error instanceof ConfigError) throw new AdminError(error.message, exitCodes.usage);
+    throw error;
+  }
+}
+
 function connectionOptions(mongo: MongoConfig) {
   // A command runs once: no watchdog replacing clients under it.
   return { uri: mongo.uri, dbName: mongo.dbName, serverSelectionTimeoutMS: mongo.serverSelectionTimeoutMs, socketTimeoutMS: mongo.socketTimeoutMs, watchdogIntervalMs: 0 };
