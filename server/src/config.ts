@@ -13,6 +13,8 @@
  * | MONGODB_DB                          | loyalty  | database name in that MongoDB                                           |
  * | MONGODB_SERVER_SELECTION_TIMEOUT_MS | 5000     | how long the driver looks for a server before an operation fails        |
  * | MONGODB_SOCKET_TIMEOUT_MS           | 10000    | how long a MongoDB socket may stay silent before it is closed           |
+ * | AUDIT_RETENTION_DAYS                | (unset)  | days the audit trail keeps an entry, 1 to 36500 (a TTL index that       |
+ * |                                     |          | `loyalty-admin indexes` manages); unset: kept for ever                  |
  * | SEED_FILE                           | (unset)  | fixture JSON loaded into the store at start-up                          |
  * | RATE_LIMIT_PER_MINUTE               | 6000     | requests per client key per minute, across every process on one MongoDB |
  * |                                     |          | (in the process on the embedded store); 0 turns rate limiting off       |
@@ -61,6 +63,8 @@ export interface MongoConfig {
   readonly dbName: string;
   readonly serverSelectionTimeoutMs: number;
   readonly socketTimeoutMs: number;
+  /** Days an audit entry is kept (a TTL index `loyalty-admin indexes` manages); null: for ever. */
+  readonly auditRetentionDays: number | null;
 }
 
 export interface AppConfig {
@@ -121,6 +125,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dbName: reader.string('MONGODB_DB', 'loyalty'),
     serverSelectionTimeoutMs: reader.integer('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 5000, { min: 1 }),
     socketTimeoutMs: reader.integer('MONGODB_SOCKET_TIMEOUT_MS', 10000, { min: 0 }),
+    auditRetentionDays: reader.optional('AUDIT_RETENTION_DAYS') === null ? null : reader.integer('AUDIT_RETENTION_DAYS', 0, { min: 1, max: 36_500 }),
   };
   const config: AppConfig = {
     port: reader.integer('PORT', 3000, { min: 0, max: 65535 }),

@@ -13,6 +13,16 @@ import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/sr
 import { shardPlan } from '../../server/src/store/mongo/shard-plan';
 import { layoutOneDatabase } from './data-layout/layout-one';
 
+/** The indexes of one collection, with their options. */
+async function indexesWithOptions(uri: string, dbName: string, collection: string) {
+  const client = await new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }).connect();
+  try {
+    return await client.db(dbName).collection(collection).listIndexes().toArray();
+  } finally {
+    await client.close();
+  }
+}
+
 /** Every collection of the database with the keys of its indexes. */
 async function indexesOf(uri: string, dbName: string): Promise<Record<string, unknown[]>> {
   const client = await new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }).connect();
@@ -112,6 +122,27 @@ if (source.kind === 'none') {
       expect(run.code).toBe(exitCodes.usage);
       expect(run.body).toEqual({ error: expect.stringMatching(/not a mongos.*Nothing was changed/), exitCode: exitCodes.usage });
       expect(await indexesOf(source.uri, dbName)).toEqual(before);
+    });
+
+    it('AUDIT_RETENTION_DAYS: indexes makes the TTL index of the trail, changes it, drops it when unset; --verify and check see a difference', async () => {
+      const ttl = async () => (await indexesWithOptions(source.uri, dbName, 'audit')).find((i) => JSON.stringify(i.key) === '{"at":1}')?.expireAfterSeconds;
+      const run = async (days: string | null, args: string[]) => {
+        env = { MONGODB_URI: source.uri, MONGODB_DB: dbName, ...(days && { AUDIT_RETENTION_DAYS: days }) };
+        return json(args);
+      };
+      expect((await run('30', ['indexes'])).body).toMatchObject({ auditRetentionDays: 30, auditRetention: 'created' });
+      expect(await ttl()).toBe(30 * 86_400);
+      expect((await run('30', ['indexes', '--verify'])).code).toBe(exitCodes.ok);
+      const differs = await run('60', ['indexes', '--verify']);
+      expect(differs.code).toBe(exitCodes.failed);
+      expect(differs.body).toMatchObject({ auditRetention: 'differs' });
+      expect((await run('60', ['check'])).body).toMatchObject({ ok: false, problems: [expect.stringMatching(/keeps entries 30 days, AUDIT_RETENTION_DAYS says 60 days/)] });
+      expect((await run('60', ['indexes'])).body).toMatchObject({ auditRetention: 'changed' });
+      expect(await ttl()).toBe(60 * 86_400);
+      expect((await run(null, ['indexes', '--verify'])).code).toBe(exitCodes.failed);
+      expect((await run(null, ['indexes'])).body).toMatchObject({ auditRetentionDays: null, auditRetention: 'dropped' });
+      expect(await ttl()).toBeUndefined();
+      expect((await run(null, ['check'])).code).toBe(exitCodes.ok);
     });
 
     it('loads a fixture, then checks the database: all well, exit 0', async () => {

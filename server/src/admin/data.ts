@@ -3,6 +3,7 @@ import { systemClock } from '../domain/clock';
 import type { AppConfig, MongoConfig } from '../config';
 import { loadFixture, readFixtureFile, FixtureError, type Fixture } from '../store/fixture';
 import { collectionNames } from '../store/mongo/collections';
+import { applyAuditRetention, auditRetentionProblem } from '../store/mongo/audit-retention';
 import { ensureIndexes, indexSpecs, missingIndexes } from '../store/mongo/indexes';
 import { currentLayout, readLayout } from '../store/mongo/layout';
 import { migrate } from '../store/mongo/migrations/runner';
@@ -42,18 +43,26 @@ export async function runLoad(config: AppConfig & { mongo: MongoConfig }, file: 
   ]);
 }
 
-/** `indexes`: creates every index of the current layout (idempotent), or with `verify` only lists the missing ones. */
+/**
+ * `indexes`: creates every index of the current layout (idempotent) and
+ * makes the audit trail's retention what AUDIT_RETENTION_DAYS says; with
+ * `verify`, creates nothing and fails on a missing index or another retention.
+ */
 export async function runIndexes(mongo: MongoConfig, verify: boolean, out: Output): Promise<void> {
-  const missing = await withDatabase(mongo, async (db) => {
+  const { missing, retention, retentionProblem } = await withDatabase(mongo, async (db) => {
+    const change = verify ? null : await applyAuditRetention(db, mongo.auditRetentionDays);
     if (!verify) await ensureIndexes(db);
-    return missingIndexes(db);
+    return { missing: await missingIndexes(db), retention: change, retentionProblem: await auditRetentionProblem(db, mongo.auditRetentionDays) };
   });
   const total = indexSpecs.reduce((sum, spec) => sum + spec.indexes.length, 0);
-  out.result({ created: !verify, expected: total, missing }, [
+  const kept = mongo.auditRetentionDays === null ? 'for ever' : `${mongo.auditRetentionDays} days`;
+  out.result({ created: !verify, expected: total, missing, auditRetentionDays: mongo.auditRetentionDays, auditRetention: retention ?? (retentionProblem ? 'differs' : 'unchanged') }, [
     verify ? `Indexes: ${total - missing.length} of ${total} present` : `Indexes: ${total - missing.length} of ${total} present (created what was missing)`,
     ...missing.map((index) => `  missing: ${index}`),
+    retentionProblem ? `Audit retention: ${retentionProblem}` : `Audit retention: ${kept}${retention && retention !== 'unchanged' ? ` (${retention})` : ''}`,
   ]);
-  if (missing.length > 0) throw new AdminError(`${missing.length} index(es) missing`, exitCodes.failed, true);
+  const problems = missing.length + (retentionProblem ? 1 : 0);
+  if (problems > 0) throw new AdminError(`${missing.length} index(es) missing${retentionProblem ? ', and the audit retention differs' : ''}`, exitCodes.failed, true);
 }
 
 /** `check`: reachable, the layout version, the indexes, counts per collection; fails when anything is wrong. */
@@ -61,7 +70,7 @@ export async function runCheck(mongo: MongoConfig, out: Output): Promise<void> {
   const report = await withDatabase(mongo, async (db, ping) => {
     await ping();
     const layout = await readLayout(db);
-    return { layout, missing: await missingIndexes(db), counts: await countsOf(db) };
+    return { layout, missing: await missingIndexes(db), counts: await countsOf(db), retention: await auditRetentionProblem(db, mongo.auditRetentionDays) };
   });
   const problems: string[] = [];
   if (report.layout.migrating) problems.push(`a migration to layout ${report.layout.migrating.to} is under way or stopped half-way: run loyalty-admin migrate`);
@@ -69,6 +78,7 @@ export async function runCheck(mongo: MongoConfig, out: Output): Promise<void> {
     problems.push(`data layout ${report.layout.version}, this release needs ${currentLayout}: run loyalty-admin migrate`);
   }
   for (const index of report.missing) problems.push(`missing index ${index}: run loyalty-admin indexes`);
+  if (report.retention) problems.push(report.retention);
   const layout = { version: report.layout.version, expected: currentLayout, recorded: report.layout.recorded, migrating: report.layout.migrating };
   out.result({ ok: problems.length === 0, reachable: true, layout, missingIndexes: report.missing, counts: report.counts, problems }, [
     `Reachable: yes`,

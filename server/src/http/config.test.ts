@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       MONGODB_DB: 'loyalty_test',
       MONGODB_SERVER_SELECTION_TIMEOUT_MS: '2000',
       MONGODB_SOCKET_TIMEOUT_MS: '3000',
+      AUDIT_RETENTION_DAYS: '400',
       SEED_FILE: '/data/seed.json',
       RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'debug',
@@ -39,7 +40,7 @@ describe('loadConfig', () => {
     });
     expect(config).toEqual({
       port: 8080,
-      mongo: { uri: 'mongodb://u:p@db:27017', dbName: 'loyalty_test', serverSelectionTimeoutMs: 2000, socketTimeoutMs: 3000 },
+      mongo: { uri: 'mongodb://u:p@db:27017', dbName: 'loyalty_test', serverSelectionTimeoutMs: 2000, socketTimeoutMs: 3000, auditRetentionDays: 400 },
       seedFile: '/data/seed.json',
       rateLimitPerMinute: 0,
       logLevel: 'debug',
@@ -94,6 +95,8 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '3000', /METRICS_PORT must differ from PORT \(both 3000\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '0', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000 \(got "0"\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '5001', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000/],
+    ['AUDIT_RETENTION_DAYS', '0', /AUDIT_RETENTION_DAYS must be an integer from 1 to 36500 \(got "0"\)/],
+    ['AUDIT_RETENTION_DAYS', '1.5', /AUDIT_RETENTION_DAYS must be an integer from 1 to 36500/],
   ])('rejects %s=%s, naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
