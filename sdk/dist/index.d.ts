@@ -746,7 +746,7 @@ interface components {
                 "application/json": components["schemas"]["InternalError"];
             };
         };
-        /** @description The store does not answer. Nothing was changed; the request can be retried. */
+        /** @description The store does not answer. The request can be retried as it is: a change is never made twice (when the store failed after applying it, the retry finds it made and answers as the first request would have). */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -122,7 +122,7 @@ describe.each(variants)('store faults over %s', (_name, factory) => {
     expect(failed.status).toBe(503);
     expect(failed.json).toEqual(serviceUnavailableBody);
     expect(failed.headers['retry-after']).toMatch(/^\d+$/);
-    // "Nothing was changed; the request can be retried."
+    // An outage before any write: nothing changed, and the request can be retried.
     expect(await world.wallets()).toEqual(before);
     expect(world.spy.audit.length).toBe(auditBefore);
 
