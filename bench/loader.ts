@@ -24,7 +24,7 @@ export interface LoadResult {
   offered: number;
   /** Answered with the expected status. */
   answered: number;
-  /** Every answer, by status; `error` for a connection error or a timeout, `not sent` for the ones over `maxInFlight`. */
+  /** Every answer, by status; `error <code>` for a connection error or a timeout, `not sent` for the ones over `maxInFlight`. */
   statuses: Record<string, number>;
   /** Answers of any status (what the server processes had to serve). */
   responses: number;
@@ -59,15 +59,31 @@ export function closeConnections(): void {
   agents.clear();
 }
 
-/** One request; resolves with its status (0: a connection error or a timeout), headers and body (unless `discardBody`). */
-export function send(
-  url: string,
-  request: BenchRequest,
-  { timeoutMs = 10_000, discardBody = false }: { timeoutMs?: number; discardBody?: boolean } = {},
-): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+export interface Answer {
+  /** 0: no answer (`error` says why). */
+  status: number;
+  error?: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * One request; resolves with its answer (the body unless `discardBody`). A
+ * kept-alive connection the server closed just as it was reused is retried
+ * once on a new one (Node's documented remedy: the server never saw it).
+ */
+export async function send(url: string, request: BenchRequest, options: { timeoutMs?: number; discardBody?: boolean } = {}): Promise<Answer> {
+  const answer = await sendOnce(url, request, options);
+  return answer.error === 'ECONNRESET on a reused connection' ? sendOnce(url, request, options) : answer;
+}
+
+function sendOnce(url: string, request: BenchRequest, { timeoutMs = 10_000, discardBody = false }: { timeoutMs?: number; discardBody?: boolean }): Promise<Answer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
-    const failed = () => resolve({ status: 0, headers: {}, body: Buffer.alloc(0) });
+    const failed = (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? error.message;
+      resolve({ status: 0, error: req.reusedSocket && code === 'ECONNRESET' ? `${code} on a reused connection` : code, headers: {}, body: Buffer.alloc(0) });
+    };
     const req = httpRequest({ agent: agentFor(url), hostname, port, method: request.method, path: request.path, headers: request.headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => discardBody || chunks.push(chunk));
@@ -78,7 +94,7 @@ export function send(
       });
       res.on('error', failed);
     });
-    req.setTimeout(timeoutMs, () => req.destroy());
+    req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
     req.on('error', failed);
     req.end(request.body);
   });
@@ -100,7 +116,7 @@ export async function paced(urls: string[], next: () => BenchRequest, options: L
     if (pending.size >= maxInFlight) return count('not sent');
     const answered = send(urls[request.via % urls.length]!, request, { timeoutMs, discardBody: true }).then((response) => {
       latency.record(Math.max(1, Math.round((performance.now() - due) * 1000)));
-      count(response.status === 0 ? 'error' : String(response.status));
+      count(response.status === 0 ? `error ${response.error}` : String(response.status));
       pending.delete(answered);
     });
     pending.add(answered);

@@ -15,7 +15,8 @@ import { flood, membersChangingWallets, operationA, operationB, startSession, st
 export interface Env {
   runtime: Runtime;
   tmp: string;
-  mongo: { uri: string; dbName: (suffix: string) => string } | null;
+  /** The MongoDB of `--mongodb`; `created` collects the databases the run made (dropped at its end). */
+  mongo: { uri: string; dbName: (suffix: string) => string; created: Set<string> } | null;
   /** The database's process when it runs on this machine (its CPU is reported beside the server's). */
   databasePid: number | null;
   /** Requests offered per second. */
@@ -53,6 +54,8 @@ export interface Deployment {
   captured: CapturedResponse[];
   /** Operation A's body (to compare listings across deployments). */
   listing: Buffer;
+  /** Stops the processes and, on MongoDB, drops the database (an in-memory stand-in would keep it until it stops). */
+  retire(): Promise<void>;
 }
 
 export async function dropDatabase(uri: string, dbName: string): Promise<void> {
@@ -85,6 +88,7 @@ export async function deploy(
   if (env.mongo) {
     mongo = { uri: env.mongo.uri, dbName: env.mongo.dbName(name === 'server' ? '' : name) };
     await dropDatabase(mongo.uri, mongo.dbName);
+    env.mongo.created.add(mongo.dbName);
   }
   const children: Child[] = [];
   const gcFiles: string[] = [];
@@ -144,6 +148,10 @@ export async function deploy(
     plan,
     scenario,
     listing: listing.body,
+    retire: async () => {
+      await Promise.all(children.map((child) => child.stop()));
+      if (mongo) await dropDatabase(mongo.uri, mongo.dbName);
+    },
     captured: [
       capture('post', '/client/users/:correlation_id/sessions', session),
       capture('get', '/client/users/:correlation_id/voucher-definitions', listing),

@@ -51,7 +51,7 @@ export interface Report {
   checks: Check[];
 }
 
-/** Item 5's targets, on MongoDB: two processes on one database, steady state. */
+/** The fleet's targets on MongoDB (two processes on one database, steady state): commands per request, CPU per request over bare Express. */
 const commandTargets: Partial<Record<ScenarioName, number>> = { session: 2, A: 0.2, B: 4, 'B-shared': 4, flood: 0.05 };
 const cpuTargets: Partial<Record<ScenarioName, number>> = { A: 2, B: 10, 'B-shared': 10 };
 /** B's commands when two processes change a wallet, within this much of when one does. */

@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { closeConnections, send } from './loader';
-import { deploy, describeRun, log, measureRun, rateLimitPerMinute, startBaseline, summarise, type Deployment, type Env, type Run, type Target } from './measure';
+import { deploy, describeRun, dropDatabase, log, measureRun, rateLimitPerMinute, startBaseline, summarise, type Deployment, type Env, type Run, type Target } from './measure';
 import { collectGarbage, listenerPid, repoRoot, rssOf, startBare, type Child } from './processes';
 import { formatProfile, summariseProfile } from './profile-summary';
 import { checksOf, printReport, targetsOf, walletCheck, type PairReport, type Report, type RuntimeReport, type ScenarioReport } from './report';
@@ -98,7 +98,7 @@ function mongoOf(options: Options): Env['mongo'] {
   const uri = process.env.MONGODB_URI?.trim();
   if (!uri) throw new Error('--mongodb needs MONGODB_URI');
   const base = process.env.BENCH_MONGODB_DB?.trim() || 'loyalty_bench';
-  return { uri, dbName: (suffix) => (suffix ? `${base}_${suffix}` : base) };
+  return { uri, dbName: (suffix) => (suffix ? `${base}_${suffix}` : base), created: new Set() };
 }
 
 // ---------------------------------------------------------------------------
@@ -164,7 +164,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
     }
   }
   const after = await settledRss(deployment);
-  await Promise.all(baselines.map(stopTarget));
+  await Promise.all([...baselines.map(stopTarget), deployment.retire()]);
   return {
     node: env.runtime.version,
     processes: server.processes.length,
@@ -238,7 +238,7 @@ async function scaleSection(parentEnv: Env, options: Options, stopLater: Target[
   const large = await deploy(env, 'scale20k', { ...common, definitions: 20000 });
   stopLater.push(large.server);
   const result = await alternating(env, options, small, large, 'A', (d) => `${d === small ? ' 2,000' : '20,000'} definitions`);
-  await Promise.all([stopTarget(small.server), stopTarget(large.server)]);
+  await Promise.all([small.retire(), large.retire()]);
   const same = small.listing.equals(large.listing);
   return {
     label: `Scale: Operation A, the same 100 items listed among 2,000 or 20,000 definitions, one server process, ${env.rate} requests offered per second`,
@@ -269,7 +269,7 @@ async function walletSection(parentEnv: Env, options: Options, stopLater: Target
   const large = await deploy(env, 'wallet1000', fixture(sizes.large));
   stopLater.push(large.server);
   const result = await alternating(env, options, small, large, 'B', (d) => `${d === small ? '   10' : '1,000'} per wallet`);
-  await Promise.all([stopTarget(small.server), stopTarget(large.server)]);
+  await Promise.all([small.retire(), large.retire()]);
   return {
     label: `Wallet size: Operation B, ${members} wallets of ${sizes.small} or ${sizes.large} live reservations, one server process, ${env.rate} requests offered per second`,
     small: { ...result.small, size: sizes.small },
@@ -363,7 +363,10 @@ async function main(): Promise<void> {
   const cleanup = async (): Promise<void> => {
     closeConnections();
     await Promise.all(started.map(stopTarget));
-    if (!options.keep) rmSync(tmp, { recursive: true, force: true });
+    if (options.keep) return;
+    rmSync(tmp, { recursive: true, force: true });
+    // An in-memory stand-in keeps every database until it stops.
+    for (const dbName of mongo?.created ?? []) await dropDatabase(mongo!.uri, dbName).catch(() => undefined);
   };
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
   const cpus = os.cpus();

@@ -227,8 +227,8 @@ describe('MongoConnection watchdog', () => {
     world.clients[0]!.behaviour = 'stuck';
     // Every new client the watchdog makes gets stuck as soon as it is in use.
     const create = world.createClient.bind(world);
-    world.createClient = () => {
-      const client = create();
+    world.createClient = (uri, options) => {
+      const client = create(uri, options);
       const entry = world.clients.at(-1)!;
       const connect = client.connect.bind(client);
       client.connect = async () => {
