@@ -18,6 +18,8 @@ export interface ScenarioReport {
 export interface RuntimeReport {
   node: string;
   processes: number;
+  /** The scenarios asked for (`--only`): the targets of the others are not reported. */
+  asked: ScenarioName[];
   scenarios: ScenarioReport[];
   /** The flood: why it was not measured, when it was not. */
   floodNote?: string;
@@ -66,7 +68,9 @@ export function targetsOf(runtime: RuntimeReport): Check[] {
   const checks: Check[] = [];
   const byName = new Map(runtime.scenarios.map((s) => [s.name, s]));
   const node = `Node ${runtime.node}`;
+  const asked = (name: ScenarioName) => runtime.asked.includes(name);
   for (const [name, limit] of Object.entries(commandTargets) as Array<[ScenarioName, number]>) {
+    if (!asked(name)) continue;
     const scenario = byName.get(name);
     const value = scenario?.server.commandsPerRequest ?? null;
     checks.push({
@@ -79,7 +83,7 @@ export function targetsOf(runtime: RuntimeReport): Check[] {
   const own = byName.get('B')?.server.commandsPerRequest;
   const shared = byName.get('B-shared')?.server.commandsPerRequest;
   const ratio = own && shared !== undefined && shared !== null ? shared / own : null;
-  checks.push({
+  if (asked('B') && asked('B-shared')) checks.push({
     what: `B: commands with two processes changing a wallet over one (${node})`,
     value: ratio === null ? 'not measured' : `${fmt(ratio)} (${fmt(shared!)} / ${fmt(own!)})`,
     limit: `1 ± ${sharedTolerance}`,
@@ -87,6 +91,7 @@ export function targetsOf(runtime: RuntimeReport): Check[] {
   });
   const baselineB = byName.get('B')?.bare;
   for (const [name, limit] of Object.entries(cpuTargets) as Array<[ScenarioName, number]>) {
+    if (!asked(name)) continue;
     const scenario = byName.get(name);
     const bare = scenario?.bare ?? (name === 'B-shared' ? baselineB : undefined);
     if (!scenario || !bare) {

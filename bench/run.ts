@@ -168,6 +168,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   return {
     node: env.runtime.version,
     processes: server.processes.length,
+    asked: options.only,
     scenarios: reports,
     ...(floodNote && { floodNote }),
     memory: server.processes.map((child, i) => ({ process: child.name, afterWarmupMb: mb(afterWarmup[i]!), afterMb: mb(after[i]!), requests: Math.round(served / server.processes.length) })),
