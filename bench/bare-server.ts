@@ -12,11 +12,9 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type OutgoingHttpHeaders, type Server } from 'node:http';
 import express from 'express';
-import { floorServer } from './floor-app';
 
 export interface CapturedResponse {
-  /** `get` or `put`. */
-  method: 'get' | 'put';
+  method: 'get' | 'put' | 'post';
   /** Express path with `:params`. */
   path: string;
   status: number;
@@ -27,8 +25,8 @@ export interface CapturedResponse {
 
 export interface BareConfig {
   port: number;
-  /** Plain Express (the bench's baseline), raw node:http, or the floor (floor-app.ts). */
-  kind: 'express' | 'raw' | 'floor';
+  /** Plain Express (the targets' baseline) or raw node:http. */
+  kind: 'express' | 'raw';
   responses: CapturedResponse[];
 }
 
@@ -45,9 +43,7 @@ function main(): void {
 }
 
 function serverOf(config: BareConfig): Server {
-  if (config.kind === 'raw') return rawServer(config.responses);
-  if (config.kind === 'floor') return floorServer(config.responses.map((response) => ({ ...response, ...replay(response) })));
-  return expressServer(config);
+  return config.kind === 'raw' ? rawServer(config.responses) : expressServer(config);
 }
 
 /** The captured answer, ready to replay: headers without Node's own, and the body's length. */

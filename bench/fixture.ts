@@ -57,11 +57,15 @@ export interface PlanReservation {
 export interface PlanMember {
   correlationId: string;
   client: number;
+  /** The wallet changed by the member's reservations: the index of its first member (household partners share one). */
+  wallet: number;
   reservations: PlanReservation[];
 }
 
 export interface BenchPlan {
   clients: PlanClient[];
+  /** A client of its own, used by no member's requests: the flooding key. */
+  flood: PlanClient;
   members: PlanMember[];
   businessUnit: string;
   listed: number;
@@ -98,6 +102,7 @@ export function generateFixture(partial: Partial<FixtureOptions> = {}, now = new
     clientId: `bench-client-${i}`,
     apiKey: `bk_bench_${i}_${'k'.repeat(24)}`,
   }));
+  const flood: PlanClient = { clientId: 'bench-flood', apiKey: `bk_bench_flood_${'f'.repeat(24)}` };
 
   const memberCount = Math.max(1, Math.ceil(options.reservations / Math.max(1, options.reservationsPerMember)));
   const { members, plan: planMembers, reservations } = membersAndReservations(options, memberCount, clients, now);
@@ -106,7 +111,7 @@ export function generateFixture(partial: Partial<FixtureOptions> = {}, now = new
   reservations.push(...idle.reservations);
 
   const fixture: FixtureJson = {
-    clients: clients.map((c) => ({
+    clients: [...clients, flood].map((c) => ({
       clientId: c.clientId,
       apiKey: c.apiKey,
       enabledBusinessUnits: units,
@@ -118,7 +123,7 @@ export function generateFixture(partial: Partial<FixtureOptions> = {}, now = new
     reservations,
     voucherDefinitions: definitions(options, units),
   };
-  return { fixture, plan: { clients, members: planMembers, businessUnit: listedBusinessUnit, listed: options.listed } };
+  return { fixture, plan: { clients, flood, members: planMembers, businessUnit: listedBusinessUnit, listed: options.listed } };
 }
 
 /**
@@ -160,7 +165,7 @@ function membersAndReservations(options: FixtureOptions, memberCount: number, cl
     });
     // Members of one household use the same client: a reservation is the client's.
     const client = (partner === null ? i : Math.min(i, partner)) % clients.length;
-    const planned: PlanMember = { correlationId: id(i), client, reservations: [] };
+    const planned: PlanMember = { correlationId: id(i), client, wallet: partner === null ? i : Math.min(i, partner), reservations: [] };
     const count = Math.min(left, options.reservationsPerMember);
     left -= count;
     for (let j = 0; j < count; j++) {

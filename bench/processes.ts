@@ -1,10 +1,10 @@
 /**
  * Child processes of the bench: the real server (compiled, as in production)
- * and the bare Express baseline, each in its own process so that the load
- * generator (this process) has a core of its own.
+ * and the baselines, each in a process of its own; what each costs
+ * (/proc) and the MongoDB commands it counted (its /metrics).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import type { BareConfig } from './bare-server';
@@ -42,7 +42,8 @@ export function freePort(): Promise<number> {
 
 export interface ServerOptions {
   name: string;
-  seedFile: string;
+  /** The fixture to load at start; absent, the process starts on what the database holds (the fleet's second). */
+  seedFile?: string;
   logFile: string;
   rateLimitPerMinute: number;
   /** MongoDB to use; the embedded store when absent. */
@@ -53,33 +54,31 @@ export interface ServerOptions {
   gcFile?: string;
   /** The Node binary to run it with (see runtimes.ts); this process's by default. */
   execPath?: string;
-  /** Another build of the server (`--variant`): its `main.js`; the repository's build by default. */
-  main?: string;
-  /** More environment variables (`--tracing`: the OTLP endpoint). */
-  env?: Record<string, string>;
 }
+
+/** What the server gets of the bench's environment: nothing that configures it (no OTEL_*, MONGODB_*, METRICS...). */
+const inherited = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
 
 /**
  * `node --enable-source-maps server/dist/main.js` with NODE_ENV=production,
- * logging at `info` (JSON lines into `logFile`), response validation off (as
- * always outside tests), request validation and rate limiting on.
+ * logging at `info` (JSON lines into `logFile`), metrics on beside the API,
+ * tracing off, response validation off (as always outside tests), request
+ * validation and rate limiting on; every other setting its default.
  */
 export async function startServer(options: ServerOptions): Promise<Child> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) if (name.startsWith('MONGODB_')) delete env[name];
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of inherited) if (process.env[name] !== undefined) env[name] = process.env[name];
   Object.assign(env, {
     NODE_ENV: 'production',
     PORT: String(port),
-    SEED_FILE: options.seedFile,
     LOG_LEVEL: 'info',
+    METRICS: 'on',
     RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute),
     SHUTDOWN_GRACE_MS: '2000',
   });
+  if (options.seedFile) env.SEED_FILE = options.seedFile;
   if (options.mongo) Object.assign(env, { MONGODB_URI: options.mongo.uri, MONGODB_DB: options.mongo.dbName });
-  // The bench's own environment never turns tracing on by accident.
-  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
-  Object.assign(env, options.env);
   // BENCH_SERVER_NODE_FLAGS: extra flags for the server's Node, e.g. `--perf-basic-prof` to profile it with Linux perf.
   const nodeArgs = ['--enable-source-maps', ...(process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
   if (options.profileFile) {
@@ -90,14 +89,14 @@ export async function startServer(options: ServerOptions): Promise<Child> {
     env.BENCH_GC_FILE = options.gcFile;
   }
   const out = openSync(options.logFile, 'w');
-  const child = spawn(options.execPath ?? process.execPath, [...nodeArgs, options.main ?? serverMain], { env, stdio: ['ignore', out, 'pipe'] });
+  const child = spawn(options.execPath ?? process.execPath, [...nodeArgs, serverMain], { env, stdio: ['ignore', out, 'pipe'] });
   closeSync(out);
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(child, url, options.name, options.logFile);
   return wrap(options.name, child, url, options.logFile);
 }
 
-/** A baseline (bare Express; raw node:http with `kind: 'raw'`; the floor with `kind: 'floor'`), answering with `responses`. */
+/** A baseline (bare Express; raw node:http with `kind: 'raw'`), answering with `responses`. */
 export async function startBare(
   responses: BareConfig['responses'],
   configFile: string,
@@ -117,7 +116,7 @@ export async function startBare(
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}: ${stderrOf(child)}`)));
   });
   child.removeAllListeners('exit');
-  return wrap(kind === 'express' ? 'bare' : kind, child, `http://127.0.0.1:${port}`, logFile);
+  return wrap(kind === 'express' ? 'bare' : 'raw', child, `http://127.0.0.1:${port}`, logFile);
 }
 
 const stderrs = new WeakMap<ChildProcess, string[]>();
@@ -187,12 +186,23 @@ export function rssOf(pid: number): number {
   return Number(match[1]) * 1024;
 }
 
-/** Lines in a file, counted without holding it as a string. */
-export function countLines(file: string): number {
-  const buffer = readFileSync(file);
-  let lines = 0;
-  for (let i = buffer.indexOf(10); i !== -1; i = buffer.indexOf(10, i + 1)) lines++;
-  return lines;
+/** CPU seconds a process has used so far, every thread (Linux /proc: utime + stime). */
+export function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // After "pid (comm) ": state is field 0, utime 11, stime 12, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * The MongoDB commands a server process has counted so far, by `command
+ * collection` (its `loyalty_mongodb_commands_total`); null when it shows no
+ * such counter (the embedded store, or a build without it).
+ */
+export async function commandsOf(child: Child): Promise<Map<string, number> | null> {
+  const text = await (await fetch(`${child.url}/metrics`)).text();
+  const found = [...text.matchAll(/^loyalty_mongodb_commands_total\{command="([^"]*)",collection="([^"]*)"\} (\S+)$/gm)];
+  if (found.length === 0) return null;
+  return new Map(found.map((m) => [`${m[1]} ${m[2]}`, Number(m[3])]));
 }
 
 /** Full garbage collections in a server started with `gcFile`, then resolves (at most 30 s). */
@@ -205,4 +215,30 @@ export async function collectGarbage(server: Child, gcFile: string): Promise<voi
     if (Date.now() > deadline) throw new Error(`${server.name}: no garbage collection reported in ${gcFile}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * The process listening on a local TCP port (Linux /proc), or null: the
+ * database the bench runs against, when it runs on this machine, so that
+ * its CPU shows beside the server's (a saturated database slows every answer).
+ */
+export function listenerPid(port: number): number | null {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of safeRead(table).split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is field 1 (ADDR:PORT), st is field 3 (0A: listening), inode field 9.
+      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A' && fields[9]) inodes.add(`socket:[${fields[9]}]`);
+    }
+  }
+  if (inodes.size === 0) return null;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) if (inodes.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) return Number(pid);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return null;
 }

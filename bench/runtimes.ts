@@ -1,7 +1,7 @@
 /**
- * The Node.js runtimes the bench measures on: the maintained LTS lines
- * (`--node=26,24` by default, the newest first). The running Node serves its
- * own line; another line's binary comes from the npm registry, as `.ci/run`
+ * The Node.js runtimes the bench measures on: the current LTS line by
+ * default (`--node=26`), others when asked (`--node=26,24`). The running Node
+ * serves its own line; another line's binary comes from the npm registry, as `.ci/run`
  * gets it: the `node` package, whose install step fetches the binary of this
  * platform (hence `--ignore-scripts=false`: the repository's `.npmrc`
  * ignores install scripts), kept in npm's npx cache after the first time.
@@ -18,7 +18,7 @@ export interface Runtime {
   execPath: string;
 }
 
-export const defaultLines: readonly number[] = [26, 24];
+export const defaultLines: readonly number[] = [26];
 
 export function parseLines(raw: string): number[] {
   const lines = raw.split(',').map((part) => Number(part.trim()));

@@ -9,7 +9,7 @@ import { createServices, type ServiceDeps } from './features';
 import type { Liveness } from './http/health';
 import { rateLimitWindowSeconds } from './http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
-import { Metrics } from './metrics';
+import { commandCollection, Metrics } from './metrics';
 import { MemoryStore } from './store/memory/memory-store';
 import { MongoStore } from './store/mongo/mongo-store';
 import { observedStore } from './store/observed-store';
@@ -129,6 +129,7 @@ async function buildStore(config: AppConfig, logger: Logger, metrics: Metrics | 
             if (outcome === 'replaced') logger.warn(`MongoDB client replaced: ${reason}`);
             else logger.error(`MongoDB client could not be replaced: ${reason}`);
           },
+          ...(metrics && { onCommand: (event) => metrics.mongoCommand(event.commandName, commandCollection(event.commandName, event.command)) }),
         },
       )
     : new MemoryStore();

@@ -1,4 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectionNames } from './store/mongo/collections';
+import { requestCounterCollection } from './store/mongo/request-counter';
 
 /*
  * The server's Prometheus metrics (prom-client), served as text on
@@ -14,6 +16,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * | loyalty_store_operation_errors_total         | counter   | method, kind      | store calls that failed: `unavailable` (503) or `error` |
  * | loyalty_store_reachable                      | gauge     |                   | 1 when the last watchdog check reached the database     |
  * | loyalty_store_client_replacements_total      | counter   | outcome           | stuck MongoDB clients replaced (`replaced`, `failed`)   |
+ * | loyalty_mongodb_commands_total               | counter   | command, collection | commands sent to MongoDB (see `mongoCommand`)         |
  * | loyalty_rate_limit_rejections_total          | counter   |                   | requests answered 429                                   |
  * | loyalty_points_reserved_total                | counter   |                   | points taken into reservations (offline creations)      |
  * | loyalty_points_returned_total                | counter   |                   | points given back by lowering reservations              |
@@ -25,6 +28,22 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 const latencyBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export type StoreErrorKind = 'unavailable' | 'error';
+
+/** Command names counted under their own name; any other is `other`. */
+const knownCommands = new Set([
+  'find', 'aggregate', 'getMore', 'killCursors', 'count', 'distinct',
+  'insert', 'update', 'delete', 'findAndModify', 'bulkWrite',
+  'createIndexes', 'listIndexes', 'listCollections', 'create', 'drop', 'dropDatabase', 'collMod',
+  'commitTransaction', 'abortTransaction', 'endSessions', 'ping', 'hello', 'buildInfo',
+]);
+
+/** The project's collections, counted under their own name; any other (or none: `ping`) is `other`. */
+const knownCollections = new Set<string>([...Object.values(collectionNames), requestCounterCollection]);
+
+/** The collection a command names: its first field's value (`{ find: 'members' }`), or `collection` for `getMore`. */
+export function commandCollection(commandName: string, command: Readonly<Record<string, unknown>>): unknown {
+  return commandName === 'getMore' ? command.collection : command[commandName];
+}
 
 export interface MetricsOptions {
   /** prom-client's process metrics: once per process (`main`), not per app (tests build many). */
@@ -39,6 +58,7 @@ export class Metrics {
   private readonly storeErrors = new Counter({ name: 'loyalty_store_operation_errors_total', help: 'Store calls that failed, by method and kind (unavailable: answered 503; error: unexpected).', labelNames: ['method', 'kind'], registers: [this.registry] });
   private readonly storeReachable = new Gauge({ name: 'loyalty_store_reachable', help: '1 when the last check reached the database, else 0.', registers: [this.registry] });
   private readonly replacements = new Counter({ name: 'loyalty_store_client_replacements_total', help: 'Stuck MongoDB clients replaced by the watchdog, by outcome.', labelNames: ['outcome'], registers: [this.registry] });
+  private readonly mongoCommands = new Counter({ name: 'loyalty_mongodb_commands_total', help: 'Commands sent to MongoDB, by command name and collection (other: any other, or none).', labelNames: ['command', 'collection'], registers: [this.registry] });
   private readonly rateLimited = new Counter({ name: 'loyalty_rate_limit_rejections_total', help: 'Requests refused with 429 by the rate limit.', registers: [this.registry] });
   private readonly reserved = new Counter({ name: 'loyalty_points_reserved_total', help: 'Points taken into reservations.', registers: [this.registry] });
   private readonly returned = new Counter({ name: 'loyalty_points_returned_total', help: 'Points given back by lowered reservations.', registers: [this.registry] });
@@ -49,6 +69,7 @@ export class Metrics {
   private readonly durationChildren = new Map<string, Histogram.Internal<'operation'>>();
   private readonly storeChildren = new Map<string, Histogram.Internal<'method'>>();
   private readonly cacheChildren = new Map<string, Counter.Internal>();
+  private readonly commandChildren = new Map<string, Counter.Internal>();
 
   constructor(options: MetricsOptions = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
@@ -78,6 +99,21 @@ export class Metrics {
 
   clientReplacement(outcome: 'replaced' | 'failed'): void {
     this.replacements.labels(outcome).inc();
+  }
+
+  /**
+   * One command a MongoDB client sent (the driver's `commandStarted`): the
+   * store's own, the rate limit's count, and the readiness and watchdog
+   * `ping`s, each under its name; never the driver's own monitoring
+   * (heartbeats and connection handshakes are not command events).
+   */
+  mongoCommand(commandName: string, collection: unknown): void {
+    const command = knownCommands.has(commandName) ? commandName : 'other';
+    const target = typeof collection === 'string' && knownCollections.has(collection) ? collection : 'other';
+    const key = `${command} ${target}`;
+    let counter = this.commandChildren.get(key);
+    if (!counter) this.commandChildren.set(key, (counter = this.mongoCommands.labels(command, target)));
+    counter.inc();
   }
 
   rateLimitRejection(): void {

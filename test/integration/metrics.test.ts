@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../../server/src/config';
 import { startServer, type RunningServer } from '../../server/src/main';
+import { demoFixturePath } from '../../server/src/store/fixture';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 
 /*
  * `/metrics` of the real process wiring (`startServer` with its own
@@ -113,4 +115,37 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+const mongo = testMongoSource();
+
+if (mongo.kind === 'none') {
+  it.skip(`GET /metrics on MongoDB: skipped, ${mongo.reason}`, () => undefined);
+} else {
+  describe('GET /metrics on MongoDB', () => {
+    const dbName = uniqueDbName('metrics');
+    let running: RunningServer & { base: string };
+    afterAll(async () => {
+      await running?.stop();
+      await dropTestDatabase(mongo.uri, dbName);
+    });
+
+    it('counts the commands the process sends, by command and collection (loyalty_mongodb_commands_total)', async () => {
+      running = await start({ MONGODB_URI: mongo.uri, MONGODB_DB: dbName, SEED_FILE: demoFixturePath });
+      const counts = async (): Promise<Map<string, number>> => {
+        const text = await (await fetch(`${running.base}/metrics`)).text();
+        const found = [...text.matchAll(/^loyalty_mongodb_commands_total\{command="([^"]*)",collection="([^"]*)"\} (\d+)/gm)];
+        return new Map(found.map((m) => [`${m[1]} ${m[2]}`, Number(m[3])]));
+      };
+      const before = await counts();
+      // The start (layout, indexes, fixture) went through the same client.
+      expect([...before.values()].reduce((sum, n) => sum + n, 0)).toBeGreaterThan(10);
+
+      const session = await fetch(`${running.base}/client/users/m-alice/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'x-identifier-type': 'CARD_NUMBER' } });
+      expect(session.status).toBe(201);
+      const after = await counts();
+      expect((after.get('insert sessions') ?? 0) - (before.get('insert sessions') ?? 0)).toBe(1);
+      for (const labels of after.keys()) expect(labels).toMatch(/^[A-Za-z]+ [A-Za-z]+$/);
+    });
+  });
 }

@@ -1,4 +1,4 @@
-import type { MongoClient } from 'mongodb';
+import type { CommandStartedEvent, MongoClient, MongoClientOptions } from 'mongodb';
 import { StoreUnavailableError } from '../port';
 import { MongoConnection, type ConnectionEnvironment } from './connection';
 import { systemError } from './test-support/raw-errors';
@@ -16,17 +16,31 @@ class FakeWorld implements ConnectionEnvironment {
   /** What the next clients made do once the database is up. */
   nextClients: Behaviour = 'ok';
   clock = 0;
-  readonly clients: Array<{ behaviour: Behaviour; closed: boolean; client: MongoClient; heartbeat: () => void }> = [];
+  readonly clients: Array<{
+    behaviour: Behaviour;
+    closed: boolean;
+    client: MongoClient;
+    heartbeat: () => void;
+    options: MongoClientOptions;
+    /** The client sending a command, as its command monitoring would report it. */
+    send: (commandName: string) => void;
+  }> = [];
 
   now(): number {
     return this.clock;
   }
 
-  createClient(): MongoClient {
+  createClient(_uri: string, options: MongoClientOptions): MongoClient {
     const listeners: Array<() => void> = [];
+    const commandListeners: Array<(event: CommandStartedEvent) => void> = [];
     // The driver's monitor hearing the server: a heartbeat answered.
     const heartbeat = () => listeners.forEach((listener) => listener());
-    const entry = { behaviour: this.nextClients, closed: false, client: undefined as unknown as MongoClient, heartbeat };
+    const send = (commandName: string) => {
+      if (!options.monitorCommands) return;
+      const event = { commandName, command: { [commandName]: 'members' } } as unknown as CommandStartedEvent;
+      commandListeners.forEach((listener) => listener(event));
+    };
+    const entry = { behaviour: this.nextClients, closed: false, client: undefined as unknown as MongoClient, heartbeat, options, send };
     const answer = async (): Promise<unknown> => {
       if (entry.behaviour === 'stuck') return new Promise(() => undefined);
       if (this.database === 'down' || entry.behaviour === 'down') throw systemError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:27017');
@@ -43,6 +57,7 @@ class FakeWorld implements ConnectionEnvironment {
       },
       on: (event: string, listener: () => void) => {
         if (event === 'serverHeartbeatSucceeded') listeners.push(listener);
+        if (event === 'commandStarted') commandListeners.push(listener);
       },
     } as unknown as MongoClient;
     this.clients.push(entry);
@@ -95,6 +110,35 @@ describe('MongoConnection watchdog', () => {
     expect(world.clients[0]!.closed).toBe(false);
     await connection.close();
     expect(world.clients[0]!.closed).toBe(true);
+  });
+
+  it('reports the commands of every store client, a replacement too, with monitoring on only when observed; the probes are not watched', async () => {
+    const world = new FakeWorld();
+    const sent: string[] = [];
+    const connection = await MongoConnection.open(
+      { uri: 'mongodb://db:27017', dbName: 'loyalty', watchdogIntervalMs: 0, probeTimeoutMs: 50, minRebuildIntervalMs: 1000, heartbeatSilenceMs: 1000 },
+      { onCommand: (event) => sent.push(`${event.commandName} ${String(event.command[event.commandName])}`) },
+      world,
+    );
+    world.clients[0]!.send('find');
+    world.clients[0]!.behaviour = 'stuck';
+    world.clock = 5000;
+    await connection.check();
+    world.clock = 8000;
+    await connection.check();
+    expect(connection.currentGeneration).toBe(1);
+    const replacement = world.clients.at(-1)!;
+    replacement.send('aggregate');
+
+    expect(sent).toEqual(['find members', 'aggregate members']);
+    // The first client, the two probes, the replacement.
+    expect(world.clients.map((c) => c.options.monitorCommands === true)).toEqual([true, false, false, true]);
+    await connection.close();
+
+    const unobserved = new FakeWorld();
+    const plain = await MongoConnection.open({ uri: 'mongodb://db:27017', dbName: 'loyalty', watchdogIntervalMs: 0 }, {}, unobserved);
+    expect(unobserved.clients[0]!.options.monitorCommands).toBeUndefined();
+    await plain.close();
   });
 
   it('leaves a busy client alone (its pings time out, its monitor still hears the server), and replaces it once that stops', async () => {
@@ -183,8 +227,8 @@ describe('MongoConnection watchdog', () => {
     world.clients[0]!.behaviour = 'stuck';
     // Every new client the watchdog makes gets stuck as soon as it is in use.
     const create = world.createClient.bind(world);
-    world.createClient = () => {
-      const client = create();
+    world.createClient = (uri, options) => {
+      const client = create(uri, options);
       const entry = world.clients.at(-1)!;
       const connect = client.connect.bind(client);
       client.connect = async () => {

@@ -1,4 +1,4 @@
-import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db, type MongoClientOptions } from 'mongodb';
 import { StoreUnavailableError } from '../port';
 import { storeDb } from './concerns';
 import { toStoreError, unreachableReason } from './errors';
@@ -62,6 +62,12 @@ export interface ConnectionHealth {
 export interface ConnectionObserver {
   onCheck?(reachable: boolean): void;
   onRebuild?(outcome: 'replaced' | 'failed', reason: string): void;
+  /**
+   * Each command the store's client sends, whichever client that is (a
+   * replacement too); given, the clients monitor their commands. The
+   * watchdog's short-lived probe clients are not watched.
+   */
+  onCommand?(event: CommandStartedEvent): void;
 }
 
 /** What the connection needs from the outside world; tests replace it. */
@@ -134,6 +140,7 @@ export class MongoConnection implements StoreConnection {
     this.state = { reachable: true, stuckSince: null, lastRebuildAt: environment.now(), rebuilds: 0 };
     this.heardAt = environment.now();
     this.followHeartbeats(client);
+    this.followCommands(client);
     // The driver's own timeouts answer first; the deadline catches only what never settles.
     this.operationDeadlineMs = options.operationDeadlineMs ?? (options.serverSelectionTimeoutMS ?? 30_000) + (options.socketTimeoutMS || 30_000) + 1000;
     const interval = options.watchdogIntervalMs ?? 3000;
@@ -153,7 +160,7 @@ export class MongoConnection implements StoreConnection {
     observer: ConnectionObserver = {},
     environment: ConnectionEnvironment = realEnvironment,
   ): Promise<MongoConnection> {
-    const client = await connectClient(environment, options.uri, clientOptions(options));
+    const client = await connectClient(environment, options.uri, storeClientOptions(options, observer));
     return new MongoConnection(options, client, environment, observer);
   }
 
@@ -254,7 +261,7 @@ export class MongoConnection implements StoreConnection {
     this.state.lastRebuildAt = this.environment.now();
     let fresh: MongoClient;
     try {
-      fresh = await connectClient(this.environment, this.options.uri, clientOptions(this.options));
+      fresh = await connectClient(this.environment, this.options.uri, storeClientOptions(this.options, this.observer));
     } catch (error) {
       this.observer.onRebuild?.('failed', unreachableReason(error));
       return;
@@ -266,6 +273,7 @@ export class MongoConnection implements StoreConnection {
     const stale = this.client;
     this.client = fresh;
     this.followHeartbeats(fresh);
+    this.followCommands(fresh);
     this.database = storeDb(fresh, this.options.dbName);
     this.generation++;
     this.state.rebuilds++;
@@ -288,6 +296,11 @@ export class MongoConnection implements StoreConnection {
     client.on('serverHeartbeatSucceeded', () => {
       if (client === this.client) this.heardAt = this.environment.now();
     });
+  }
+
+  private followCommands(client: MongoClient): void {
+    const { onCommand } = this.observer;
+    if (onCommand) client.on('commandStarted', (event) => onCommand(event));
   }
 
   private async freshClientGetsThrough(): Promise<boolean> {
@@ -341,6 +354,11 @@ function withTimeout<T>(pending: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The options of the store's own clients (not the watchdog's probes): command monitoring when observed. */
+function storeClientOptions(options: MongoConnectionOptions, observer: ConnectionObserver): MongoClientOptions {
+  return { ...clientOptions(options), ...(observer.onCommand && { monitorCommands: true }) };
 }
 
 /** Only options that were given: the driver's defaults stand for the rest. */

@@ -1,0 +1,304 @@
+/**
+ * Deployments (the server, alone or as a fleet, with its fixture and
+ * sessions), the baselines, and one measured run: a fixed offered load and
+ * what it cost the processes that served it.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { CapturedResponse } from './bare-server';
+import { generateFixture, type BenchPlan, type FixtureOptions } from './fixture';
+import { paced, send, type LoadResult } from './loader';
+import { commandsOf, cpuSecondsOf, startBare, startServer, type Child } from './processes';
+import type { Runtime } from './runtimes';
+import { flood, membersChangingWallets, operationA, operationB, startSession, startSessions, type Scenario, type ScenarioName } from './scenarios';
+
+export interface Env {
+  runtime: Runtime;
+  tmp: string;
+  /** The MongoDB of `--mongodb`; `created` collects the databases the run made (dropped at its end). */
+  mongo: { uri: string; dbName: (suffix: string) => string; created: Set<string> } | null;
+  /** The database's process when it runs on this machine (its CPU is reported beside the server's). */
+  databasePid: number | null;
+  /** Requests offered per second. */
+  rate: number;
+}
+
+/**
+ * The server's default limit (config.ts), 6000 requests per minute and client
+ * key, pinned here so that the bench does not follow a change of it. The
+ * fixture has 100 client keys and the load cycles through them, so no
+ * member's request is refused; only the flooding key goes past it.
+ */
+export const rateLimitPerMinute = 6000;
+const clientKeys = 100;
+
+/** Commands of the driver's and the server's own checks, not of any request. */
+const monitoringCommands = new Set(['ping', 'hello']);
+const writeCommands = new Set(['insert', 'update', 'delete', 'findAndModify', 'bulkWrite']);
+
+/** A set of processes answering one load: the server (one, or a fleet of two) or a baseline. */
+export interface Target {
+  name: 'server' | 'bare' | 'raw';
+  processes: Child[];
+}
+
+export interface Deployment {
+  name: string;
+  server: Target;
+  /** `BENCH_GC_FILE` of each server process (collectGarbage), absent when profiling. */
+  gcFiles: string[];
+  plan: BenchPlan;
+  /** A scenario's requests, made on first use and then continued. */
+  scenario(name: ScenarioName): Scenario;
+  /** One real answer of each route, replayed by the baselines. */
+  captured: CapturedResponse[];
+  /** Operation A's body (to compare listings across deployments). */
+  listing: Buffer;
+  /** Stops the processes and, on MongoDB, drops the database (an in-memory stand-in would keep it until it stops). */
+  retire(): Promise<void>;
+}
+
+export async function dropDatabase(uri: string, dbName: string): Promise<void> {
+  const { MongoClient } = await import('mongodb');
+  const client = await new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }).connect();
+  try {
+    await client.db(dbName).dropDatabase();
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * The server on a fixture of its own: `processes` of them on one database
+ * (the first loads the fixture, the others start on what it loaded), then a
+ * session per member, then one checked answer of each route.
+ */
+export async function deploy(
+  env: Env,
+  name: string,
+  fixtureOptions: Partial<FixtureOptions>,
+  { processes = 1, profileFile }: { processes?: number; profileFile?: string } = {},
+): Promise<Deployment> {
+  const started = Date.now();
+  const { fixture, plan } = generateFixture({ clients: clientKeys, ...fixtureOptions });
+  const files = path.join(env.tmp, `${name}.node${env.runtime.line}`);
+  const seedFile = `${files}.fixture.json`;
+  writeFileSync(seedFile, JSON.stringify(fixture));
+  let mongo: { uri: string; dbName: string } | undefined;
+  if (env.mongo) {
+    mongo = { uri: env.mongo.uri, dbName: env.mongo.dbName(name === 'server' ? '' : name) };
+    await dropDatabase(mongo.uri, mongo.dbName);
+    env.mongo.created.add(mongo.dbName);
+  }
+  const children: Child[] = [];
+  const gcFiles: string[] = [];
+  for (let n = 1; n <= processes; n++) {
+    const gcFile = profileFile ? undefined : `${files}.${n}.gc`;
+    if (gcFile) gcFiles.push(gcFile);
+    children.push(
+      await startServer({
+        name: processes > 1 ? `${name}-${n}` : name,
+        ...(n === 1 && { seedFile }),
+        logFile: `${files}.${n}.log`,
+        rateLimitPerMinute,
+        ...(mongo && { mongo }),
+        ...(profileFile && n === 1 && { profileFile }),
+        ...(gcFile && { gcFile }),
+        execPath: env.runtime.execPath,
+      }),
+    );
+  }
+  const seeded = Date.now();
+  const tokens = await startSessions(children[0]!.url, plan);
+  const makers: Record<ScenarioName, () => Scenario> = {
+    session: () => startSession(plan),
+    A: () => operationA(plan, tokens),
+    B: () => operationB(plan, tokens, 'one'),
+    'B-shared': () => operationB(plan, tokens, 'alternate', membersChangingWallets),
+    flood: () => flood(plan),
+  };
+  const made = new Map<ScenarioName, Scenario>();
+  const scenario = (which: ScenarioName): Scenario => made.get(which) ?? made.set(which, makers[which]()).get(which)!;
+  const url = children[0]!.url;
+  const session = await send(url, scenario('session').next());
+  const listing = await send(url, scenario('A').next());
+  const update = await send(url, scenario('B').next());
+  const items = listing.status === 200 ? (JSON.parse(listing.body.toString('utf8')) as unknown[]) : [];
+  if (session.status !== 201) throw new Error(`${name}: Start Session answered ${session.status}: ${session.body.toString('utf8')}`);
+  if (listing.status !== 200 || items.length !== plan.listed) {
+    throw new Error(`${name}: Operation A answered ${listing.status} with ${items.length} items, expected 200 with ${plan.listed}`);
+  }
+  if (update.status !== 200) throw new Error(`${name}: Operation B answered ${update.status}: ${update.body.toString('utf8')}`);
+  const capture = (method: CapturedResponse['method'], route: string, response: typeof listing): CapturedResponse => ({
+    method,
+    path: route,
+    status: response.status,
+    headers: response.headers,
+    body: response.body.toString('base64'),
+  });
+  log(
+    `${name}: ${processes} process${processes > 1 ? 'es' : ''}, ${fixture.voucherDefinitions.length} definitions, ${fixture.reservations.length} reservations, ` +
+      `${plan.members.length} members, ${plan.clients.length} client keys; seeded and listening in ${secondsSince(started)} s, ` +
+      `${tokens.length} sessions in ${secondsSince(seeded)} s; listing ${listing.body.length} bytes`,
+  );
+  return {
+    name,
+    server: { name: 'server', processes: children },
+    gcFiles,
+    plan,
+    scenario,
+    listing: listing.body,
+    retire: async () => {
+      await Promise.all(children.map((child) => child.stop()));
+      if (mongo) await dropDatabase(mongo.uri, mongo.dbName);
+    },
+    captured: [
+      capture('post', '/client/users/:correlation_id/sessions', session),
+      capture('get', '/client/users/:correlation_id/voucher-definitions', listing),
+      capture('put', '/client/users/:correlation_id/reservations/:reservation_token', update),
+    ],
+  };
+}
+
+/** A baseline, as many processes as the server has, answering the server's captured bytes. */
+export async function startBaseline(env: Env, deployment: Deployment, kind: 'express' | 'raw'): Promise<Target> {
+  const processes: Child[] = [];
+  for (let n = 1; n <= deployment.server.processes.length; n++) {
+    const file = path.join(env.tmp, `${kind}-${n}`);
+    processes.push(await startBare(deployment.captured, `${file}.json`, `${file}.log`, { execPath: env.runtime.execPath, kind }));
+  }
+  return { name: kind === 'express' ? 'bare' : 'raw', processes };
+}
+
+/** One measured run: the load, and what its processes spent on it. */
+export interface Run {
+  load: LoadResult;
+  /** CPU seconds of the target's processes, from the first request to a moment after the last answer. */
+  cpuSeconds: number;
+  /** CPU seconds of the load generator (this process). */
+  loaderCpuSeconds: number;
+  /** CPU seconds of the database's process in the same time (server runs on a local database only). */
+  databaseCpuSeconds: number | null;
+  /** MongoDB commands the target's processes sent, by `command collection` (null: not counted). */
+  commands: Map<string, number> | null;
+}
+
+/** After the last answer, work the answers started (B's copies) still counts. */
+const settleMs = 500;
+
+export async function measureRun(env: Env, target: Target, scenario: Scenario, seconds: number): Promise<Run> {
+  const counted = target.name === 'server';
+  const commandsBefore = counted ? await commandsOfAll(target) : null;
+  const cpu = () => target.processes.reduce((sum, child) => sum + cpuSecondsOf(child.pid), 0);
+  const database = counted && env.databasePid !== null ? env.databasePid : null;
+  const databaseBefore = database === null ? 0 : cpuSecondsOf(database);
+  const cpuBefore = cpu();
+  const loaderBefore = process.cpuUsage();
+  const load = await paced(
+    target.processes.map((child) => child.url),
+    () => scenario.next(),
+    { rate: env.rate, seconds, status: scenario.status },
+  );
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  const cpuSeconds = cpu() - cpuBefore;
+  const databaseCpuSeconds = database === null ? null : cpuSecondsOf(database) - databaseBefore;
+  const loader = process.cpuUsage(loaderBefore);
+  const commandsAfter = counted ? await commandsOfAll(target) : null;
+  return {
+    load,
+    cpuSeconds,
+    loaderCpuSeconds: (loader.user + loader.system) / 1e6,
+    databaseCpuSeconds,
+    commands: commandsBefore && commandsAfter ? difference(commandsAfter, commandsBefore) : null,
+  };
+}
+
+/** Commands summed over the target's processes; null if any of them does not count them. */
+async function commandsOfAll(target: Target): Promise<Map<string, number> | null> {
+  const total = new Map<string, number>();
+  for (const child of target.processes) {
+    const counts = await commandsOf(child);
+    if (!counts) return null;
+    for (const [key, n] of counts) total.set(key, (total.get(key) ?? 0) + n);
+  }
+  return total;
+}
+
+function difference(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
+  const delta = new Map<string, number>();
+  for (const [key, n] of after) if (n - (before.get(key) ?? 0) > 0) delta.set(key, n - (before.get(key) ?? 0));
+  return delta;
+}
+
+/** Runs of one target on one scenario, summed. */
+export interface Summary {
+  offered: number;
+  answered: number;
+  responses: number;
+  statuses: Record<string, number>;
+  cpuUsPerRequest: number;
+  /** The local database's CPU per request, when known. */
+  databaseCpuUsPerRequest: number | null;
+  /** Medians of the runs' percentiles. */
+  p50: number;
+  p99: number;
+  /** Requests (commands, writes) per answer: null when not counted. */
+  commandsPerRequest: number | null;
+  writesPerRequest: number | null;
+  /** Commands per answer by `command collection`, the most first. */
+  byCommand: Array<[string, number]>;
+}
+
+export function summarise(runs: Run[]): Summary {
+  const sum = (f: (run: Run) => number) => runs.reduce((total, run) => total + f(run), 0);
+  const responses = sum((r) => r.load.responses);
+  const statuses: Record<string, number> = {};
+  for (const run of runs) for (const [status, n] of Object.entries(run.load.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  const counted = runs.every((r) => r.commands !== null);
+  const commands = new Map<string, number>();
+  if (counted) for (const run of runs) for (const [key, n] of run.commands!) if (!monitoringCommands.has(key.split(' ')[0]!)) commands.set(key, (commands.get(key) ?? 0) + n);
+  const per = (n: number) => (responses === 0 ? 0 : n / responses);
+  const all = [...commands.values()].reduce((total, n) => total + n, 0);
+  const writes = [...commands].filter(([key]) => writeCommands.has(key.split(' ')[0]!)).reduce((total, [, n]) => total + n, 0);
+  return {
+    offered: sum((r) => r.load.offered),
+    answered: sum((r) => r.load.answered),
+    responses,
+    statuses,
+    cpuUsPerRequest: per(sum((r) => r.cpuSeconds)) * 1e6,
+    databaseCpuUsPerRequest: runs.every((r) => r.databaseCpuSeconds !== null) ? per(sum((r) => r.databaseCpuSeconds!)) * 1e6 : null,
+    p50: median(runs.map((r) => r.load.p50)),
+    p99: median(runs.map((r) => r.load.p99)),
+    commandsPerRequest: counted ? per(all) : null,
+    writesPerRequest: counted ? per(writes) : null,
+    byCommand: [...commands].map(([key, n]): [string, number] => [key, per(n)]).sort((a, b) => b[1] - a[1]),
+  };
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export function describeRun(label: string, run: Run): string {
+  const { load } = run;
+  const perRequest = load.responses === 0 ? 0 : (run.cpuSeconds * 1e6) / load.responses;
+  const commands = run.commands ? [...run.commands].filter(([key]) => !monitoringCommands.has(key.split(' ')[0]!)).reduce((t, [, n]) => t + n, 0) : null;
+  return (
+    `  ${label}: ${load.answered}/${load.offered} answered` +
+    `${load.answered === load.offered ? '' : ` ${JSON.stringify(load.statuses)}`}, p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms, ` +
+    `${Math.round(perRequest)} µs CPU/request (${(run.cpuSeconds / load.seconds).toFixed(2)} cores; loader ${(run.loaderCpuSeconds / load.seconds).toFixed(2)}` +
+    `${run.databaseCpuSeconds === null ? '' : `; database ${(run.databaseCpuSeconds / load.seconds).toFixed(2)}`})` +
+    (commands === null ? '' : `, ${(commands / Math.max(1, load.responses)).toFixed(2)} commands/request`)
+  );
+}
+
+export function log(message: string): void {
+  console.error(message);
+}
+
+function secondsSince(start: number): string {
+  return ((Date.now() - start) / 1000).toFixed(1);
+}

@@ -1,0 +1,211 @@
+/**
+ * The report: per scenario, the server against its baselines; the targets
+ * the server must meet on MongoDB and the checks on either store, each
+ * passed or missed.
+ */
+import type { ScenarioName } from './scenarios';
+import type { Summary } from './measure';
+
+export interface ScenarioReport {
+  name: ScenarioName;
+  label: string;
+  server: Summary;
+  /** Bare Express and raw node:http on the same route, load and rounds (absent for B-shared and the flood). */
+  bare?: Summary;
+  raw?: Summary;
+}
+
+export interface RuntimeReport {
+  node: string;
+  processes: number;
+  /** The scenarios asked for (`--only`): the targets of the others are not reported. */
+  asked: ScenarioName[];
+  scenarios: ScenarioReport[];
+  /** The flood: why it was not measured, when it was not. */
+  floodNote?: string;
+  memory: Array<{ process: string; afterWarmupMb: number; afterMb: number; requests: number }>;
+}
+
+export interface PairReport {
+  label: string;
+  small: Summary & { size: number };
+  large: Summary & { size: number };
+  cpuRatio: number;
+  note?: string;
+}
+
+export interface Check {
+  what: string;
+  value: string;
+  limit: string;
+  pass: boolean;
+}
+
+export interface Report {
+  machine: Record<string, unknown>;
+  options: Record<string, unknown>;
+  mongodb: boolean;
+  rate: number;
+  runtimes: RuntimeReport[];
+  scale?: PairReport;
+  wallet?: PairReport;
+  targets: Check[];
+  checks: Check[];
+}
+
+/** The fleet's targets on MongoDB (two processes on one database, steady state): commands per request, CPU per request over bare Express. */
+const commandTargets: Partial<Record<ScenarioName, number>> = { session: 2, A: 0.2, B: 4, 'B-shared': 4, flood: 0.05 };
+const cpuTargets: Partial<Record<ScenarioName, number>> = { A: 2, B: 10, 'B-shared': 10 };
+/** B's commands when two processes change a wallet, within this much of when one does. */
+const sharedTolerance = 0.1;
+export const memoryLimitMb = 50;
+export const walletCpuLimit = 2;
+
+const fmt = (n: number, digits = 2): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const us = (n: number): string => fmt(n, 0);
+
+export function targetsOf(runtime: RuntimeReport): Check[] {
+  const checks: Check[] = [];
+  const byName = new Map(runtime.scenarios.map((s) => [s.name, s]));
+  const node = `Node ${runtime.node}`;
+  const asked = (name: ScenarioName) => runtime.asked.includes(name);
+  for (const [name, limit] of Object.entries(commandTargets) as Array<[ScenarioName, number]>) {
+    if (!asked(name)) continue;
+    const scenario = byName.get(name);
+    const value = scenario?.server.commandsPerRequest ?? null;
+    checks.push({
+      what: `${labelOf(name)}: MongoDB commands per request (${node})`,
+      value: value === null ? (scenario ? 'not counted' : (runtime.floodNote ?? 'not measured')) : fmt(value),
+      limit: `<= ${limit}`,
+      pass: value !== null && value <= limit,
+    });
+  }
+  const own = byName.get('B')?.server.commandsPerRequest;
+  const shared = byName.get('B-shared')?.server.commandsPerRequest;
+  const ratio = own && shared !== undefined && shared !== null ? shared / own : null;
+  if (asked('B') && asked('B-shared')) checks.push({
+    what: `B: commands with two processes changing a wallet over one (${node})`,
+    value: ratio === null ? 'not measured' : `${fmt(ratio)} (${fmt(shared!)} / ${fmt(own!)})`,
+    limit: `1 ± ${sharedTolerance}`,
+    pass: ratio !== null && Math.abs(ratio - 1) <= sharedTolerance,
+  });
+  const baselineB = byName.get('B')?.bare;
+  for (const [name, limit] of Object.entries(cpuTargets) as Array<[ScenarioName, number]>) {
+    if (!asked(name)) continue;
+    const scenario = byName.get(name);
+    const bare = scenario?.bare ?? (name === 'B-shared' ? baselineB : undefined);
+    if (!scenario || !bare) {
+      checks.push({ what: `${labelOf(name)}: server CPU per request over bare Express (${node})`, value: 'not measured', limit: `<= ${limit}x`, pass: false });
+      continue;
+    }
+    const served = scenario.server.answered === scenario.server.offered;
+    const cpu = scenario.server.cpuUsPerRequest / bare.cpuUsPerRequest;
+    checks.push({
+      what: `${labelOf(name)}: server CPU per request over bare Express, every offered request served (${node})`,
+      value: `${fmt(cpu, 1)}x (${us(scenario.server.cpuUsPerRequest)} / ${us(bare.cpuUsPerRequest)} µs)${served ? '' : `; ${scenario.server.answered} of ${scenario.server.offered} served`}`,
+      limit: `<= ${limit}x`,
+      pass: served && cpu <= limit,
+    });
+  }
+  return checks;
+}
+
+/** What holds on either store: every offered request answered as expected, memory flat. */
+export function checksOf(runtime: RuntimeReport): Check[] {
+  const checks: Check[] = [];
+  const unserved = runtime.scenarios.flatMap((s) =>
+    (['server', 'bare', 'raw'] as const).flatMap((target) => {
+      const summary = s[target];
+      return summary && summary.answered !== summary.offered ? [`${s.name} ${target} ${summary.answered}/${summary.offered} ${JSON.stringify(summary.statuses)}`] : [];
+    }),
+  );
+  checks.push({
+    what: `every offered request answered with its status, every scenario and target (Node ${runtime.node})`,
+    value: unserved.length === 0 ? 'all' : unserved.join('; '),
+    limit: 'all',
+    pass: unserved.length === 0,
+  });
+  for (const m of runtime.memory) {
+    const delta = m.afterMb - m.afterWarmupMb;
+    checks.push({
+      what: `${m.process}: RSS after ${m.requests.toLocaleString('en-US')} more requests than the warm-up (Node ${runtime.node})`,
+      value: `${delta >= 0 ? '+' : ''}${fmt(delta, 1)} MB (${fmt(m.afterWarmupMb, 1)} -> ${fmt(m.afterMb, 1)})`,
+      limit: `<= +${memoryLimitMb} MB`,
+      pass: delta <= memoryLimitMb,
+    });
+  }
+  return checks;
+}
+
+export function walletCheck(wallet: PairReport): Check {
+  const served = wallet.small.answered === wallet.small.offered && wallet.large.answered === wallet.large.offered;
+  return {
+    what: `B: server CPU per request with ${wallet.large.size} live reservations per wallet over ${wallet.small.size}, every request served`,
+    value: `${fmt(wallet.cpuRatio)} (${us(wallet.small.cpuUsPerRequest)} -> ${us(wallet.large.cpuUsPerRequest)} µs)`,
+    limit: `<= ${walletCpuLimit}`,
+    pass: served && wallet.cpuRatio <= walletCpuLimit,
+  };
+}
+
+function labelOf(name: ScenarioName): string {
+  return { session: 'Start Session', A: 'A', B: 'B, each wallet by one process', 'B-shared': 'B, each wallet by both processes in turn', flood: 'a flooding key, each refused request' }[name];
+}
+
+export function printReport(report: Report): void {
+  const lines: string[] = [];
+  const store = report.mongodb ? 'MongoDB' : 'embedded store';
+  for (const runtime of report.runtimes) {
+    lines.push(
+      '',
+      `=== ${store}, ${runtime.processes === 1 ? 'one server process' : `a fleet of ${runtime.processes} server processes on one database`}, ` +
+        `${fmt(report.rate, 0)} requests offered per second, Node ${runtime.node} ===`,
+      '',
+    );
+    const database = runtime.scenarios.some((s) => s.server.databaseCpuUsPerRequest !== null);
+    const columns = [
+      'scenario', 'server CPU µs/request', 'bare Express', 'raw node:http', 'server / bare', 'server p50 / p99 ms', 'bare p50 / p99 ms',
+      'answered / offered', 'commands / request', 'writes / request', ...(database ? ['database CPU µs/request'] : []),
+    ];
+    lines.push(`| ${columns.join(' | ')} |`, `|${'---|'.repeat(columns.length)}`);
+    const latency = (x: Summary | undefined) => (x ? `${fmt(x.p50, 1)} / ${fmt(x.p99, 1)}` : '');
+    const perRequest = (n: number | null) => (n === null ? '-' : fmt(n));
+    for (const { name, server, bare, raw } of runtime.scenarios) {
+      const cells = [
+        labelOf(name), us(server.cpuUsPerRequest), bare ? us(bare.cpuUsPerRequest) : '', raw ? us(raw.cpuUsPerRequest) : '',
+        bare ? `${fmt(server.cpuUsPerRequest / bare.cpuUsPerRequest, 1)}x` : '', latency(server), latency(bare),
+        `${server.answered} / ${server.offered}`, perRequest(server.commandsPerRequest), perRequest(server.writesPerRequest),
+        ...(database ? [server.databaseCpuUsPerRequest === null ? '-' : us(server.databaseCpuUsPerRequest)] : []),
+      ];
+      lines.push(`| ${cells.join(' | ')} |`);
+    }
+    if (runtime.floodNote) lines.push(`(flood: ${runtime.floodNote})`);
+    const counted = runtime.scenarios.filter((s) => s.server.byCommand.length > 0);
+    if (counted.length > 0) {
+      lines.push('', 'MongoDB commands per request, by command and collection:');
+      for (const s of counted) lines.push(`  ${labelOf(s.name)}: ${s.server.byCommand.map(([key, n]) => `${key} ${fmt(n)}`).join(', ')}`);
+    }
+  }
+  for (const pair of [report.scale, report.wallet]) {
+    if (!pair) continue;
+    const row = (x: Summary & { size: number }) =>
+      `  ${String(x.size).padStart(6)}: ${us(x.cpuUsPerRequest)} µs CPU/request, p50 ${fmt(x.p50, 1)} ms, p99 ${fmt(x.p99, 1)} ms, ${x.answered}/${x.offered} answered` +
+      (x.commandsPerRequest === null ? '' : `, ${fmt(x.commandsPerRequest)} commands/request`);
+    lines.push('', pair.label, row(pair.small), row(pair.large), `  server CPU per request, ${pair.large.size} over ${pair.small.size}: ${fmt(pair.cpuRatio)}${pair.note ? `; ${pair.note}` : ''}`);
+  }
+  const section = (title: string, checks: Check[]) => {
+    if (checks.length === 0) return;
+    lines.push('', title);
+    for (const c of checks) lines.push(`  ${c.pass ? 'MET   ' : 'MISSED'}  ${c.what}: ${c.value} (target ${c.limit})`);
+  };
+  section('Targets (MongoDB, two processes on one database, steady state):', report.targets);
+  section('Checks:', report.checks);
+  const missed = [...report.targets, ...report.checks].filter((c) => !c.pass);
+  lines.push(
+    '',
+    missed.length === 0
+      ? 'Every target and check met.'
+      : `${missed.length} of ${report.targets.length + report.checks.length} targets and checks MISSED (exit code 1).`,
+    `Machine: ${String(report.machine.cpus)} x ${String(report.machine.cpuModel)}, ${String(report.machine.memoryGb)} GB, ${String(report.machine.platform)}; load generator on Node ${String(report.machine.node)}`,
+  );
+  console.log(lines.join('\n'));
+}
