@@ -64,6 +64,12 @@ export interface SessionRecord {
   correlationId: string;
   identifierType: IdentifierType;
   expiresAt: Date;
+  /**
+   * The member's wallet when the session started: where Operation B looks
+   * first (it reads the member with the wallet and follows a member that
+   * moved). Absent on sessions started before it was recorded.
+   */
+  walletId?: string;
 }
 
 export interface CatalogueItemMessages {
@@ -170,6 +176,8 @@ export interface WalletSlice {
   totals: WalletTotals;
   /** The reservation stored under the key, expired or not; null when there is none. */
   reservation: ReservationRecord | null;
+  /** The member asked for with the slice (`withMember`), as stored now; null when there is none. */
+  member?: MemberRecord | null;
 }
 
 /**

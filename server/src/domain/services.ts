@@ -47,7 +47,8 @@ export interface SessionLookup {
   bearerToken: string;
   session: SessionRecord;
   client: ClientRecord | null;
-  member: MemberRecord | null;
+  /** Absent when it was not read with the session (a process keeps a member briefly): whoever needs it reads it. */
+  member?: MemberRecord | null;
   key: ApiKeyRecord | null;
 }
 

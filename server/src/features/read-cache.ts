@@ -8,7 +8,13 @@ export interface ReadCacheSettings {
   maxEntries: number;
 }
 
-export interface ReadCacheOptions extends ReadCacheSettings {
+export interface ReadCacheOptions<V> extends ReadCacheSettings {
+  /**
+   * How long this value may be kept, in milliseconds, when less than
+   * `ttlMs` is not what it needs: a record that never changes may be kept
+   * until it ends (a session until its expiry). Default: `ttlMs`.
+   */
+  ttlOf?: (value: V) => number;
   /** Told of every lookup: true when the cache answered it (no store call), false when the store was asked. */
   onLookup?: (hit: boolean) => void;
   /** Milliseconds of a monotonic clock, never 0 (tests; lru-cache takes an entry stored at 0 for one without a ttl). */
@@ -33,7 +39,7 @@ export class ReadCache<V> {
 
   constructor(
     private readonly read: (key: string) => Promise<V>,
-    private readonly options: ReadCacheOptions,
+    private readonly options: ReadCacheOptions<V>,
   ) {
     if (!(options.ttlMs > 0) || !(options.maxEntries > 0)) throw new RangeError('a read cache needs a positive ttlMs and maxEntries');
     this.now = options.now ?? (() => performance.now());
@@ -48,7 +54,7 @@ export class ReadCache<V> {
         const value = deepFreeze(await this.read(key));
         // The entry's age counts from the question, not the answer: a record
         // read at the start of a slow read is no fresher for the wait.
-        fetchOptions.ttl = Math.max(1, this.options.ttlMs - (this.now() - askedAt));
+        fetchOptions.ttl = this.ttlFor(value, this.now() - askedAt);
         return { value };
       },
     });
@@ -60,6 +66,22 @@ export class ReadCache<V> {
     this.options.onLookup?.(status.fetch === 'hit' || status.fetch === 'inflight');
     // fetch resolves undefined only when the fetchMethod does, which it never does.
     return (entry as Entry<V>).value;
+  }
+
+  /** The value kept under `key` while fresh, without reading it (undefined: none), not counted as a lookup. */
+  peek(key: string): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  /** Keeps `value` under `key` as if just read (a read of something else answered it too). */
+  set(key: string, value: V): void {
+    const frozen = deepFreeze(value);
+    this.entries.set(key, { value: frozen }, { ttl: this.ttlFor(frozen, 0) });
+  }
+
+  private ttlFor(value: V, elapsedMs: number): number {
+    const kept = this.options.ttlOf ? this.options.ttlOf(value) : this.options.ttlMs;
+    return Math.max(1, Math.floor(kept - elapsedMs));
   }
 
   /** Entries held now (tests of the bound). */

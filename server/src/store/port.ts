@@ -26,6 +26,8 @@ import type {
 export interface Store {
   /** The key with this digest (live or not) and its client (null when gone). */
   findApiKey(digest: string): Promise<ApiKeyContext | null>;
+  /** The key with this public id (live or not) and its client (null when gone). */
+  findApiKeyById(keyId: string): Promise<ApiKeyContext | null>;
   findClient(clientId: string): Promise<ClientRecord | null>;
   /** Keys of a client, live or not, oldest first (then by keyId). */
   listApiKeys(clientId: string): Promise<ApiKeyRecord[]>;
@@ -72,9 +74,10 @@ export interface Store {
 
   /**
    * The slice of one reservation change (see `WalletSlice`), in one read whose
-   * cost does not grow with the wallet's other reservations.
+   * cost does not grow with the wallet's other reservations; with
+   * `withMember`, that member too (as stored now, wherever its wallet is).
    */
-  loadWalletSlice(walletId: string, key: ReservationKey): Promise<WalletSlice | null>;
+  loadWalletSlice(walletId: string, key: ReservationKey, options?: { withMember?: string }): Promise<WalletSlice | null>;
   /**
    * Compare-and-set of one reservation change, like `saveWallet`: stores the
    * reservation (replacing the one under its key, or added), the totals and
@@ -121,6 +124,7 @@ export type StoreMethod = {
 /** Every Store method, at run time (the compiler checks the list is complete). */
 export const storeMethods = Object.keys({
   findApiKey: true,
+  findApiKeyById: true,
   findClient: true,
   listApiKeys: true,
   insertApiKey: true,

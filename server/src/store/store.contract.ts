@@ -242,6 +242,15 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         expect(await store.findApiKey(hashSecret('unknown'))).toBeNull();
       });
 
+      it('finds a key by its public id, with its client; an unknown id finds nothing', async () => {
+        const client = clientRecord('partner-app');
+        const key = apiKeyRecord('key_partner1', 'partner-app');
+        await store.upsertClients([client]);
+        await store.insertApiKey(key);
+        expect(await store.findApiKeyById('key_partner1')).toStrictEqual({ key, client });
+        expect(await store.findApiKeyById('key_unknown')).toBeNull();
+      });
+
       it('finds a key whose client is gone, with a null client', async () => {
         const key = apiKeyRecord('key_orphan1', 'gone-app');
         await store.insertApiKey(key);
@@ -482,6 +491,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it.each([
         ['findApiKey', (s: Store) => s.findApiKey(operatorObject), null],
+        ['findApiKeyById', (s: Store) => s.findApiKeyById(operatorObject), null],
         ['findClient', (s: Store) => s.findClient(operatorObject), null],
         ['listApiKeys', (s: Store) => s.listApiKeys(operatorObject), []],
         ['findMember', (s: Store) => s.findMember(operatorObject), null],
@@ -592,6 +602,16 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('reads null for an unknown wallet', async () => {
         expect(await store.loadWalletSlice('member:m-nobody', keyOf(stored[0]!))).toBeNull();
+      });
+
+      it('reads a member with the slice when asked, as stored now (null when there is none), whatever its wallet', async () => {
+        await saved();
+        await store.upsertMembers([memberRecord('m-a', 'hh-1'), memberRecord('m-elsewhere')]);
+        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-a' }))?.member).toStrictEqual(memberRecord('m-a', 'hh-1'));
+        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-elsewhere' }))?.member).toStrictEqual(memberRecord('m-elsewhere'));
+        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-nobody' }))?.member).toBeNull();
+        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: '$where' }))?.member).toBeNull();
+        expect(await store.loadWalletSlice(walletId, keyOf(stored[0]!))).not.toHaveProperty('member');
       });
 
       it('reads the balances, the totals of every stored reservation (expired ones too) and the one under the key', async () => {

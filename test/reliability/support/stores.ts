@@ -96,6 +96,7 @@ const writeMethods = new Set<StoreMethod>([
  */
 const keyArguments: Partial<Record<StoreMethod, number[]>> = {
   findApiKey: [0],
+  findApiKeyById: [0],
   findClient: [0],
   listApiKeys: [0],
   findMember: [0],

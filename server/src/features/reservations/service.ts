@@ -49,16 +49,16 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
 
   return {
     async updateReservation(context, request) {
-      const member = await eligibleMember(store, context);
+      if (context.session.identifierType === 'PHONE_NUMBER') throw notEligible();
       const key = keyOf(context);
+      const locate = await memberLocator(store, context);
       let items: ResolvedItems | undefined;
 
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         // One time for the whole attempt: what is live, the daily cap and the
         // new expiry are all judged at it.
         const now = clock();
-        const state = await loadWalletState(store, member.walletId, key, now);
-        if (!state) throw new Error(`wallet ${member.walletId} of member ${member.correlationId} is missing`);
+        const { member, state } = await locate((walletId, withMember) => loadWalletState(store, walletId, key, now, withMember));
         const current = state.current;
         checkToken(current, context, request);
         // Redemption and catalogue data do not change between attempts: resolve once.
@@ -92,13 +92,40 @@ function sumOf(shares: Contribution[], sign: 1 | -1): number {
   return sum;
 }
 
-async function eligibleMember(store: Store, context: ReservationContext): Promise<MemberRecord> {
-  // Read with the session when the request's credentials were checked (one store call fewer).
-  const member = context.member !== undefined ? context.member : await store.findMember(context.correlationId);
-  if (!member || !member.eligibleForRedemption || context.session.identifierType === 'PHONE_NUMBER') {
-    throw reservationError('Account is not eligible for redemption');
-  }
-  return member;
+function notEligible() {
+  return reservationError('Account is not eligible for redemption');
+}
+
+type LoadState = (walletId: string, withMember: string | undefined) => Promise<WalletState | null>;
+
+/**
+ * Finds the path member and its wallet's state, reading as little as it
+ * can: the member read with the session when the process had it, else the
+ * member read with the wallet the session names (one command), else the
+ * member alone first (sessions that name no wallet). A member that moved
+ * to another wallet since is followed there. Every attempt reads the
+ * wallet again; the member is read once.
+ */
+async function memberLocator(store: Store, context: ReservationContext) {
+  let member: MemberRecord | null | undefined = context.member;
+  if (member === undefined && context.session.walletId === undefined) member = await store.findMember(context.correlationId);
+  let walletId = member ? member.walletId : context.session.walletId;
+  return async (load: LoadState): Promise<{ member: MemberRecord; state: WalletState }> => {
+    for (let moves = 0; moves < 2; moves++) {
+      if (member === null || walletId === undefined) throw notEligible();
+      const state = await load(walletId, member === undefined ? context.correlationId : undefined);
+      if (member === undefined) member = state ? (state.member ?? null) : await store.findMember(context.correlationId);
+      if (member === null) throw notEligible();
+      if (member.walletId !== walletId) {
+        walletId = member.walletId;
+        continue;
+      }
+      if (!member.eligibleForRedemption) throw notEligible();
+      if (!state) throw new Error(`wallet ${walletId} of member ${member.correlationId} is missing`);
+      return { member, state };
+    }
+    throw new Error(`member ${context.correlationId} moved between wallets while read`);
+  };
 }
 
 function keyOf(context: ReservationContext): ReservationKey {

@@ -1,4 +1,4 @@
-import type { AuditEntry, MemberBalance, ReservationKey, ReservationRecord, Wallet } from '../../domain/model';
+import type { AuditEntry, MemberBalance, MemberRecord, ReservationKey, ReservationRecord, Wallet } from '../../domain/model';
 import { heldOf, isStale, reservedOn, totalsOf, utcDay, withChange, type WalletTotals } from '../../domain/wallet-totals';
 import type { Store } from '../../store/port';
 
@@ -19,6 +19,8 @@ export interface WalletState {
   current: ReservationRecord | null;
   /** Set when the state was read from the whole wallet. */
   whole: Wallet | null;
+  /** The member asked for with the wallet (`withMember`). */
+  member?: MemberRecord | null;
 }
 
 /** An expired reservation counts as not existing. */
@@ -36,9 +38,10 @@ export function sameKey(reservation: ReservationRecord, key: ReservationKey): bo
 }
 
 /** The wallet's state for a change of the reservation under `key`; null when there is no such wallet. */
-export async function loadWalletState(store: Store, walletId: string, key: ReservationKey, now: Date): Promise<WalletState | null> {
-  const slice = await store.loadWalletSlice(walletId, key);
+export async function loadWalletState(store: Store, walletId: string, key: ReservationKey, now: Date, withMember?: string): Promise<WalletState | null> {
+  const slice = await store.loadWalletSlice(walletId, key, withMember === undefined ? undefined : { withMember });
   if (!slice) return null;
+  const member = slice.member === undefined ? {} : { member: slice.member };
   // Not stale: no stored reservation has expired by the totals. The one under
   // the key is checked too: the totals cannot vouch for a reservation they
   // do not include (a copy put back after its tombstone was gone).
@@ -50,10 +53,11 @@ export async function loadWalletState(store: Store, walletId: string, key: Reser
       totals: slice.totals,
       current: slice.reservation,
       whole: null,
+      ...member,
     };
   }
   const whole = await store.loadWallet(walletId);
-  return whole ? stateOfWhole(whole, key, now) : null;
+  return whole ? { ...stateOfWhole(whole, key, now), ...member } : null;
 }
 
 function stateOfWhole(wallet: Wallet, key: ReservationKey, now: Date): WalletState {

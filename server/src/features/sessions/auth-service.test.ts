@@ -80,7 +80,7 @@ describe('authentication by API key', () => {
 describe('authentication with credential caching (processes sharing a database)', () => {
   let now: Date;
   let monotonicMs: number;
-  let reads: Record<'findApiKey' | 'findSessionContext', number>;
+  let reads: Record<'findApiKey' | 'findApiKeyById' | 'findSessionContext', number>;
   let store: MemoryStore;
   let auth: ReturnType<typeof createAuthService>;
   let keys: ReturnType<typeof createKeyService>;
@@ -93,13 +93,14 @@ describe('authentication with credential caching (processes sharing a database)'
     now = start;
     // Not 0: lru-cache takes an entry stored at time 0 for one without a ttl.
     monotonicMs = 1000;
-    reads = { findApiKey: 0, findSessionContext: 0 };
+    reads = { findApiKey: 0, findApiKeyById: 0, findSessionContext: 0 };
     lookups.splice(0);
     const clock = () => now;
     store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
     await loadFixture(store, { clients: [{ clientId: 'partner-app', apiKeys: ['pk_partner_fixture_1'], enabledBusinessUnits: ['LCL'], sessionTtlSeconds: 60 }], members: [{ correlationId: 'm-alice', pointBalance: 100 }] }, start);
     const counted = {
       findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
+      findApiKeyById: (keyId: string) => (reads.findApiKeyById++, store.findApiKeyById(keyId)),
       findSessionContext: (tokenHash: string) => (reads.findSessionContext++, store.findSessionContext(tokenHash)),
     };
     auth = createAuthService({
@@ -127,19 +128,28 @@ describe('authentication with credential caching (processes sharing a database)'
     return (await auth.authenticateSession(authenticated.client, sessionToken, 'm-alice', lookup)) !== null;
   }
 
-  it('reads a key and a session once per 2 s, whatever the number of requests', async () => {
+  it('reads a key once per 2 s, and a session once until it expires (it never changes), whatever the number of requests', async () => {
     for (let i = 0; i < 6; i++) {
       expect(await auth.authenticateClient(operatorKey.apiKey)).not.toBeNull();
       expect(await memberRequest()).toBe(true);
       monotonicMs += 500;
     }
-    expect(reads).toEqual({ findApiKey: 2, findSessionContext: 2 });
+    // The session's read brought its key (by id) and member; 2.5 s later the key by id is read again, the session is not.
+    expect(reads).toEqual({ findApiKey: 2, findApiKeyById: 1, findSessionContext: 1 });
     expect(lookups.filter(([, hit]) => !hit)).toEqual([
       ['apiKeys', false],
       ['sessions', false],
       ['apiKeys', false],
-      ['sessions', false],
+      ['apiKeys', false],
     ]);
+  });
+
+  it('gives the member read with the session only while it is fresh (2 s): afterwards whoever needs it reads it', async () => {
+    expect((await auth.lookUpSession(sessionToken))?.member?.correlationId).toBe('m-alice');
+    monotonicMs += 2001;
+    const later = await auth.lookUpSession(sessionToken);
+    expect(later?.session.correlationId).toBe('m-alice');
+    expect(later?.member).toBeUndefined();
   });
 
   it('holds a revocation within 2 s: the key and its sessions are refused once their entries are older', async () => {

@@ -1,5 +1,5 @@
 import type { Clock } from '../../domain/clock';
-import { isLiveKey, type ApiKeyRecord, type ClientRecord, type SessionRecord } from '../../domain/model';
+import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, type SessionRecord } from '../../domain/model';
 import { hashSecret, sameDigest } from '../../domain/secrets';
 import type { AuthService } from '../../domain/services';
 import type { ApiKeyContext, SessionContext, Store } from '../../store/port';
@@ -25,7 +25,7 @@ export interface CredentialCaching {
 }
 
 export interface AuthServiceDeps {
-  store: Pick<Store, 'findApiKey' | 'findSessionContext'>;
+  store: Pick<Store, 'findApiKey' | 'findApiKeyById' | 'findSessionContext'>;
   clock: Clock;
   /** Absent: every lookup asks the store (the embedded store, whose reads cost nothing). */
   credentialCaching?: CredentialCaching;
@@ -65,27 +65,56 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
 
 interface CredentialReads {
   findApiKey(digest: string): Promise<ApiKeyContext | null>;
-  findSessionContext(tokenHash: string): Promise<SessionContext | null>;
+  /** As the store's, but the member may be left out (not read): see SessionLookup. */
+  findSessionContext(tokenHash: string): Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
 }
 
-/** The store's reads of credentials, through a cache of each when caching is asked for. */
+/**
+ * The store's reads of credentials, through caches when caching is asked
+ * for. A session record never changes once made (it ends by its expiry or
+ * with its key), so it is kept until it expires; what can change is kept
+ * at most `ttlMs`: a key with its client (by digest, and by id for the
+ * sessions it started), and the member read with a session.
+ */
 function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const { store, credentialCaching: caching } = deps;
   if (!caching) {
     return { findApiKey: (digest) => store.findApiKey(digest), findSessionContext: (tokenHash) => store.findSessionContext(tokenHash) };
   }
   const now = caching.now ? { now: caching.now } : {};
-  const apiKeys = new ReadCache((digest) => store.findApiKey(digest), {
-    ...caching.apiKeys,
-    ...now,
-    onLookup: (hit) => caching.onLookup?.('apiKeys', hit),
-  });
-  const sessions = new ReadCache((tokenHash) => store.findSessionContext(tokenHash), {
-    ...caching.sessions,
-    ...now,
-    onLookup: (hit) => caching.onLookup?.('sessions', hit),
-  });
-  return { findApiKey: (digest) => apiKeys.get(digest), findSessionContext: (tokenHash) => sessions.get(tokenHash) };
+  const keyLookups = { ...caching.apiKeys, ...now, onLookup: (hit: boolean) => caching.onLookup?.('apiKeys', hit) };
+  const apiKeys = new ReadCache((digest) => store.findApiKey(digest), keyLookups);
+  const keysById = new ReadCache<ApiKeyContext | null>((keyId) => store.findApiKeyById(keyId), keyLookups);
+  const members = new ReadCache<MemberRecord | null | undefined>(async () => undefined, { ...caching.sessions, ...now });
+  const wallClock = deps.clock;
+  const sessions = new ReadCache<SessionRecord | null>(
+    async (tokenHash) => {
+      const found = await store.findSessionContext(tokenHash);
+      if (!found) return null;
+      // What the same read brought: the key with its client, and the member, each kept as long as they may be.
+      if (found.key) keysById.set(found.key.keyId, { key: found.key, client: found.client });
+      members.set(found.session.correlationId, found.member);
+      return found.session;
+    },
+    {
+      ...caching.sessions,
+      ...now,
+      // A known session until it expires; an unknown token no longer than anything else (it may be started meanwhile).
+      ttlOf: (session) => (session ? session.expiresAt.getTime() - wallClock().getTime() : caching.sessions.ttlMs),
+      onLookup: (hit) => caching.onLookup?.('sessions', hit),
+    },
+  );
+  return {
+    findApiKey: (digest) => apiKeys.get(digest),
+    async findSessionContext(tokenHash) {
+      const session = await sessions.get(tokenHash);
+      if (!session) return null;
+      const key = await keysById.get(session.keyId);
+      // The member only while it is fresh: absent, whoever needs it reads it (Operation B, with its wallet).
+      const member = members.peek(session.correlationId);
+      return { session, client: key?.client ?? null, key: key?.key ?? null, ...(member !== undefined && { member }) };
+    },
+  };
 }
 
 /** A session lives no longer than the key that started it (revoked or expired). */

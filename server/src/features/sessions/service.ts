@@ -25,6 +25,8 @@ export function createSessionService(deps: { store: Store; clock: Clock }): Sess
         correlationId,
         identifierType,
         expiresAt,
+        // Where Operation B finds the member's wallet, with the member, in one read.
+        walletId: member.walletId,
       });
       return { sessionToken, sessionId, identifierType, expiresAt };
     },

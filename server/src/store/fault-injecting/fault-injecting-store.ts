@@ -40,6 +40,7 @@ export class FaultInjectingStore implements Store {
   }
 
   findApiKey: Store['findApiKey'] = (d) => this.call('findApiKey', () => this.inner.findApiKey(d));
+  findApiKeyById: Store['findApiKeyById'] = (id) => this.call('findApiKeyById', () => this.inner.findApiKeyById(id));
   findClient: Store['findClient'] = (id) => this.call('findClient', () => this.inner.findClient(id));
   listApiKeys: Store['listApiKeys'] = (id) => this.call('listApiKeys', () => this.inner.listApiKeys(id));
   insertApiKey: Store['insertApiKey'] = (k) => this.call('insertApiKey', () => this.inner.insertApiKey(k));
@@ -56,7 +57,7 @@ export class FaultInjectingStore implements Store {
   findRedemption: Store['findRedemption'] = (id) => this.call('findRedemption', () => this.inner.findRedemption(id));
   loadWallet: Store['loadWallet'] = (id) => this.call('loadWallet', () => this.inner.loadWallet(id));
   saveWallet: Store['saveWallet'] = (w, v) => this.call('saveWallet', () => this.inner.saveWallet(w, v));
-  loadWalletSlice: Store['loadWalletSlice'] = (id, key) => this.call('loadWalletSlice', () => this.inner.loadWalletSlice(id, key));
+  loadWalletSlice: Store['loadWalletSlice'] = (id, key, options) => this.call('loadWalletSlice', () => this.inner.loadWalletSlice(id, key, options));
   saveWalletSlice: Store['saveWalletSlice'] = (c, v) => this.call('saveWalletSlice', () => this.inner.saveWalletSlice(c, v));
   listAudit: Store['listAudit'] = (t) => this.call('listAudit', () => this.inner.listAudit(t));
   drainOutbox: Store['drainOutbox'] = () => this.inner.drainOutbox();

@@ -97,6 +97,12 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     return { key, client: client ?? null };
   }
 
+  async findApiKeyById(keyId: string): Promise<ApiKeyContext | null> {
+    const key = this.apiKeys.get(keyId);
+    if (!key) return null;
+    return { key, client: this.clients.get(key.clientId) ?? null };
+  }
+
   async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
     return [...this.apiKeys.values()]
       .filter((key) => key.clientId === clientId)
@@ -285,7 +291,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     return true;
   }
 
-  async loadWalletSlice(walletId: string, key: ReservationKey): Promise<WalletSlice | null> {
+  async loadWalletSlice(walletId: string, key: ReservationKey, options: { withMember?: string } = {}): Promise<WalletSlice | null> {
     const stored = this.wallets.get(walletId);
     if (!stored) return null;
     const slice: WalletSlice = {
@@ -295,6 +301,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       totals: stored.totals,
       reservation: stored.reservations.get(keyString(key)) ?? null,
     };
+    if (options.withMember !== undefined) slice.member = this.members.get(options.withMember) ?? null;
     return slice;
   }
 

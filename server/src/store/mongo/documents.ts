@@ -63,6 +63,7 @@ export interface SessionDoc {
   correlationId: string;
   identifierType: SessionRecord['identifierType'];
   expiresAt: Date;
+  walletId?: string;
 }
 
 export interface CatalogueItemDoc {
@@ -225,11 +226,12 @@ export function sessionDoc(s: SessionRecord): SessionDoc {
     correlationId: s.correlationId,
     identifierType: s.identifierType,
     expiresAt: s.expiresAt,
+    ...(s.walletId !== undefined && { walletId: s.walletId }),
   };
 }
 
 export function sessionFromDoc(d: SessionDoc): SessionRecord {
-  return {
+  const session: SessionRecord = {
     tokenHash: d._id,
     sessionId: d.sessionId,
     clientId: d.clientId,
@@ -238,6 +240,8 @@ export function sessionFromDoc(d: SessionDoc): SessionRecord {
     identifierType: d.identifierType,
     expiresAt: d.expiresAt,
   };
+  if (typeof d.walletId === 'string') session.walletId = d.walletId;
+  return session;
 }
 
 // --- catalogue and redemptions --------------------------------------------

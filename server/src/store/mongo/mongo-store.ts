@@ -167,11 +167,19 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
 
   /** One aggregate: the key by its digest (unique index), then its client by `_id`. */
   async findApiKey(digest: string): Promise<ApiKeyContext | null> {
-    if (!isKey(digest)) return null;
+    return isKey(digest) ? this.findKeyWithClient({ digest }) : null;
+  }
+
+  /** One aggregate: the key by its id, then its client by `_id`. */
+  async findApiKeyById(keyId: string): Promise<ApiKeyContext | null> {
+    return isKey(keyId) ? this.findKeyWithClient({ _id: keyId }) : null;
+  }
+
+  private async findKeyWithClient(filter: { digest: string } | { _id: string }): Promise<ApiKeyContext | null> {
     const [found] = await this.run(() =>
       this.c.apiKeys
         .aggregate<ApiKeyDoc & { client: ClientDoc[] }>([
-          { $match: { digest } },
+          { $match: filter },
           { $lookup: { from: collectionNames.clients, localField: 'clientId', foreignField: '_id', as: 'client' } },
         ])
         .toArray(),
@@ -340,9 +348,10 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     return this.wallets.save(wallet, expectedVersion);
   }
 
-  async loadWalletSlice(walletId: string, key: ReservationKey): Promise<WalletSlice | null> {
+  async loadWalletSlice(walletId: string, key: ReservationKey, options: { withMember?: string } = {}): Promise<WalletSlice | null> {
     if (![walletId, key.clientId, key.correlationId, key.reservationToken].every(isKey)) return null;
-    return this.wallets.loadSlice(walletId, key);
+    if (options.withMember !== undefined && !isKey(options.withMember)) return null;
+    return this.wallets.loadSlice(walletId, key, options.withMember);
   }
 
   async saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {

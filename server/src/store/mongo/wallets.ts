@@ -13,6 +13,8 @@ import {
   reservationWritesFromDocs,
   totalsFields,
   walletFilter,
+  memberFromDoc,
+  type MemberDoc,
   type AuditDoc,
   type OutboxDoc,
   type ReservationDoc,
@@ -46,6 +48,7 @@ import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions } from './out
 
 export interface WalletCollections {
   wallets: Collection<WalletDoc>;
+  members: Collection<MemberDoc>;
   reservations: Collection<ReservationDoc>;
   audit: Collection<AuditDoc>;
 }
@@ -76,14 +79,23 @@ export class MongoWallets {
     return this.deps.collections();
   }
 
-  async loadSlice(walletId: string, key: ReservationKey): Promise<WalletSlice | null> {
+  /** With `memberId`, that member too, looked up by its `_id` in the same command. */
+  async loadSlice(walletId: string, key: ReservationKey, memberId?: string): Promise<WalletSlice | null> {
     const docId = reservationDocId(walletId, key);
-    const { reservations, audit } = this.collections;
+    const { reservations, audit, members } = this.collections;
+    const memberLookup =
+      memberId === undefined
+        ? []
+        : [
+            // $literal: a correlation id may start with `$`, which would read as a field path.
+            { $addFields: { memberId: { $literal: memberId } } },
+            { $lookup: { from: members.collectionName, localField: 'memberId', foreignField: '_id', as: 'member' } },
+          ];
     // One command; the lookups read after the wallet, so the reservation is
     // at least as new as the wallet's version (see the module comment).
     const [found] = await this.deps.run(() =>
       this.collections.wallets
-        .aggregate<WalletWithDelivery & { stored: ReservationDoc[] }>([
+        .aggregate<WalletWithDelivery & { stored: ReservationDoc[]; member?: MemberDoc[] }>([
           { $match: walletFilter(walletId) },
           // The equality form of $lookup, on `_id`: every server answers it
           // from the `_id` index (a pipeline $lookup is not always planned
@@ -92,6 +104,7 @@ export class MongoWallets {
           { $addFields: { storedId: docId } },
           { $lookup: { from: reservations.collectionName, localField: 'storedId', foreignField: '_id', as: 'stored' } },
           ...deliveredLookup(audit.collectionName),
+          ...memberLookup,
         ])
         .toArray(),
     );
@@ -101,13 +114,15 @@ export class MongoWallets {
     const written = reservationWritesFromDocs(found.outbox?.reservations).find((w) => sameKey(w.key, key));
     const reservation =
       written && (!stored || stored.walletVersion < found.version) ? written.reservation : stored ? reservationFromDoc(stored) : null;
-    return {
+    const slice: WalletSlice = {
       walletId,
       version: found.version,
       balances: found.balances.map(balanceFields),
       totals: totalsFields(found.totals),
       reservation,
     };
+    if (memberId !== undefined) slice.member = found.member?.[0] ? memberFromDoc(found.member[0]) : null;
+    return slice;
   }
 
   async saveSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
