@@ -253,7 +253,7 @@ describe('MongoStore requests', () => {
           { ordered: false },
         ],
       },
-      { collection: 'audit', method: 'insertOne', args: [auditOf8] },
+      { collection: 'audit', method: 'bulkWrite', args: [[{ insertOne: { document: auditOf8 } }], { ordered: false }] },
     ]);
   });
 

@@ -16,7 +16,8 @@ function fakeCollections() {
     await new Promise<void>((resolve) => pending.push(resolve));
     return {};
   };
-  const collection = (name: string) => ({ collectionName: name, bulkWrite: write(`${name}.bulkWrite`), insertOne: write(`${name}.insertOne`) }) as unknown as Collection<never>;
+  const collection = (name: string) =>
+    ({ collectionName: name, bulkWrite: write(`${name}.bulkWrite`), insertOne: write(`${name}.insertOne`), aggregate: () => ({ toArray: async () => [] }) }) as unknown as Collection<never>;
   const collections = { wallets: collection('wallets'), reservations: collection('reservations'), audit: collection('audit') } as unknown as OutboxCollections;
   return { collections, writes, settleAll: () => pending.splice(0).forEach((resolve) => resolve()) };
 }
@@ -27,24 +28,41 @@ const outboxWithAudit = (walletId: string, version: number): OutboxDoc => ({
   audit: { _id: `${walletId}@${version}` } as OutboxDoc['audit'],
 });
 
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Outbox bounds', () => {
   it('starts at most maxUnderway deliveries after answers; past it the next reader or the sweep delivers', async () => {
     const fake = fakeCollections();
-    const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), maxUnderway: 3 });
+    const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), maxUnderway: 3, batchDelayMs: 1 });
     for (let i = 0; i < 5; i++) outbox.deliverAfterAnswer(`w-${i}`, 2, outboxWithAudit(`w-${i}`, 2));
-    await nextTurn();
+    await pause(20);
     expect(outbox.sizes.underway).toBe(3);
-    expect(fake.writes).toEqual(['audit.insertOne', 'audit.insertOne', 'audit.insertOne']);
+    // The three as one batch: one write of their audit entries.
+    expect(fake.writes).toEqual(['audit.bulkWrite']);
     fake.settleAll();
     await outbox.drain();
     expect(outbox.sizes.underway).toBe(0);
     // Room again: the next one starts.
     outbox.deliverAfterAnswer('w-9', 2, outboxWithAudit('w-9', 2));
-    await nextTurn();
+    await pause(20);
     expect(outbox.sizes.underway).toBe(1);
     fake.settleAll();
+    await outbox.drain();
+  });
+
+  it('sends the deliveries of one batch window together, and at once when a reader needs one of them', async () => {
+    const fake = fakeCollections();
+    const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), batchDelayMs: 60_000 });
+    outbox.deliverAfterAnswer('w-1', 2, outboxWithAudit('w-1', 2));
+    outbox.deliverAfterAnswer('w-2', 5, outboxWithAudit('w-2', 5));
+    await pause(20);
+    expect(fake.writes).toEqual([]);
+    // A save of w-1 at version 2 needs its outbox delivered first: the batch goes now.
+    const saving = outbox.ensureDeliveredBeforeSave('w-1', 2);
+    await pause(5);
+    expect(fake.writes).toEqual(['audit.bulkWrite']);
+    fake.settleAll();
+    await saving;
     await outbox.drain();
   });
 

@@ -52,6 +52,15 @@ export interface OutboxDeps {
   maxUnderway?: number;
   /** Default `maxRememberedWallets`. */
   maxRemembered?: number;
+  /** How long deliveries after answers wait to go out together; default `batchDelayMs`. */
+  batchDelayMs?: number;
+}
+
+/** One outbox to deliver: the wallet version whose change it is. */
+interface Delivery {
+  walletId: string;
+  version: number;
+  outbox: OutboxDoc;
 }
 
 /** A wallet as read with the `$lookup` of `deliveredLookup`: `delivered` holds its outbox's entry once it is in the trail. */
@@ -61,6 +70,13 @@ export type WalletWithDelivery = WalletDoc & { delivered?: Document[] };
 export const maxDeliveriesUnderway = 10_000;
 /** Wallets whose delivered version a process remembers (saves it from checking again); forgetting costs one read. */
 export const maxRememberedWallets = 10_000;
+/**
+ * Deliveries after answers go out together: those of this long, at most
+ * `maxBatch`, in one write of their reservations and one of their audit
+ * entries. A reader that needs one sends the batch at once.
+ */
+export const batchDelayMs = 100;
+const maxBatch = 200;
 
 /**
  * Aggregation stages that tell, with a wallet, whether its outbox is
@@ -90,6 +106,9 @@ export class Outbox {
   private readonly underway = new Map<string, { version: number; done: Promise<void> }>();
   /** Per wallet, the version this process saw delivered (read from the database, or delivered itself). */
   private readonly delivered = new Map<string, number>();
+  /** Deliveries after answers waiting for the next batch. */
+  private queued: Array<Delivery & { settle: (failure: unknown) => void }> = [];
+  private batchTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: OutboxDeps) {}
 
@@ -104,8 +123,24 @@ export class Outbox {
    */
   deliverAfterAnswer(walletId: string, version: number, outbox: OutboxDoc): void {
     if (this.underway.size >= (this.deps.maxUnderway ?? maxDeliveriesUnderway)) return;
-    const afterAnswer = new Promise<void>((resolve) => setImmediate(resolve));
-    this.start(walletId, version, () => afterAnswer.then(() => this.deliver(walletId, version, outbox))).catch(() => undefined);
+    const queued = new Promise<void>((resolve, reject) => {
+      this.queued.push({ walletId, version, outbox, settle: (failure) => (failure === undefined ? resolve() : reject(failure)) });
+    });
+    this.start(walletId, version, () => queued).catch(() => undefined);
+    if (this.queued.length >= maxBatch) this.sendBatch();
+    else this.batchTimer ??= setTimeout(() => this.sendBatch(), this.deps.batchDelayMs ?? batchDelayMs);
+  }
+
+  /** Sends the deliveries waiting, as one batch. */
+  private sendBatch(): void {
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.batchTimer = null;
+    const batch = this.queued.splice(0);
+    if (batch.length === 0) return;
+    this.deliverAll(batch).then(
+      () => batch.forEach((d) => d.settle(undefined)),
+      (error: unknown) => batch.forEach((d) => d.settle(error ?? new Error('delivery failed'))),
+    );
   }
 
   /** Delivers the outbox of a save at once (whole saves: fixtures, large outboxes). */
@@ -125,6 +160,7 @@ export class Outbox {
     }
     const underway = this.underway.get(doc._id);
     if (underway?.version === doc.version) {
+      this.sendBatch();
       // One that failed is tried again below, as by any other reader.
       await underway.done.catch(() => undefined);
       if (this.knowsDelivered(doc._id, doc.version)) return;
@@ -139,7 +175,10 @@ export class Outbox {
    */
   async ensureDeliveredBeforeSave(walletId: string, version: number): Promise<void> {
     const underway = this.underway.get(walletId);
-    if (underway?.version === version) await underway.done.catch(() => undefined);
+    if (underway?.version === version) {
+      this.sendBatch();
+      await underway.done.catch(() => undefined);
+    }
     if (this.knowsDelivered(walletId, version)) return;
     const [doc] = await this.deps.run(() =>
       this.c.wallets
@@ -161,6 +200,7 @@ export class Outbox {
 
   /** Waits for the deliveries under way (before the client closes, or before a test reads the trail). */
   async drain(): Promise<void> {
+    this.sendBatch();
     await Promise.allSettled([...this.underway.values()].map((delivery) => delivery.done));
   }
 
@@ -169,10 +209,17 @@ export class Outbox {
    * trail then says the outbox is delivered); an outbox without one is
    * cleared instead. Every write is idempotent.
    */
-  async deliver(walletId: string, version: number, outbox: OutboxDoc): Promise<void> {
-    await this.writeReservations(walletId, version, reservationWritesFromDocs(outbox.reservations));
-    if (outbox.audit) await this.insertIgnoringDuplicate(outbox.audit);
-    else await this.clear([{ _id: walletId, version }]);
+  deliver(walletId: string, version: number, outbox: OutboxDoc): Promise<void> {
+    return this.deliverAll([{ walletId, version, outbox }]);
+  }
+
+  /** Several outboxes at once: one write of all their reservations, one of all their audit entries. Fails whole. */
+  private async deliverAll(batch: Delivery[]): Promise<void> {
+    await this.writeReservations(batch.flatMap((d) => reservationWritesFromDocs(d.outbox.reservations).map((write) => ({ ...d, write }))));
+    const entries = batch.flatMap((d) => (d.outbox.audit ? [d.outbox.audit] : []));
+    if (entries.length > 0) await this.insertIgnoringDuplicates(entries);
+    const unaudited = batch.filter((d) => !d.outbox.audit);
+    if (unaudited.length > 0) await this.clear(unaudited.map((d) => ({ _id: d.walletId, version: d.version })));
   }
 
   /** Removes the outboxes of these wallet versions (delivered ones); a wallet at another version is left alone. */
@@ -213,29 +260,30 @@ export class Outbox {
    * (a fixture's load stays linear on servers that plan nothing else); if
    * its key was taken (a tombstone, a newer copy), it is written guarded.
    */
-  private async writeReservations(walletId: string, version: number, writes: ReservationWrite[]): Promise<void> {
+  private async writeReservations(writes: Array<Delivery & { write: ReservationWrite }>): Promise<void> {
     if (writes.length === 0) return;
     const now = this.deps.now();
-    const guarded = (w: ReservationWrite): AnyBulkWriteOperation<ReservationDoc> => ({
+    const guarded = ({ walletId, version, write }: (typeof writes)[number]): AnyBulkWriteOperation<ReservationDoc> => ({
       replaceOne: {
-        filter: { _id: reservationDocId(walletId, w.key), walletVersion: { $lt: version } },
-        replacement: reservationDocBody(walletId, version, w.reservation, now) as ReservationDoc,
+        filter: { _id: reservationDocId(walletId, write.key), walletVersion: { $lt: version } },
+        replacement: reservationDocBody(walletId, version, write.reservation, now) as ReservationDoc,
         upsert: true,
       },
     });
     const first = writes.map((w): AnyBulkWriteOperation<ReservationDoc> =>
-      w.created
-        ? { insertOne: { document: { _id: reservationDocId(walletId, w.key), ...reservationDocBody(walletId, version, w.reservation, now) } } }
+      w.write.created
+        ? { insertOne: { document: { _id: reservationDocId(w.walletId, w.write.key), ...reservationDocBody(w.walletId, w.version, w.write.reservation, now) } } }
         : guarded(w),
     );
-    const again = (await this.writeIgnoringDuplicates(first)).filter((index) => writes[index]!.created).map((index) => guarded(writes[index]!));
-    if (again.length > 0) await this.writeIgnoringDuplicates(again);
+    const met = await this.writeIgnoringDuplicates(this.c.reservations, first);
+    const again = met.filter((index) => writes[index]!.write.created).map((index) => guarded(writes[index]!));
+    if (again.length > 0) await this.writeIgnoringDuplicates(this.c.reservations, again);
   }
 
   /** One unordered bulk write; the indexes of its operations that met a duplicate key (all, when the error does not say which). */
-  private async writeIgnoringDuplicates(operations: AnyBulkWriteOperation<ReservationDoc>[]): Promise<number[]> {
+  private async writeIgnoringDuplicates<T extends Document>(collection: Collection<T>, operations: AnyBulkWriteOperation<T>[]): Promise<number[]> {
     try {
-      await this.deps.run(() => this.c.reservations.bulkWrite(operations, { ordered: false }));
+      await this.deps.run(() => collection.bulkWrite(operations, { ordered: false }));
       return [];
     } catch (error) {
       const duplicates = duplicateKeyIndexes(error, operations.length);
@@ -245,12 +293,8 @@ export class Outbox {
   }
 
   /** Keyed by the entry's id: an entry delivered twice is stored once, never rewritten. */
-  private async insertIgnoringDuplicate(entry: AuditDoc): Promise<void> {
-    try {
-      await this.deps.run(() => this.c.audit.insertOne(entry));
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-    }
+  private async insertIgnoringDuplicates(entries: AuditDoc[]): Promise<void> {
+    await this.writeIgnoringDuplicates(this.c.audit, entries.map((document): AnyBulkWriteOperation<AuditDoc> => ({ insertOne: { document } })));
   }
 }
 
