@@ -25,12 +25,20 @@ export interface Env {
 
 /**
  * The server's default limit (config.ts), 6000 requests per minute and client
- * key, pinned here so that the bench does not follow a change of it. The
- * fixture has 100 client keys and the load cycles through them, so no
- * member's request is refused; only the flooding key goes past it.
+ * key, pinned here so that the bench does not follow a change of it.
  */
 export const rateLimitPerMinute = 6000;
-const clientKeys = 100;
+
+/**
+ * The client keys of a fixture for a load of `rate` requests a second: a
+ * few partner apps, as a programme has, and enough of them that the load,
+ * cycling through them, gives each at most half the limit (no member's
+ * request is refused; only the flooding key goes past it): 4 at 100
+ * requests a second, 20 at 1,000.
+ */
+export function clientKeysFor(rate: number): number {
+  return Math.max(4, Math.ceil((rate * 60) / (rateLimitPerMinute / 2)));
+}
 
 /** Commands of the driver's and the server's own checks, not of any request. */
 const monitoringCommands = new Set(['ping', 'hello']);
@@ -80,7 +88,7 @@ export async function deploy(
   { processes = 1, profileFile }: { processes?: number; profileFile?: string } = {},
 ): Promise<Deployment> {
   const started = Date.now();
-  const { fixture, plan } = generateFixture({ clients: clientKeys, ...fixtureOptions });
+  const { fixture, plan } = generateFixture({ clients: clientKeysFor(env.rate), ...fixtureOptions });
   const files = path.join(env.tmp, `${name}.node${env.runtime.line}`);
   const seedFile = `${files}.fixture.json`;
   writeFileSync(seedFile, JSON.stringify(fixture));

@@ -127,9 +127,11 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
 
   log('Warm-up');
   let served = 0;
+  // Steady state: every member's session used twice before measuring (each process keeps the sessions it has seen).
+  const warmup = Math.max(options.warmup, (2 * deployment.plan.members.length) / env.rate);
   for (const scenario of scenarios) {
     for (const target of targetsFor(scenario)) {
-      const run = await measureRun(env, target, deployment.scenario(scenario), options.warmup);
+      const run = await measureRun(env, target, deployment.scenario(scenario), target === server ? warmup : options.warmup);
       log(describeRun(`warm-up ${scenario} ${target.name}`, run));
     }
   }
