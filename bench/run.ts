@@ -179,7 +179,8 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
 
 /**
  * The flooding key: its requests first as fast as the server answers them
- * until the first refusal (the limit used up), then a measured run at the
+ * until every process refuses them (the limit used up, and each process's
+ * blocks spent), then a measured run at the
  * fixed load while its window lasts (the `Retry-After` of the refusal), every
  * answer expected to be 429. A string says why it was not measured.
  */
@@ -189,7 +190,9 @@ async function floodRun(env: Env, options: Options, deployment: Deployment): Pro
   const started = Date.now();
   let sent = 0;
   let retryAfter = 0;
-  while (retryAfter === 0 && sent < rateLimitPerMinute * 2) {
+  // Until a whole batch, spread over every process, is refused: each has spent the blocks it held.
+  let allRefused = false;
+  while (!allRefused && sent < rateLimitPerMinute * 2) {
     const answers = await Promise.all(
       Array.from({ length: 16 }, () => {
         const request = scenario.next();
@@ -197,6 +200,7 @@ async function floodRun(env: Env, options: Options, deployment: Deployment): Pro
       }),
     );
     sent += answers.length;
+    allRefused = answers.every((answer) => answer.status === 429);
     for (const answer of answers) if (answer.status === 429) retryAfter = Math.max(retryAfter, Number(answer.headers['retry-after']));
   }
   if (retryAfter === 0) return `not measured: no refusal after ${sent} requests of one key`;
