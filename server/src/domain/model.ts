@@ -2,7 +2,6 @@
  * Records of the loyalty domain, as the store keeps them. Plain data: no
  * Express, no MongoDB types. Dates are `Date`; points are whole numbers.
  */
-import type { WalletTotals } from './wallet-totals';
 
 export const identifierTypes = ['CARD_NUMBER', 'EMAIL', 'PHONE_NUMBER', 'MEMBER_ID'] as const;
 export type IdentifierType = (typeof identifierTypes)[number];
@@ -226,4 +225,32 @@ export function auditEntryId(walletId: string, walletVersion: number): string {
 /** Wallet id of a member: its household's, or its own. */
 export function walletIdOf(correlationId: string, householdId: string | null): string {
   return householdId ? `household:${householdId}` : `member:${correlationId}`;
+}
+
+// --- wallet totals (computed and kept equal to the reservations by wallet-totals.ts) ---
+
+/** Points one member holds in the wallet's reservations. */
+export interface HeldPoints {
+  correlationId: string;
+  points: number;
+}
+
+/** Points reserved by one client for one member on one UTC day, cap-exempt reservations aside (the daily cap counts these). */
+export interface DailyReserved {
+  /** `YYYY-MM-DD`, UTC, of the reservations' creation. */
+  day: string;
+  clientId: string;
+  correlationId: string;
+  points: number;
+}
+
+export interface WalletTotals {
+  /** Members holding more than 0 points, by correlationId. */
+  held: HeldPoints[];
+  /** Entries over 0 points, by day, client and member. */
+  daily: DailyReserved[];
+  /** Reservations stored (a released one, at 0 points, too). */
+  count: number;
+  /** No stored reservation expires before this; null when there is none. A lower bound: extending the first to expire leaves it earlier than it could be. */
+  nextExpiry: Date | null;
 }

@@ -1,4 +1,4 @@
-import type { ReservationRecord } from './model';
+import type { DailyReserved, HeldPoints, ReservationRecord, WalletTotals } from './model';
 
 /*
  * Running totals of a wallet's reservations, stored with the wallet so that a
@@ -14,31 +14,7 @@ import type { ReservationRecord } from './model';
  * the whole wallet instead, dropping what expired.
  */
 
-/** Points one member holds in the wallet's reservations. */
-export interface HeldPoints {
-  correlationId: string;
-  points: number;
-}
-
-/** Points reserved by one client for one member on one UTC day, cap-exempt reservations aside (the daily cap counts these). */
-export interface DailyReserved {
-  /** `YYYY-MM-DD`, UTC, of the reservations' creation. */
-  day: string;
-  clientId: string;
-  correlationId: string;
-  points: number;
-}
-
-export interface WalletTotals {
-  /** Members holding more than 0 points, by correlationId. */
-  held: HeldPoints[];
-  /** Entries over 0 points, by day, client and member. */
-  daily: DailyReserved[];
-  /** Reservations stored (a released one, at 0 points, too). */
-  count: number;
-  /** No stored reservation expires before this; null when there is none. A lower bound: extending the first to expire leaves it earlier than it could be. */
-  nextExpiry: Date | null;
-}
+export type { DailyReserved, HeldPoints, WalletTotals } from './model';
 
 const msPerDay = 86_400_000;
 

@@ -13,7 +13,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { OtlpProtocol, TracingConfig } from '../config';
-import type { Tracing } from '../tracing';
+import type { Tracing } from './tracing-handle';
 import { httpInstrumentation } from './http-spans';
 import { logFields } from './log-fields';
 import { mongoInstrumentation } from './mongodb-spans';

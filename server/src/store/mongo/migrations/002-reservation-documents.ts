@@ -14,7 +14,7 @@ import {
   type ReservationWrite,
   type WalletDoc,
 } from '../documents';
-import type { Migration } from './runner';
+import type { Migration } from './migration';
 import { eachMatching } from './parallel';
 
 /**

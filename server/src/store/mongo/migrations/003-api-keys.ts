@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { collectionNames } from '../collections';
 import type { ApiKeyDoc, ClientDoc, SessionDoc } from '../documents';
-import type { Migration } from './runner';
+import type { Migration } from './migration';
 import { eachMatching } from './parallel';
 
 /**

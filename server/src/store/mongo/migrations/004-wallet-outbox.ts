@@ -4,7 +4,7 @@ import { collectionNames } from '../collections';
 import { sweepBucketOf, type AuditDoc, type Body, type ReservationDoc, type ReservationWrite, type WalletDoc } from '../documents';
 import { dropIndexIfPresent } from './003-api-keys';
 import { Outbox } from '../outbox';
-import type { Migration } from './runner';
+import type { Migration } from './migration';
 import { eachMatching } from './parallel';
 
 /**

@@ -1,5 +1,5 @@
 import type { Collection, Document, Filter, FindCursor, WithId } from 'mongodb';
-import type { Progress } from './runner';
+import type { Progress } from './migration';
 
 /** Documents a step works on at once. */
 const concurrency = 8;

@@ -4,20 +4,9 @@ import { currentLayout, layoutDocumentId, readLayout, recordLayout, type LayoutD
 import { toLayout2 } from './002-reservation-documents';
 import { toLayout3 } from './003-api-keys';
 import { toLayout4 } from './004-wallet-outbox';
+import type { Migration, Progress } from './migration';
 
-/** Told how far a step has come: `done` of `total` documents. */
-export type Progress = (step: string, done: number, total: number) => void;
-
-/**
- * One step from layout `to - 1` to `to`. Every step is idempotent and
- * resumable: run again after a crash, it finishes what is left and leaves
- * what is done as it is.
- */
-export interface Migration {
-  to: number;
-  name: string;
-  run(db: Db, progress: Progress, now: Date): Promise<void>;
-}
+export type { Migration, Progress } from './migration';
 
 export const migrations: readonly Migration[] = [toLayout2, toLayout3, toLayout4];
 
