@@ -19,7 +19,7 @@ import { createApp } from '../../server/src/app';
 import { systemClock } from '../../server/src/domain/clock';
 import { createServices } from '../../server/src/features';
 import { createHttpServer } from '../../server/src/http/http-server';
-import { FaultInjectingStore } from '../../server/src/store/fault-injecting/fault-injecting-store';
+import { FaultInjectingStore } from '../../server/src/store/test-support/fault-injecting-store';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';

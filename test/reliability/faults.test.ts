@@ -1,4 +1,4 @@
-import type { StoreMethod } from '../../server/src/store/fault-injecting/fault-injecting-store';
+import type { StoreMethod } from '../../server/src/store/test-support/fault-injecting-store';
 import { connectTestStore, dropTestDatabase, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { problemsOfAnswer, serviceUnavailableBody } from './support/answers';

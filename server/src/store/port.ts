@@ -16,7 +16,7 @@ import type {
 /**
  * The store port. Domain services depend on this interface only; the
  * `memory/` and `mongo/` adapters implement it and pass the same shared suite
- * (`store.contract.ts`). A returned record never lets a caller change the
+ * (`test-support/store.contract.ts`). A returned record never lets a caller change the
  * store: adapters return copies, or (the memory store's wallets) deep-frozen
  * values whose Dates are shared with the store, so a caller that wants to
  * change one copies it first.

@@ -1,6 +1,6 @@
 import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, WalletSliceChange } from '../../../server/src/domain/model';
 import { deepCopy } from '../../../server/src/store/copy';
-import type { StoreMethod } from '../../../server/src/store/fault-injecting/fault-injecting-store';
+import type { StoreMethod } from '../../../server/src/store/test-support/fault-injecting-store';
 import type { Store } from '../../../server/src/store/port';
 
 /**

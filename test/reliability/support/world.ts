@@ -5,7 +5,7 @@ import type { Services } from '../../../server/src/domain/services';
 import { createServices } from '../../../server/src/features';
 import { loadConfig } from '../../../server/src/config';
 import { startServer, type RunningServer } from '../../../server/src/main';
-import { FaultInjectingStore } from '../../../server/src/store/fault-injecting/fault-injecting-store';
+import { FaultInjectingStore } from '../../../server/src/store/test-support/fault-injecting-store';
 import { loadFixture, parseFixture } from '../../../server/src/store/fixture';
 import { MemoryStore } from '../../../server/src/store/memory/memory-store';
 import type { Store } from '../../../server/src/store/port';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { StoreUnavailableError } from '../port';
-import { describeStoreContract } from '../store.contract';
+import { describeStoreContract } from '../test-support/store.contract';
 import { collectionNames, MongoStore } from './mongo-store';
 import { explainMissing, testMongoSource, stageNames, uniqueDbName } from './test-support/mongo-test-server';
 

@@ -2,11 +2,7 @@
  * The behaviour every `Store` adapter promises, as one jest suite. Each
  * adapter's test file calls `describeStoreContract` with a factory that gives
  * a fresh, empty store per test.
- *
- * Imports jest from `@jest/globals` (not the ambient globals) because this
- * file lives among the sources and is type-checked with them.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import {
   auditEntryId,
   walletIdOf,
@@ -19,12 +15,12 @@ import {
   type SessionRecord,
   type VoucherDefinitionRecord,
   type Wallet,
-} from '../domain/model';
-import { fixtureKeyId, hashSecret } from '../domain/secrets';
-import { totalsOf, withChange } from '../domain/wallet-totals';
-import { deepCopy } from './copy';
-import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture, type FixtureReservation } from './fixture';
-import type { Store } from './port';
+} from '../../domain/model';
+import { fixtureKeyId, hashSecret } from '../../domain/secrets';
+import { totalsOf, withChange } from '../../domain/wallet-totals';
+import { deepCopy } from '../copy';
+import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture, type FixtureReservation } from '../fixture';
+import type { Store } from '../port';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
