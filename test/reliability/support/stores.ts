@@ -100,7 +100,6 @@ const keyArguments: Partial<Record<StoreMethod, number[]>> = {
   findClient: [0],
   listApiKeys: [0],
   findMember: [0],
-  findHouseholdMembers: [0],
   findSession: [0],
   findSessionContext: [0],
   listPublishedVoucherDefinitions: [0, 1],

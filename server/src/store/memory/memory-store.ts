@@ -52,7 +52,6 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   private readonly apiKeys = new Map<string, ApiKeyRecord>();
   private readonly keyIdByDigest = new Map<string, string>();
   private readonly members = new Map<string, MemberRecord>();
-  private readonly membersByHousehold = new Map<string, Set<string>>();
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly catalogue = new Map<string, CatalogueItemRecord>();
   private readonly redemptions = new Map<string, RedemptionRecord>();
@@ -146,25 +145,8 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     return member ?? null;
   }
 
-  async findHouseholdMembers(householdId: string): Promise<MemberRecord[]> {
-    const ids = [...(this.membersByHousehold.get(householdId) ?? [])].sort(compareKeys);
-    return ids.flatMap((id) => {
-      const member = this.members.get(id);
-      return member ? [member] : [];
-    });
-  }
-
   async upsertMembers(members: MemberRecord[]): Promise<void> {
-    for (const member of members) {
-      const previous = this.members.get(member.correlationId);
-      if (previous?.householdId != null) this.membersByHousehold.get(previous.householdId)?.delete(member.correlationId);
-      this.members.set(member.correlationId, frozenCopy(member));
-      if (member.householdId != null) {
-        let ids = this.membersByHousehold.get(member.householdId);
-        if (!ids) this.membersByHousehold.set(member.householdId, (ids = new Set()));
-        ids.add(member.correlationId);
-      }
-    }
+    for (const member of members) this.members.set(member.correlationId, frozenCopy(member));
   }
 
   // --- sessions ------------------------------------------------------------
@@ -340,7 +322,6 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       this.apiKeys,
       this.keyIdByDigest,
       this.members,
-      this.membersByHousehold,
       this.sessions,
       this.catalogue,
       this.redemptions,

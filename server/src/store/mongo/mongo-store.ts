@@ -231,12 +231,6 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     return doc ? memberFromDoc(doc) : null;
   }
 
-  async findHouseholdMembers(householdId: string): Promise<MemberRecord[]> {
-    if (!isKey(householdId)) return [];
-    const docs = await this.run(() => this.c.members.find({ householdId }).sort({ _id: 1 }).toArray());
-    return docs.map(memberFromDoc);
-  }
-
   async upsertMembers(members: MemberRecord[]): Promise<void> {
     await this.replaceAll(this.c.members, members.map((m) => [requireKey(m.correlationId, 'correlationId'), memberBody(m)]));
   }

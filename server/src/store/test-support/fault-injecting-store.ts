@@ -47,7 +47,6 @@ export class FaultInjectingStore implements Store {
   updateApiKey: Store['updateApiKey'] = (c, k, change) => this.call('updateApiKey', () => this.inner.updateApiKey(c, k, change));
   upsertApiKeys: Store['upsertApiKeys'] = (r) => this.call('upsertApiKeys', () => this.inner.upsertApiKeys(r));
   findMember: Store['findMember'] = (id) => this.call('findMember', () => this.inner.findMember(id));
-  findHouseholdMembers: Store['findHouseholdMembers'] = (id) => this.call('findHouseholdMembers', () => this.inner.findHouseholdMembers(id));
   insertSession: Store['insertSession'] = (s) => this.call('insertSession', () => this.inner.insertSession(s));
   findSession: Store['findSession'] = (h) => this.call('findSession', () => this.inner.findSession(h));
   findSessionContext: Store['findSessionContext'] = (h) => this.call('findSessionContext', () => this.inner.findSessionContext(h));
