@@ -44,7 +44,7 @@ export async function loadWalletState(store: ReservationStore, walletId: string,
   const member = slice.member === undefined ? {} : { member: slice.member };
   // Not stale: no stored reservation has expired by the totals. The one under
   // the key is checked too: the totals cannot vouch for a reservation they
-  // do not include (a copy put back after its tombstone was gone).
+  // do not include (a late delivery that put it back after its tombstone was gone).
   if (!isStale(slice.totals, now) && (slice.reservation === null || isActive(slice.reservation, now))) {
     return {
       walletId,
