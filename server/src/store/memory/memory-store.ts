@@ -360,10 +360,10 @@ function insertionIndex(bucket: VoucherDefinitionRecord[], id: string): number {
  * wallet's order (a Map keeps insertion order, and a replaced key keeps its
  * place), with their running totals. A slice save changes one entry in
  * place, so it costs the same whatever the wallet holds; copying the list
- * for every change (copy-on-write) cost Operation B half as much again at
- * 1,000 reservations per wallet (the bench's wallet section: 173 -> 261 µs
- * per request, most of it in garbage collection). The whole wallet, a
- * frozen value, is built when asked for and kept until the next change.
+ * for every change (copy-on-write) made Operation B's cost grow with the
+ * wallet, most of it in garbage collection (bench/README.md). The whole
+ * wallet, a frozen value, is built when asked for and kept until the next
+ * change.
  */
 interface StoredWallet {
   readonly walletId: string;
