@@ -1,6 +1,6 @@
 import type { ReservationRecord, Wallet, WalletSlice } from '../../domain/model';
 import { totalsOf } from '../../domain/wallet-totals';
-import type { Store } from '../../store/port';
+import type { ReservationStore } from '../../store/port';
 import { loadWalletState } from './wallet-view';
 
 const now = new Date('2030-01-01T12:00:00Z');
@@ -36,7 +36,7 @@ function storeWith(slice: Pick<WalletSlice, 'totals' | 'reservation'>, whole: Wa
       calls.push('whole');
       return whole;
     },
-  } as unknown as Store;
+  } as unknown as ReservationStore;
   return { store, calls };
 }
 
