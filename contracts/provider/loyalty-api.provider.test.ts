@@ -19,9 +19,9 @@ import { createApp } from '../../server/src/app';
 import { systemClock } from '../../server/src/domain/clock';
 import { createServices } from '../../server/src/features';
 import { createHttpServer } from '../../server/src/http/http-server';
-import { FaultInjectingStore } from '../../server/src/store/fault-injecting/fault-injecting-store';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { faultInjecting } from '../../server/src/store/test-support/fault-injecting-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { participantBranch, participantVersion } from '../../scripts/pact-participant.mjs';
@@ -46,7 +46,7 @@ interface RunningProvider {
 /** The app on `store`, wrapped so that states can make it fail, listening on a free port. */
 async function startProvider(store: Store): Promise<RunningProvider> {
   const clock = systemClock;
-  const faults = new FaultInjectingStore(store);
+  const faults = faultInjecting(store);
   const app = await createApp({
     services: createServices({ store: faults, clock }),
     store: faults,

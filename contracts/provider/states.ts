@@ -13,7 +13,7 @@ import type { IdentifierType } from '../../server/src/domain/model';
 import { walletIdOf } from '../../server/src/domain/model';
 import { loadFixture, parseFixture } from '../../server/src/store/fixture';
 import type { Store } from '../../server/src/store/port';
-import type { FaultInjectingStore } from '../../server/src/store/fault-injecting/fault-injecting-store';
+import type { FaultInjectingStore } from '../../server/src/store/test-support/fault-injecting-store';
 import { updateWallet } from '../../server/src/store/wallet-update';
 import { clientIds, states, type StateName, type StateParams } from '../shared/contract';
 import {

@@ -13,13 +13,13 @@ import { commandCollection, Metrics } from './metrics';
 import { MemoryStore } from './store/memory/memory-store';
 import { MongoStore } from './store/mongo/mongo-store';
 import { observedStore } from './store/observed-store';
-import type { RequestCounter, Store } from './store/port';
+import type { RequestCounter, StoreLifecycle } from './store/port';
 import type { Tracing } from './tracing';
 
 export interface RuntimeDeps {
   services: Services;
   /** `/readyz` pings it; shutdown closes it after the last request. */
-  store: Pick<Store, 'ping' | 'close'>;
+  store: StoreLifecycle;
   /** `/healthz`: whether the process can still recover by itself (absent: always). */
   liveness?: Liveness;
   /** The rate limit's count (absent: this process's own). */

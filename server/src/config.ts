@@ -48,7 +48,7 @@ import { defaultWalletLimits, type WalletLimits } from './domain/limits';
 /**
  * A whole save of a wallet (a fixture, a wallet rid of expired reservations)
  * carries the reservations it writes in the wallet's MongoDB document until
- * they are copied out, and a document holds 16 MiB at most. A reservation
+ * they are delivered, and a document holds 16 MiB at most. A reservation
  * takes about 300 bytes, and about 2 KB when eight members with the longest
  * ids the spec allows fund it: 5,000 of those still fit.
  */

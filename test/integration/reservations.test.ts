@@ -1,3 +1,4 @@
+import { around } from '../../server/src/store/around';
 import type { Store } from '../../server/src/store/port';
 import { apiClient, startTestServer, type TestServer } from '../support/harness';
 import { baseFixture, keys, t0 } from './fixture';
@@ -139,17 +140,13 @@ describe('Operation B: one time per attempt', () => {
   it('judges what is live, and the duration left, at the time the attempt started', async () => {
     let advanceDuringRead = 0;
     const slowRead = (store: Store, clock: { advance(seconds: number): void }): Store =>
-      new Proxy(store, {
-        get(target, property) {
-          const value: unknown = Reflect.get(target, property, target);
-          if (property !== 'loadWalletSlice' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
-          return async (...args: Parameters<Store['loadWalletSlice']>) => {
-            const slice = await target.loadWalletSlice(...args);
-            clock.advance(advanceDuringRead);
-            advanceDuringRead = 0;
-            return slice;
-          };
-        },
+      around(store, async (method, _args, call) => {
+        const result = await call();
+        if (method === 'loadWalletSlice') {
+          clock.advance(advanceDuringRead);
+          advanceDuringRead = 0;
+        }
+        return result;
       });
     const timed = await startTestServer({ fixture: baseFixture, startAt: t0, wrapStore: slowRead });
     const timedApi = apiClient(timed.baseUrl);

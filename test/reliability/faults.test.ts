@@ -1,6 +1,5 @@
-import type { StoreMethod } from '../../server/src/store/fault-injecting/fault-injecting-store';
 import { connectTestStore, dropTestDatabase, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
-import type { Store } from '../../server/src/store/port';
+import type { Store, StoreMethod } from '../../server/src/store/port';
 import { problemsOfAnswer, serviceUnavailableBody } from './support/answers';
 import { keys } from './support/fixture';
 import { send, type RawRequest, type RawResponse } from './support/http';

@@ -312,7 +312,6 @@ describe('no operator injection reaches the store', () => {
       await store.findClient(value);
       await store.listApiKeys(value);
       await store.findMember(value);
-      await store.findHouseholdMembers(value);
       await store.findSession(value);
       await store.findSessionContext(value);
       await store.listPublishedVoucherDefinitions(value, 'CUX');

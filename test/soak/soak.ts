@@ -31,7 +31,7 @@ import { HangError, send, type RawRequest, type RawResponse } from '../reliabili
 import { reservationKey } from '../reliability/support/invariants';
 import { prng } from '../reliability/support/stores';
 import { startWorld, type World } from '../reliability/support/world';
-import type { FaultPlan } from '../../server/src/store/fault-injecting/fault-injecting-store';
+import type { FaultPlan } from '../../server/src/store/test-support/fault-injecting-store';
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 180);
 const workerCount = Number(process.env.SOAK_WORKERS ?? 16);

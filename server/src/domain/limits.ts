@@ -1,7 +1,7 @@
 /**
  * What one wallet may hold. api-decisions.md: "Every limit is explicit": a
  * wallet is read whole when its totals are stale (an expiry passed), its
- * reservations are copied from it after each whole save, and a fixture loads
+ * reservations are delivered from its outbox after each whole save, and a fixture loads
  * it at once, so its size is bounded (configuration:
  * MAX_ACTIVE_RESERVATIONS_PER_WALLET).
  */

@@ -201,7 +201,7 @@ export interface AuditState {
 
 /** One reservation change, as the audit trail records it. */
 export interface AuditEntry {
-  /** `<walletId>@<walletVersion>`: copying an entry twice stores it once. */
+  /** `<walletId>@<walletVersion>`: delivering an entry twice stores it once. */
   id: string;
   walletId: string;
   /** The wallet version this change made; orders the changes of one wallet. */

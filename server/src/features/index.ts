@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock';
 import { defaultWalletLimits, type WalletLimits } from '../domain/limits';
 import type { Services } from '../domain/services';
-import type { Store } from '../store/port';
+import type { AuthStore, ListingStore, ReservationStore } from '../store/port';
 import { createReservationService } from './reservations/service';
 import { createAuthService, type CredentialCaching } from './sessions/auth-service';
 import { createSessionService } from './sessions/service';
@@ -10,8 +10,11 @@ import { createVoucherDefinitionService } from './voucher-definitions/service';
 /** The caches a process may keep (metrics label their lookups by these names). */
 export type CacheName = 'apiKeys' | 'sessions' | 'listings';
 
+/** What the services read and write: authentication, the listing and Operation B. */
+export type ServicesStore = AuthStore & ListingStore & ReservationStore;
+
 export interface ServiceDeps {
-  store: Store;
+  store: ServicesStore;
   clock: Clock;
   /** Default: `defaultWalletLimits`. */
   walletLimits?: WalletLimits;

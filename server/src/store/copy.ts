@@ -1,16 +1,16 @@
 /**
- * Deep copy of plain record data: objects, arrays, Dates and primitives.
+ * Deep copy of plain record data: objects, arrays, Dates and primitives, for
+ * a caller that changes what it was handed (a wallet loaded for the
+ * compare-and-set loop, a fixture's records); `frozenCopy` below is the
+ * memory store's, once per write.
  *
  * Not `structuredClone`: under jest that function comes from the host realm
  * and returns Dates that fail `instanceof Date` inside the test's realm, so
  * code tested against the memory store would see different objects than in
  * production. This copy builds everything in the caller's realm and
- * recognises Dates from any realm.
- *
- * The memory store copies every record but wallets with it on every read,
- * so the common cases come first and cost little: plain assignment into a
- * fresh literal, and `Object.defineProperty` only for a `__proto__` key
- * (from JSON), which assignment would turn into a prototype change.
+ * recognises Dates from any realm. Plain assignment into a fresh literal,
+ * and `Object.defineProperty` only for a `__proto__` key (from JSON), which
+ * assignment would turn into a prototype change.
  */
 export function deepCopy<T>(value: T): T {
   return copyValue(value) as T;

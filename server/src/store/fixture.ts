@@ -16,7 +16,7 @@ import {
 import { defaultWalletLimits, type WalletLimits } from '../domain/limits';
 import { deepCopy } from './copy';
 import { compareKeys } from './key-order';
-import type { Store } from './port';
+import type { FixtureStore } from './port';
 import { updateWallet } from './wallet-update';
 
 export type {
@@ -287,7 +287,7 @@ function toApiKeyRecords(client: FixtureClient, now: Date): ApiKeyRecord[] {
  * (every start with SEED_FILE) must never bring back a key an operator
  * revoked or let expire.
  */
-async function newFixtureKeys(store: Store, fixture: Fixture, now: Date): Promise<ApiKeyRecord[]> {
+async function newFixtureKeys(store: FixtureStore, fixture: Fixture, now: Date): Promise<ApiKeyRecord[]> {
   const fresh: ApiKeyRecord[] = [];
   for (const client of fixture.clients ?? []) {
     const stored = new Map((await store.listApiKeys(client.clientId)).map((key) => [key.keyId, key.digest]));
@@ -380,7 +380,7 @@ interface LoadPlan {
  * refers to unknown members fails without having changed the store.
  */
 export async function loadFixture(
-  store: Store,
+  store: FixtureStore,
   fixture: Fixture,
   now: Date,
   limits: WalletLimits = defaultWalletLimits,
@@ -409,7 +409,7 @@ export async function loadFixture(
   }
 }
 
-async function planLoad(store: Store, fixture: Fixture, now: Date, limits: WalletLimits): Promise<LoadPlan> {
+async function planLoad(store: FixtureStore, fixture: Fixture, now: Date, limits: WalletLimits): Promise<LoadPlan> {
   const clients = (fixture.clients ?? []).map(toClientRecord);
   const members = (fixture.members ?? []).map(toMemberRecord);
   const stored = await storedMembers(store, fixture);
@@ -463,7 +463,7 @@ function planWalletChanges(
  * first of the fixture's reservations past the limit.
  */
 async function checkWalletSizes(
-  store: Store,
+  store: FixtureStore,
   changes: Map<string, WalletChange>,
   now: Date,
   limits: WalletLimits,
@@ -494,7 +494,7 @@ function isLive(r: ReservationRecord, now: Date): boolean {
 }
 
 /** Stored records of the fixture's members and of every member its reservations name. */
-async function storedMembers(store: Store, fixture: Fixture): Promise<Map<string, MemberRecord | null>> {
+async function storedMembers(store: FixtureStore, fixture: Fixture): Promise<Map<string, MemberRecord | null>> {
   const ids = new Set<string>((fixture.members ?? []).map((m) => m.correlationId));
   for (const r of fixture.reservations ?? []) {
     ids.add(r.correlationId);
@@ -544,7 +544,7 @@ function unknownMember(id: string): string {
  * destroy points.
  */
 async function planMoves(
-  store: Store,
+  store: FixtureStore,
   members: MemberRecord[],
   stored: Map<string, MemberRecord | null>,
   now: Date,

@@ -13,32 +13,30 @@ import type {
   WalletSliceChange,
 } from '../domain/model';
 
-/**
- * The store port. Domain services depend on this interface only; the
- * `memory/` and `mongo/` adapters implement it and pass the same shared suite
- * (`store.contract.ts`). A returned record never lets a caller change the
- * store: adapters return copies, or (the memory store's wallets) deep-frozen
- * values whose Dates are shared with the store, so a caller that wants to
- * change one copies it first.
+/*
+ * The store port, one interface per use: each service takes the one it
+ * uses, and `Store`, all of them, is what the `memory/` and `mongo/`
+ * adapters implement (both pass the shared suite,
+ * `test-support/store.contract.ts`).
  *
- * An adapter that cannot reach its backing store throws `StoreUnavailableError`.
+ * A returned record never lets a caller change the store: adapters return
+ * fresh records, or (the memory store) deep-frozen ones whose Dates are
+ * shared with the store, so a caller that wants to change one copies it
+ * first. An adapter that cannot reach its backing store throws
+ * `StoreUnavailableError`.
  */
-export interface Store {
+
+/** Members by correlation id: Start Session, Operation B and fixture loading read them. */
+export interface MemberStore {
+  findMember(correlationId: string): Promise<MemberRecord | null>;
+}
+
+/** What authentication (the API key, the session of a request) and Start Session need. */
+export interface AuthStore extends MemberStore {
   /** The key with this digest (live or not) and its client (null when gone). */
   findApiKey(digest: string): Promise<ApiKeyContext | null>;
   /** The key with this public id (live or not) and its client (null when gone). */
   findApiKeyById(keyId: string): Promise<ApiKeyContext | null>;
-  findClient(clientId: string): Promise<ClientRecord | null>;
-  /** Keys of a client, live or not, oldest first (then by keyId). */
-  listApiKeys(clientId: string): Promise<ApiKeyRecord[]>;
-  /** A new key; throws when its keyId or digest is taken. */
-  insertApiKey(key: ApiKeyRecord): Promise<void>;
-  /** Sets the given fields of a key of this client; the key as it is now, or null when the client has no such key. */
-  updateApiKey(clientId: string, keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | null>;
-  findMember(correlationId: string): Promise<MemberRecord | null>;
-  /** Members of a household, sorted by correlationId. */
-  findHouseholdMembers(householdId: string): Promise<MemberRecord[]>;
-
   insertSession(session: SessionRecord): Promise<void>;
   /** The session with this token hash, or null. Expired sessions may be returned; the caller checks. */
   findSession(tokenHash: string): Promise<SessionRecord | null>;
@@ -48,7 +46,13 @@ export interface Store {
    * in one read.
    */
   findSessionContext(tokenHash: string): Promise<SessionContext | null>;
+}
 
+/**
+ * What the listing of voucher definitions (Operation A) needs; with the
+ * version when the adapter offers it (see `VoucherDefinitionsVersioned`).
+ */
+export interface ListingStore extends Partial<VoucherDefinitionsVersioned> {
   /**
    * Definitions with status PUBLISHED, of this business unit, whose
    * usageChannels include `channel` or are absent or empty; ascending by
@@ -56,11 +60,20 @@ export interface Store {
    * business units or statuses (an index answers it).
    */
   listPublishedVoucherDefinitions(businessUnit: string, channel: string): Promise<VoucherDefinitionRecord[]>;
+}
 
-  /** Catalogue items of these product codes (unknown codes are left out), in any order. */
-  findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]>;
-  findRedemption(redemptionId: string): Promise<RedemptionRecord | null>;
+/**
+ * A capability an adapter may add: a number that changes whenever a voucher
+ * definition changes, so that callers may keep what they derived from a
+ * listing until it does. The in-process store answers at once; the MongoDB
+ * store reads the number its writers bump, at most once a second.
+ */
+export interface VoucherDefinitionsVersioned {
+  voucherDefinitionsVersion(): number | Promise<number>;
+}
 
+/** Whole wallets, read and compared-and-set: Operation B when a slice will not do, fixture loading. */
+export interface WholeWalletStore {
   /** The whole wallet; its reservations in no particular order (the same for the same stored state). */
   loadWallet(walletId: string): Promise<Wallet | null>;
   /**
@@ -68,10 +81,16 @@ export interface Store {
    * the stored version is still `expectedVersion` (`0`: only if no wallet with
    * this id exists yet). Returns false on conflict (someone else saved first),
    * and then changes nothing. The stored totals become `totalsOf` its
-   * reservations; `wallet.audit`, when given, reaches the audit trail (the outbox).
+   * reservations; `wallet.audit`, when given, reaches the audit trail.
    */
   saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean>;
+}
 
+/** What Operation B (a change of one reservation) needs. */
+export interface ReservationStore extends MemberStore, WholeWalletStore {
+  /** Catalogue items of these product codes (unknown codes are left out), in any order. */
+  findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]>;
+  findRedemption(redemptionId: string): Promise<RedemptionRecord | null>;
   /**
    * The slice of one reservation change (see `WalletSlice`), in one read whose
    * cost does not grow with the wallet's other reservations; with
@@ -87,22 +106,43 @@ export interface Store {
    * as stored.
    */
   saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean>;
+}
 
+/** The audit trail of reservation changes, as tests and operators read it. */
+export interface AuditStore {
   /**
    * Audit entries of one reservation token, oldest first (by time, then
-   * wallet version); for tests and operators. An entry is here once the
-   * store has delivered it (at once, or shortly after its save: see
-   * `drainOutbox`); each change's entry is here exactly once.
+   * wallet version). An entry is here once the store has delivered it (at
+   * once, or shortly after its save: see `drainOutbox`); each change's entry
+   * is here exactly once.
    */
   listAudit(reservationToken: string): Promise<AuditEntry[]>;
   /**
    * Waits for what saves left to do after their answer in this process (an
-   * adapter that writes the audit trail after the change delivers it then);
-   * one that failed is left to the next reader of its wallet, or the sweep.
+   * adapter that writes the audit trail after the change, from the wallet's
+   * outbox, delivers it then); one that failed is left to the next reader of
+   * its wallet, or the sweep.
    */
   drainOutbox(): Promise<void>;
+}
 
-  /** Seeding (`loadFixture` in ./fixture.ts): each record replaces the stored one with the same key. */
+/** What the operator's key commands (`loyalty-admin keys`, the key service) need. */
+export interface KeyStore {
+  findClient(clientId: string): Promise<ClientRecord | null>;
+  /** Keys of a client, live or not, oldest first (then by keyId). */
+  listApiKeys(clientId: string): Promise<ApiKeyRecord[]>;
+  /** A new key; throws when its keyId or digest is taken. */
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  /** Sets the given fields of a key of this client; the key as it is now, or null when the client has no such key. */
+  updateApiKey(clientId: string, keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | null>;
+}
+
+/**
+ * What loading a fixture (`loadFixture` in ./fixture.ts) needs: each upsert
+ * replaces the stored record with the same key; the stored members, keys
+ * and wallets are read to merge the fixture with them.
+ */
+export interface FixtureStore extends MemberStore, WholeWalletStore, Pick<KeyStore, 'listApiKeys'> {
   upsertClients(clients: ClientRecord[]): Promise<void>;
   /** By keyId; throws when a digest belongs to another key. */
   upsertApiKeys(keys: ApiKeyRecord[]): Promise<void>;
@@ -110,41 +150,46 @@ export interface Store {
   upsertCatalogueItems(items: CatalogueItemRecord[]): Promise<void>;
   upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void>;
   upsertVoucherDefinitions(definitions: VoucherDefinitionRecord[]): Promise<void>;
+}
 
+/** Readiness and shutdown. */
+export interface StoreLifecycle {
   /** Resolves while the store answers; throws StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
+/** Every use at once: what an adapter implements, and what the composition root and its wrappers hold. */
+export interface Store extends AuthStore, ListingStore, ReservationStore, AuditStore, KeyStore, FixtureStore, StoreLifecycle {}
+
 /** The names of the Store's methods (every one returns a promise). */
 export type StoreMethod = {
-  [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
+  [K in keyof Store]-?: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never;
 }[keyof Store];
 
 /** Every Store method, at run time (the compiler checks the list is complete). */
 export const storeMethods = Object.keys({
   findApiKey: true,
   findApiKeyById: true,
-  findClient: true,
-  listApiKeys: true,
-  insertApiKey: true,
-  updateApiKey: true,
-  upsertApiKeys: true,
   findMember: true,
-  findHouseholdMembers: true,
   insertSession: true,
   findSession: true,
   findSessionContext: true,
   listPublishedVoucherDefinitions: true,
-  findCatalogueItems: true,
-  findRedemption: true,
   loadWallet: true,
   saveWallet: true,
+  findCatalogueItems: true,
+  findRedemption: true,
   loadWalletSlice: true,
   saveWalletSlice: true,
   listAudit: true,
   drainOutbox: true,
+  findClient: true,
+  listApiKeys: true,
+  insertApiKey: true,
+  updateApiKey: true,
   upsertClients: true,
+  upsertApiKeys: true,
   upsertMembers: true,
   upsertCatalogueItems: true,
   upsertRedemptions: true,
@@ -154,23 +199,13 @@ export const storeMethods = Object.keys({
 } satisfies Record<StoreMethod, true>) as StoreMethod[];
 
 /**
- * A capability an adapter may add to `Store`: a number that changes whenever
- * a voucher definition changes, so that callers may keep what they derived
- * from a listing until it does. The in-process store answers at once; the
- * MongoDB store reads the number its writers bump, at most once a second.
- */
-export interface VoucherDefinitionsVersioned {
-  voucherDefinitionsVersion(): number | Promise<number>;
-}
-
-/**
  * The store's own voucher definitions version when it answers synchronously
  * (the in-process store), else null. Probed once: a wrapper that forwards the
  * call asynchronously (or not at all) counts as having none, so nothing is
  * cached behind a wrapper unless the composition passes the version itself.
  */
-export function voucherDefinitionsVersionReader(store: Store): (() => number) | null {
-  const read = (store as Store & Partial<VoucherDefinitionsVersioned>).voucherDefinitionsVersion;
+export function voucherDefinitionsVersionReader(store: ListingStore): (() => number) | null {
+  const read = store.voucherDefinitionsVersion;
   if (typeof read !== 'function') return null;
   const probe: unknown = read.call(store);
   // An asynchronous answer is not used here; its failure must not go unhandled.

@@ -2,7 +2,7 @@ import type { Wallet } from '../domain/model';
 import { deepCopy } from './copy';
 import { compareKeys } from './key-order';
 import { MemoryStore } from './memory/memory-store';
-import type { Store } from './port';
+import type { WholeWalletStore } from './port';
 import { assertExpectedVersion, updateWallet, WalletConflictError } from './wallet-update';
 
 const addPoints = (points: number) => (wallet: Wallet): boolean => {
@@ -30,7 +30,7 @@ describe('updateWallet', () => {
   it('reloads and re-applies the change when another writer saved first', async () => {
     await updateWallet(store, 'member:m-a', addPoints(5));
     let interfered = false;
-    const racing: Store = Object.create(store, {
+    const racing: WholeWalletStore = Object.create(store, {
       saveWallet: {
         value: async (wallet: Wallet, expected: number) => {
           if (!interfered) {
@@ -55,7 +55,7 @@ describe('updateWallet', () => {
   });
 
   it('gives up with WalletConflictError after the allowed attempts', async () => {
-    const losing: Store = Object.create(store, { saveWallet: { value: async () => false } });
+    const losing: WholeWalletStore = Object.create(store, { saveWallet: { value: async () => false } });
     await expect(updateWallet(losing, 'member:m-a', addPoints(1), 3)).rejects.toThrow(WalletConflictError);
   });
 

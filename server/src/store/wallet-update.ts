@@ -1,6 +1,6 @@
 import type { Wallet } from '../domain/model';
 import { deepCopy } from './copy';
-import type { Store } from './port';
+import type { WholeWalletStore } from './port';
 
 /**
  * Changes a wallet copy in place. Returns false when nothing needs saving,
@@ -40,7 +40,7 @@ function emptyWallet(walletId: string): Wallet {
  * Returns the wallet as stored afterwards (with its new version).
  */
 export async function updateWallet(
-  store: Store,
+  store: WholeWalletStore,
   walletId: string,
   mutate: WalletMutation,
   maxAttempts = 100,

@@ -1,13 +1,13 @@
 import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, WalletSliceChange } from '../../../server/src/domain/model';
 import { deepCopy } from '../../../server/src/store/copy';
-import type { StoreMethod } from '../../../server/src/store/fault-injecting/fault-injecting-store';
-import type { Store } from '../../../server/src/store/port';
+import { around } from '../../../server/src/store/around';
+import type { Store, StoreMethod } from '../../../server/src/store/port';
 
 /**
  * Store wrappers for the reliability tests. They sit between the services and
  * the real store (memory or MongoDB):
  *
- *   services -> FaultInjectingStore -> StoreSpy -> LatencyStore -> real store
+ *   services -> fault-injecting store -> StoreSpy -> LatencyStore -> real store
  *
  * so an injected fault never reaches the spy (nothing was called), the spy sees
  * exactly what the services hand to the store, and latency makes concurrent
@@ -17,19 +17,8 @@ import type { Store } from '../../../server/src/store/port';
  * starts: a race test over it proves nothing.)
  */
 
-type Around = (method: StoreMethod, args: unknown[], run: () => Promise<unknown>) => Promise<unknown>;
-
-/** A Store whose every method call goes through `around`. */
-export function wrapStore(inner: Store, around: Around): Store {
-  return new Proxy(inner, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) =>
-        around(property as StoreMethod, args, () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
-    },
-  });
-}
+/** The wrappers offer no voucher definitions version: every listing reaches the store, and them. */
+export const everyCall = { forwardVersion: false } as const;
 
 /** Deterministic PRNG (mulberry32), so a latency pattern can be replayed. */
 export function prng(seed: number): () => number {
@@ -64,11 +53,15 @@ export function withLatency(inner: Store, options: LatencyOptions): LatencyContr
     const ms = minMs + Math.floor(random() * (maxMs - minMs + 1));
     return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
   };
-  const store = wrapStore(inner, async (method, _args, run) => {
-    if (method === 'close') return run();
-    await wait();
-    return run();
-  });
+  const store = around(
+    inner,
+    async (method, _args, run) => {
+      if (method === 'close') return run();
+      await wait();
+      return run();
+    },
+    everyCall,
+  );
   return {
     store,
     set(next) {
@@ -100,7 +93,6 @@ const keyArguments: Partial<Record<StoreMethod, number[]>> = {
   findClient: [0],
   listApiKeys: [0],
   findMember: [0],
-  findHouseholdMembers: [0],
   findSession: [0],
   findSessionContext: [0],
   listPublishedVoucherDefinitions: [0, 1],
@@ -128,22 +120,24 @@ export class StoreSpy {
   private afterSave: (() => void) | null = null;
 
   constructor(inner: Store) {
-    this.store = wrapStore(inner, async (method, args, run) => {
-      this.check(method, args);
-      const result = await run();
-      const walletSave = method === 'saveWallet' || method === 'saveWalletSlice';
-      if (writeMethods.has(method) && (!walletSave || result === true)) this.writes++;
-      if (walletSave && result === true) {
-        const audit = (args[0] as Wallet | WalletSliceChange).audit;
-        if (audit) this.recordAudit(audit);
-      }
-      if (walletSave && result === true && this.afterSave) {
-        const hook = this.afterSave;
-        this.afterSave = null;
-        hook();
-      }
-      return result;
-    });
+    this.store = around(inner, (method, args, run) => this.watch(method, args, run), everyCall);
+  }
+
+  private async watch(method: StoreMethod, args: readonly unknown[], run: () => Promise<unknown>): Promise<unknown> {
+    this.check(method, args);
+    const result = await run();
+    const walletSave = method === 'saveWallet' || method === 'saveWalletSlice';
+    if (writeMethods.has(method) && (!walletSave || result === true)) this.writes++;
+    if (walletSave && result === true) {
+      const audit = (args[0] as Wallet | WalletSliceChange).audit;
+      if (audit) this.recordAudit(audit);
+    }
+    if (walletSave && result === true && this.afterSave) {
+      const hook = this.afterSave;
+      this.afterSave = null;
+      hook();
+    }
+    return result;
   }
 
   private recordAudit(entry: AuditEntry): void {
@@ -157,7 +151,7 @@ export class StoreSpy {
     this.afterSave = hook;
   }
 
-  private check(method: StoreMethod, args: unknown[]): void {
+  private check(method: StoreMethod, args: readonly unknown[]): void {
     for (const index of keyArguments[method] ?? []) {
       if (typeof args[index] !== 'string') this.violate(`${method} argument ${index} is not a string: ${describe(args[index])}`);
     }

@@ -5,14 +5,15 @@ import type { Services } from '../../../server/src/domain/services';
 import { createServices } from '../../../server/src/features';
 import { loadConfig } from '../../../server/src/config';
 import { startServer, type RunningServer } from '../../../server/src/main';
-import { FaultInjectingStore } from '../../../server/src/store/fault-injecting/fault-injecting-store';
+import { around } from '../../../server/src/store/around';
 import { loadFixture, parseFixture } from '../../../server/src/store/fixture';
 import { MemoryStore } from '../../../server/src/store/memory/memory-store';
+import { faultInjecting, type FaultInjectingStore } from '../../../server/src/store/test-support/fault-injecting-store';
 import type { Store } from '../../../server/src/store/port';
 import { dailyCaps, reliabilityFixture, t0, walletIds } from './fixture';
 import { api, type Api } from './http';
 import { auditProblems, conservationProblems, totalsProblems, type AuditSummary } from './invariants';
-import { StoreSpy, withLatency, wrapStore, type LatencyControl, type LatencyOptions } from './stores';
+import { everyCall, StoreSpy, withLatency, type LatencyControl, type LatencyOptions } from './stores';
 
 /**
  * A running system for the reliability tests: N instances of the real server
@@ -96,13 +97,17 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
 
   const latency = withLatency(base, options.latency ?? { minMs: 0, maxMs: 0 });
   const spy = new StoreSpy(latency.store);
-  const faults = new FaultInjectingStore(spy.store);
+  const faults = faultInjecting(spy.store);
   // Outermost: counts what the services ask for, faults included (did a request reach a method at all?).
   const calls = new Map<string, number>();
-  const counted = wrapStore(faults, (method, _args, run) => {
-    calls.set(method, (calls.get(method) ?? 0) + 1);
-    return run();
-  });
+  const counted = around(
+    faults,
+    (method, _args, run) => {
+      calls.set(method, (calls.get(method) ?? 0) + 1);
+      return run();
+    },
+    everyCall,
+  );
   const logs = new LogSink();
   const logger: Logger = pino({ level: 'info' }, { write: (line: string) => logs.write(line) });
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../domain/clock';
 import { isLiveKey, type ApiKeyRecord } from '../../domain/model';
 import { hashSecret, newApiKey } from '../../domain/secrets';
-import type { Store } from '../../store/port';
+import type { KeyStore } from '../../store/port';
 
 /*
  * Partner API keys, as operators manage them (`loyalty-admin keys`). A
@@ -55,7 +55,7 @@ export interface KeyService {
   list(clientId: string): Promise<KeyListing[]>;
 }
 
-export function createKeyService(deps: { store: Store; clock: Clock }): KeyService {
+export function createKeyService(deps: { store: KeyStore; clock: Clock }): KeyService {
   const { store, clock } = deps;
 
   async function requireClient(clientId: string): Promise<void> {

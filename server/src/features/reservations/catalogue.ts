@@ -1,6 +1,6 @@
 import { reservationError } from '../../domain/errors';
 import type { ReservationUpdateRequest, ReservationUpdateResponse } from '../../domain/services';
-import type { Store } from '../../store/port';
+import type { ReservationStore } from '../../store/port';
 
 type CatalogueItemData = NonNullable<ReservationUpdateResponse['catalogueItemsData']>[number];
 
@@ -40,7 +40,7 @@ export function isWellFormedItem(item: unknown): boolean {
  * answer, whichever check met the first of them. The store is asked only
  * about the well-formed entries' codes, once each.
  */
-export async function findInvalidCatalogueItems(store: Pick<Store, 'findCatalogueItems'>, entries: readonly unknown[]): Promise<unknown[]> {
+export async function findInvalidCatalogueItems(store: Pick<ReservationStore, 'findCatalogueItems'>, entries: readonly unknown[]): Promise<unknown[]> {
   // The product code of each well-formed entry; null for a malformed one.
   const codes = entries.map((entry) => (isWellFormedItem(entry) ? (entry as { productCode: string }).productCode : null));
   const asked = [...new Set(codes.filter((code) => code !== null))];
@@ -57,7 +57,7 @@ export async function findInvalidCatalogueItems(store: Pick<Store, 'findCatalogu
  * (The body pre-check already made sure redemptionId and redeemerId come
  * together and that each item is well formed.)
  */
-export async function resolveItems(store: Store, request: ReservationUpdateRequest): Promise<ResolvedItems> {
+export async function resolveItems(store: ReservationStore, request: ReservationUpdateRequest): Promise<ResolvedItems> {
   const redemptionName = await checkRedemption(store, request);
   const requested = request.catalogueItems;
   if (!requested) return { itemLevel: false, totalPoints: 0 };
@@ -85,7 +85,7 @@ export async function resolveItems(store: Store, request: ReservationUpdateReque
   return { itemLevel: true, redemptionName: redemptionName ?? '', data, totalPoints };
 }
 
-async function checkRedemption(store: Store, request: ReservationUpdateRequest): Promise<string | undefined> {
+async function checkRedemption(store: ReservationStore, request: ReservationUpdateRequest): Promise<string | undefined> {
   if (request.redemptionId === undefined) return undefined;
   const redemption = await store.findRedemption(request.redemptionId);
   if (!redemption) throw reservationError('Invalid redemption identifier');

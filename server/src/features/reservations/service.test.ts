@@ -2,7 +2,7 @@ import type { MemberRecord, SessionRecord } from '../../domain/model';
 import { defaultWalletLimits } from '../../domain/limits';
 import { loadFixture } from '../../store/fixture';
 import { MemoryStore } from '../../store/memory/memory-store';
-import type { Store } from '../../store/port';
+import { around } from '../../store/around';
 import { createReservationService } from './service';
 
 /*
@@ -30,17 +30,11 @@ async function setUp() {
     now,
   );
   const calls: string[] = [];
-  const store = new Proxy(memory, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const options = property === 'loadWalletSlice' ? (args[2] as { withMember?: string } | undefined) : undefined;
-        calls.push(options?.withMember ? `${String(property)}+member` : String(property));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  }) as Store;
+  const store = around(memory, (method, args, call) => {
+    const options = method === 'loadWalletSlice' ? (args[2] as { withMember?: string } | undefined) : undefined;
+    calls.push(options?.withMember ? `${method}+member` : method);
+    return call();
+  });
   const service = createReservationService({ store, clock: () => now, walletLimits: defaultWalletLimits });
   const client = (await memory.findClient('app'))!;
   const session = (walletId: string | undefined): SessionRecord => ({

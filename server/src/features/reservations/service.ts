@@ -8,7 +8,7 @@ import type {
   ReservationUpdateRequest,
   ReservationUpdateResponse,
 } from '../../domain/services';
-import type { Store } from '../../store/port';
+import type { ReservationStore } from '../../store/port';
 import { findInvalidCatalogueItems, resolveItems, type ResolvedItems } from './catalogue';
 import { fundReservation, splitReturn, subtractShares } from './shares';
 import {
@@ -22,7 +22,7 @@ import {
 } from './wallet-view';
 
 export interface ReservationServiceDeps {
-  store: Store;
+  store: ReservationStore;
   clock: Clock;
   walletLimits: WalletLimits;
   /** Compare-and-set attempts before giving up with 503 (each conflict means another request progressed). */
@@ -106,7 +106,7 @@ type LoadState = (walletId: string, withMember: string | undefined) => Promise<W
  * to another wallet since is followed there. Every attempt reads the
  * wallet again; the member is read once.
  */
-async function memberLocator(store: Store, context: ReservationContext) {
+async function memberLocator(store: ReservationStore, context: ReservationContext) {
   let member: MemberRecord | null | undefined = context.member;
   if (member === undefined && context.session.walletId === undefined) member = await store.findMember(context.correlationId);
   let walletId = member ? member.walletId : context.session.walletId;

@@ -1,6 +1,6 @@
 import type { ReservationRecord, Wallet, WalletSlice } from '../../domain/model';
 import { totalsOf } from '../../domain/wallet-totals';
-import type { Store } from '../../store/port';
+import type { ReservationStore } from '../../store/port';
 import { loadWalletState } from './wallet-view';
 
 const now = new Date('2030-01-01T12:00:00Z');
@@ -36,7 +36,7 @@ function storeWith(slice: Pick<WalletSlice, 'totals' | 'reservation'>, whole: Wa
       calls.push('whole');
       return whole;
     },
-  } as unknown as Store;
+  } as unknown as ReservationStore;
   return { store, calls };
 }
 
@@ -47,8 +47,8 @@ describe('loadWalletState', () => {
     ['totals not stale, the reservation live: the slice', { totals: totalsOf([live, other]), reservation: live }, [live, other], ['slice'], live],
     ['totals not stale, no reservation under the key: the slice', { totals: totalsOf([other]), reservation: null }, [other], ['slice'], null],
     ['stale totals: the whole wallet, what expired dropped', { totals: totalsOf([expired, other]), reservation: expired }, [expired, other], ['slice', 'whole'], null],
-    // The totals cannot vouch for a reservation they do not include (a copy
-    // put back after its tombstone was gone): it is checked on its own.
+    // The totals cannot vouch for a reservation they do not include (a late
+    // delivery that put it back after its tombstone was gone): it is checked on its own.
     ['totals not stale but the reservation expired: the whole wallet', { totals: totalsOf([other]), reservation: expired }, [expired, other], ['slice', 'whole'], null],
   ])('%s', async (_case, slice, stored, expectedCalls, expectedCurrent) => {
     const { store, calls } = storeWith(slice, { walletId: 'member:m-a', version: 3, balances, reservations: stored });

@@ -1,6 +1,6 @@
 import type { AuditEntry, MemberBalance, MemberRecord, ReservationKey, ReservationRecord, Wallet } from '../../domain/model';
 import { heldOf, isStale, reservedOn, totalsOf, utcDay, withChange, type WalletTotals } from '../../domain/wallet-totals';
-import type { Store } from '../../store/port';
+import type { ReservationStore } from '../../store/port';
 
 /**
  * What one reservation change works on: the balances, the totals of the live
@@ -38,13 +38,13 @@ export function sameKey(reservation: ReservationRecord, key: ReservationKey): bo
 }
 
 /** The wallet's state for a change of the reservation under `key`; null when there is no such wallet. */
-export async function loadWalletState(store: Store, walletId: string, key: ReservationKey, now: Date, withMember?: string): Promise<WalletState | null> {
+export async function loadWalletState(store: ReservationStore, walletId: string, key: ReservationKey, now: Date, withMember?: string): Promise<WalletState | null> {
   const slice = await store.loadWalletSlice(walletId, key, withMember === undefined ? undefined : { withMember });
   if (!slice) return null;
   const member = slice.member === undefined ? {} : { member: slice.member };
   // Not stale: no stored reservation has expired by the totals. The one under
   // the key is checked too: the totals cannot vouch for a reservation they
-  // do not include (a copy put back after its tombstone was gone).
+  // do not include (a late delivery that put it back after its tombstone was gone).
   if (!isStale(slice.totals, now) && (slice.reservation === null || isActive(slice.reservation, now))) {
     return {
       walletId,
@@ -77,7 +77,7 @@ function stateOfWhole(wallet: Wallet, key: ReservationKey, now: Date): WalletSta
  * the state was read at; returns the state after it, or null on conflict.
  */
 export async function saveChange(
-  store: Store,
+  store: ReservationStore,
   state: WalletState,
   before: ReservationRecord | null,
   after: ReservationRecord,

@@ -2,7 +2,7 @@ import type { Clock } from '../../domain/clock';
 import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, type SessionRecord } from '../../domain/model';
 import { hashSecret, sameDigest } from '../../domain/secrets';
 import type { AuthService } from '../../domain/services';
-import type { ApiKeyContext, SessionContext, Store } from '../../store/port';
+import type { ApiKeyContext, AuthStore, SessionContext } from '../../store/port';
 import { ReadCache, type ReadCacheSettings } from '../read-cache';
 
 /** Longer credentials are rejected before hashing: no key or token of ours is this long. */
@@ -25,7 +25,7 @@ export interface CredentialCaching {
 }
 
 export interface AuthServiceDeps {
-  store: Pick<Store, 'findApiKey' | 'findApiKeyById' | 'findSessionContext'>;
+  store: Pick<AuthStore, 'findApiKey' | 'findApiKeyById' | 'findSessionContext'>;
   clock: Clock;
   /** Absent: every lookup asks the store (the embedded store, whose reads cost nothing). */
   credentialCaching?: CredentialCaching;

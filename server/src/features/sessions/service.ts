@@ -3,9 +3,9 @@ import type { Clock } from '../../domain/clock';
 import { AppError } from '../../domain/errors';
 import { hashSecret, newSessionToken } from '../../domain/secrets';
 import type { SessionService } from '../../domain/services';
-import type { Store } from '../../store/port';
+import type { AuthStore } from '../../store/port';
 
-export function createSessionService(deps: { store: Store; clock: Clock }): SessionService {
+export function createSessionService(deps: { store: AuthStore; clock: Clock }): SessionService {
   const { store, clock } = deps;
 
   return {

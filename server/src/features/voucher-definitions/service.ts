@@ -3,7 +3,7 @@ import { AppError } from '../../domain/errors';
 import type { ClientRecord } from '../../domain/model';
 import type { VoucherDefinitionService, VoucherDefinitionSummary } from '../../domain/services';
 import { freezeSnapshot } from '../../domain/snapshot';
-import { voucherDefinitionsVersionReader, type Store } from '../../store/port';
+import { voucherDefinitionsVersionReader, type ListingStore } from '../../store/port';
 import { toSummary } from './summary';
 
 /** The member channel this API serves. */
@@ -18,7 +18,7 @@ interface CachedListing {
 }
 
 export interface VoucherDefinitionServiceDeps {
-  store: Pick<Store, 'listPublishedVoucherDefinitions'>;
+  store: ListingStore;
   /**
    * The store's voucher definitions version (see `VoucherDefinitionsVersioned`):
    * a listing is kept until it changes. Absent: the store's own when it answers
@@ -31,7 +31,7 @@ export interface VoucherDefinitionServiceDeps {
 
 export function createVoucherDefinitionService(deps: VoucherDefinitionServiceDeps): VoucherDefinitionService {
   const { store } = deps;
-  const readVersion = deps.listingVersion ?? voucherDefinitionsVersionReader(store as Store);
+  const readVersion = deps.listingVersion ?? voucherDefinitionsVersionReader(store);
   /**
    * The summaries of each business unit, while the store's definitions keep
    * the version they were built from. One entry per business unit a client

@@ -28,7 +28,7 @@ export class AuditLog {
   /** Per token, four numbers per entry: chunk, offset, length, wallet version (-1: an id of another form). */
   private readonly byToken = new Map<string, number[]>();
 
-  /** Stores `entry` unless an entry with its id is already stored for its token (the same change copied twice). */
+  /** Stores `entry` unless an entry with its id is already stored for its token (another save carrying the same entry). */
   append(entry: AuditEntry): void {
     let refs = this.byToken.get(entry.reservationToken);
     if (!refs) this.byToken.set(entry.reservationToken, (refs = []));

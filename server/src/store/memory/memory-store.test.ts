@@ -1,6 +1,6 @@
 import type { SessionRecord } from '../../domain/model';
 import { totalsOf, withChange } from '../../domain/wallet-totals';
-import { describeStoreContract } from '../store.contract';
+import { describeStoreContract } from '../test-support/store.contract';
 import { MemoryStore } from './memory-store';
 
 describeStoreContract('MemoryStore', async () => {

@@ -52,7 +52,6 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   private readonly apiKeys = new Map<string, ApiKeyRecord>();
   private readonly keyIdByDigest = new Map<string, string>();
   private readonly members = new Map<string, MemberRecord>();
-  private readonly membersByHousehold = new Map<string, Set<string>>();
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly catalogue = new Map<string, CatalogueItemRecord>();
   private readonly redemptions = new Map<string, RedemptionRecord>();
@@ -146,25 +145,8 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     return member ?? null;
   }
 
-  async findHouseholdMembers(householdId: string): Promise<MemberRecord[]> {
-    const ids = [...(this.membersByHousehold.get(householdId) ?? [])].sort(compareKeys);
-    return ids.flatMap((id) => {
-      const member = this.members.get(id);
-      return member ? [member] : [];
-    });
-  }
-
   async upsertMembers(members: MemberRecord[]): Promise<void> {
-    for (const member of members) {
-      const previous = this.members.get(member.correlationId);
-      if (previous?.householdId != null) this.membersByHousehold.get(previous.householdId)?.delete(member.correlationId);
-      this.members.set(member.correlationId, frozenCopy(member));
-      if (member.householdId != null) {
-        let ids = this.membersByHousehold.get(member.householdId);
-        if (!ids) this.membersByHousehold.set(member.householdId, (ids = new Set()));
-        ids.add(member.correlationId);
-      }
-    }
+    for (const member of members) this.members.set(member.correlationId, frozenCopy(member));
   }
 
   // --- sessions ------------------------------------------------------------
@@ -340,7 +322,6 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       this.apiKeys,
       this.keyIdByDigest,
       this.members,
-      this.membersByHousehold,
       this.sessions,
       this.catalogue,
       this.redemptions,
@@ -379,10 +360,10 @@ function insertionIndex(bucket: VoucherDefinitionRecord[], id: string): number {
  * wallet's order (a Map keeps insertion order, and a replaced key keeps its
  * place), with their running totals. A slice save changes one entry in
  * place, so it costs the same whatever the wallet holds; copying the list
- * for every change (copy-on-write) cost Operation B half as much again at
- * 1,000 reservations per wallet (the bench's wallet section: 173 -> 261 µs
- * per request, most of it in garbage collection). The whole wallet, a
- * frozen value, is built when asked for and kept until the next change.
+ * for every change (copy-on-write) made Operation B's cost grow with the
+ * wallet, most of it in garbage collection (bench/README.md). The whole
+ * wallet, a frozen value, is built when asked for and kept until the next
+ * change.
  */
 interface StoredWallet {
   readonly walletId: string;

@@ -121,14 +121,14 @@ export interface OutboxDoc {
 export interface ReservationWrite {
   key: ReservationKey;
   reservation: ReservationRecord | null;
-  /** Set when the change added it (a whole save knows): its copy is first tried as an insert. */
+  /** Set when the change added it (a whole save knows): its delivery first tries an insert. */
   created?: true;
 }
 
 /**
  * A reservation of a wallet, keyed by wallet and reservation key. It holds
- * the version of the wallet change that wrote it, so a late copy of an older
- * change never overwrites a newer one; a removed reservation stays as a
+ * the version of the wallet change that wrote it, so a late delivery of an
+ * older change never overwrites a newer one; a removed reservation stays as a
  * tombstone (`removedAt` with the wallet and version that removed it) for a
  * day (TTL index), for the same reason.
  */
@@ -138,7 +138,7 @@ export type ReservationDoc = { _id: string } & ReservationDocBody;
 export type ReservationDocBody = { walletId: string; walletVersion: number } & (ReservationRecord | { removedAt: Date });
 
 export interface AuditDoc {
-  _id: string; // `<walletId>@<walletVersion>`: a second copy of the same entry replaces the first
+  _id: string; // `<walletId>@<walletVersion>`: delivering the same entry twice stores it once
   walletId: string;
   walletVersion: number;
   reservationToken: string;

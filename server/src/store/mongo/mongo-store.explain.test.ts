@@ -85,7 +85,7 @@ if (skipReason !== null) {
       ['wallet slice compare-and-set', (s) => s.saveWalletSlice({ walletId: 'member:m-007', reservation: lowered, totals: totalsOf([lowered]), audit: null }, 2)],
       ['rate limit count of one key', async (s) => s.requestCounter(100, 60).hit('client-007')],
       ['whole wallet by id', (s) => s.loadWallet('member:m-007')],
-      ['whole wallet compare-and-set, its reservations copied out', (s) => s.saveWallet(wallet, 3)],
+      ['whole wallet compare-and-set, its reservations delivered', (s) => s.saveWallet(wallet, 3)],
       ['catalogue items by product codes', (s) => s.findCatalogueItems(['p-003', 'p-011', 'p-999'])],
       ['redemption by id', (s) => s.findRedemption('rd-007')],
       // As many records as the batch read: its wallets are what the index must single out.

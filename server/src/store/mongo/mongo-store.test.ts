@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { StoreUnavailableError } from '../port';
-import { describeStoreContract } from '../store.contract';
+import { describeStoreContract } from '../test-support/store.contract';
 import { collectionNames, MongoStore } from './mongo-store';
 import { explainMissing, testMongoSource, stageNames, uniqueDbName } from './test-support/mongo-test-server';
 
@@ -129,8 +129,8 @@ if (source.kind === 'none') {
       },
     );
 
-    describe('copying a change into the reservation documents', () => {
-      const key = { clientId: 'c', correlationId: 'm-copy', reservationToken: 'rt-1' };
+    describe("delivering a change's outbox to the reservation documents", () => {
+      const key = { clientId: 'c', correlationId: 'm-late', reservationToken: 'rt-1' };
       const record = (points: number) => ({
         reservationToken: key.reservationToken,
         clientId: key.clientId,
@@ -143,12 +143,12 @@ if (source.kind === 'none') {
         excludedFromCap: false,
       });
       const walletOf = (reservations: ReturnType<typeof record>[]) => ({
-        walletId: 'member:m-copy',
+        walletId: 'member:m-late',
         version: 0,
-        balances: [{ correlationId: 'm-copy', pointBalance: 1000 }],
+        balances: [{ correlationId: 'm-late', pointBalance: 1000 }],
         reservations,
       });
-      const rawReservations = () => admin.db(dbName).collection(collectionNames.reservations).find({ walletId: 'member:m-copy' }).toArray();
+      const rawReservations = () => admin.db(dbName).collection(collectionNames.reservations).find({ walletId: 'member:m-late' }).toArray();
 
       it('writes a reservation created again over the tombstone its removal left', async () => {
         expect(await store.saveWallet(walletOf([record(300)]), 0)).toBe(true);
@@ -158,25 +158,29 @@ if (source.kind === 'none') {
         const [raw] = await rawReservations();
         expect(raw).toMatchObject({ walletVersion: 3, reservationAmount: 200 });
         expect(raw).not.toHaveProperty('removedAt');
-        expect((await store.loadWalletSlice('member:m-copy', key))?.reservation).toStrictEqual(record(200));
+        expect((await store.loadWalletSlice('member:m-late', key))?.reservation).toStrictEqual(record(200));
       });
 
       it.each([
-        ['created', true],
-        ['changed', false],
-      ] as const)('never writes a late copy of an older change (%s) over a newer one', async (_kind, created) => {
-        expect(await store.saveWallet(walletOf([record(300)]), 0)).toBe(true);
-        const raw = admin.db(dbName);
-        // The reservation document as a newer change (version 7) left it, and a wallet whose `pending` (version 5) was never copied.
-        await raw.collection(collectionNames.reservations).updateOne({ walletId: 'member:m-copy' }, { $set: { walletVersion: 7, reservationAmount: 100 } });
-        await raw.collection(collectionNames.wallets).updateOne(
-          { _id: 'member:m-copy' as never },
-          { $set: { version: 5, pending: [{ key, reservation: record(250), ...(created ? { created: true } : {}) }] } },
-        );
-        // Any reader of version 5 copies its `pending` first.
-        await store.loadWalletSlice('member:m-copy', key);
-        expect(await rawReservations()).toEqual([expect.objectContaining({ walletVersion: 7, reservationAmount: 100 })]);
-      });
+        ['created', 7, 100, true],
+        ['changed', 7, 100, false],
+        ['created', 4, 250, true],
+        ['changed', 4, 250, false],
+      ] as const)(
+        'delivers a late outbox of version 5 (%s) only over an older reservation document (version %d: %d points)',
+        async (_kind, storedVersion, expectedPoints, created) => {
+          expect(await store.saveWallet(walletOf([record(300)]), 0)).toBe(true);
+          const raw = admin.db(dbName);
+          // The reservation document as another change left it, and a wallet whose outbox (version 5) was never delivered.
+          await raw.collection(collectionNames.reservations).updateOne({ walletId: 'member:m-late' }, { $set: { walletVersion: storedVersion, reservationAmount: 100 } });
+          const reservations = [{ key, reservation: record(250), ...(created ? { created: true } : {}) }];
+          await raw.collection(collectionNames.wallets).updateOne({ _id: 'member:m-late' as never }, { $set: { version: 5, outbox: { at: new Date(), reservations, audit: null } } });
+          // Any reader of version 5 delivers its outbox first (and, without an audit entry, clears it).
+          await store.loadWalletSlice('member:m-late', key);
+          expect(await rawReservations()).toEqual([expect.objectContaining({ walletVersion: Math.max(storedVersion, 5), reservationAmount: expectedPoints })]);
+          expect(await raw.collection(collectionNames.wallets).findOne({ _id: 'member:m-late' as never })).not.toHaveProperty('outbox');
+        },
+      );
     });
 
     it('stores dates as BSON dates and keeps internal fields inside the adapter', async () => {

@@ -94,12 +94,13 @@ function requireKey(value: unknown, what: string): string {
  * of a wallet document per change (see wallets.ts).
  */
 export class MongoStore implements Store, VoucherDefinitionsVersioned {
-  private collections: { generation: number; c: Collections } | null = null;
+  /** The collections of the current client, with its generation: kept until the watchdog replaces the client. */
+  private collectionsOfClient: { generation: number; collections: Collections } | null = null;
   private readonly wallets: MongoWallets;
   private readonly definitionsVersion: PolledValue<number>;
 
   private constructor(private readonly connection: StoreConnection) {
-    this.wallets = new MongoWallets({ collections: () => this.c, run: (operation) => this.run(operation) });
+    this.wallets = new MongoWallets({ collections: () => this.collections, run: (operation) => this.run(operation) });
     this.definitionsVersion = new PolledValue(() => this.run(() => readDefinitionsVersion(this.connection.db)), definitionsVersionCheckMs);
   }
 
@@ -130,10 +131,12 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   }
 
   /** The collections of the current client: made again when the watchdog replaces it. */
-  private get c(): Collections {
+  private get collections(): Collections {
     const generation = this.connection.currentGeneration;
-    if (this.collections?.generation !== generation) this.collections = { generation, c: collectionsOf(this.connection.db) };
-    return this.collections.c;
+    if (this.collectionsOfClient?.generation !== generation) {
+      this.collectionsOfClient = { generation, collections: collectionsOf(this.connection.db) };
+    }
+    return this.collectionsOfClient.collections;
   }
 
   /** Requests per key and window, counted for every process on this database (request-counter.ts). */
@@ -155,12 +158,12 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
 
   async findClient(clientId: string): Promise<ClientRecord | null> {
     if (!isKey(clientId)) return null;
-    const doc = await this.run(() => this.c.clients.findOne({ _id: clientId }));
+    const doc = await this.run(() => this.collections.clients.findOne({ _id: clientId }));
     return doc ? clientFromDoc(doc) : null;
   }
 
   async upsertClients(clients: ClientRecord[]): Promise<void> {
-    await this.replaceAll(this.c.clients, clients.map((c) => [requireKey(c.clientId, 'clientId'), clientBody(c)]));
+    await this.replaceAll(this.collections.clients, clients.map((c) => [requireKey(c.clientId, 'clientId'), clientBody(c)]));
   }
 
   // --- API keys ------------------------------------------------------------
@@ -177,7 +180,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
 
   private async findKeyWithClient(filter: { digest: string } | { _id: string }): Promise<ApiKeyContext | null> {
     const [found] = await this.run(() =>
-      this.c.apiKeys
+      this.collections.apiKeys
         .aggregate<ApiKeyDoc & { client: ClientDoc[] }>([
           { $match: filter },
           { $lookup: { from: collectionNames.clients, localField: 'clientId', foreignField: '_id', as: 'client' } },
@@ -191,14 +194,14 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
 
   async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
     if (!isKey(clientId)) return [];
-    const docs = await this.run(() => this.c.apiKeys.find({ clientId }).sort({ createdAt: 1, _id: 1 }).toArray());
+    const docs = await this.run(() => this.collections.apiKeys.find({ clientId }).sort({ createdAt: 1, _id: 1 }).toArray());
     return docs.map(apiKeyFromDoc);
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
     requireKey(key.keyId, 'keyId');
     requireKey(key.digest, 'digest');
-    await this.run(() => this.c.apiKeys.insertOne(apiKeyDoc(key)));
+    await this.run(() => this.collections.apiKeys.insertOne(apiKeyDoc(key)));
   }
 
   async updateApiKey(clientId: string, keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | null> {
@@ -207,14 +210,14 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     if (change.expiresAt !== undefined) fields.expiresAt = change.expiresAt;
     if (change.revokedAt !== undefined) fields.revokedAt = change.revokedAt;
     const doc = await this.run(() =>
-      this.c.apiKeys.findOneAndUpdate({ _id: keyId, clientId }, { $set: fields }, { returnDocument: 'after' }),
+      this.collections.apiKeys.findOneAndUpdate({ _id: keyId, clientId }, { $set: fields }, { returnDocument: 'after' }),
     );
     return doc ? apiKeyFromDoc(doc) : null;
   }
 
   async upsertApiKeys(keys: ApiKeyRecord[]): Promise<void> {
     await this.replaceAll(
-      this.c.apiKeys,
+      this.collections.apiKeys,
       keys.map((k) => {
         requireKey(k.digest, 'digest');
         const { _id, ...body } = apiKeyDoc(k);
@@ -227,30 +230,24 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
 
   async findMember(correlationId: string): Promise<MemberRecord | null> {
     if (!isKey(correlationId)) return null;
-    const doc = await this.run(() => this.c.members.findOne({ _id: correlationId }));
+    const doc = await this.run(() => this.collections.members.findOne({ _id: correlationId }));
     return doc ? memberFromDoc(doc) : null;
   }
 
-  async findHouseholdMembers(householdId: string): Promise<MemberRecord[]> {
-    if (!isKey(householdId)) return [];
-    const docs = await this.run(() => this.c.members.find({ householdId }).sort({ _id: 1 }).toArray());
-    return docs.map(memberFromDoc);
-  }
-
   async upsertMembers(members: MemberRecord[]): Promise<void> {
-    await this.replaceAll(this.c.members, members.map((m) => [requireKey(m.correlationId, 'correlationId'), memberBody(m)]));
+    await this.replaceAll(this.collections.members, members.map((m) => [requireKey(m.correlationId, 'correlationId'), memberBody(m)]));
   }
 
   // --- sessions ------------------------------------------------------------
 
   async insertSession(session: SessionRecord): Promise<void> {
     requireKey(session.tokenHash, 'tokenHash');
-    await this.run(() => this.c.sessions.insertOne(sessionDoc(session)));
+    await this.run(() => this.collections.sessions.insertOne(sessionDoc(session)));
   }
 
   async findSession(tokenHash: string): Promise<SessionRecord | null> {
     if (!isKey(tokenHash)) return null;
-    const doc = await this.run(() => this.c.sessions.findOne({ _id: tokenHash }));
+    const doc = await this.run(() => this.collections.sessions.findOne({ _id: tokenHash }));
     return doc ? sessionFromDoc(doc) : null;
   }
 
@@ -258,7 +255,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   async findSessionContext(tokenHash: string): Promise<SessionContext | null> {
     if (!isKey(tokenHash)) return null;
     const [found] = await this.run(() =>
-      this.c.sessions
+      this.collections.sessions
         .aggregate<SessionDoc & { client: ClientDoc[]; member: MemberDoc[]; key: ApiKeyDoc[] }>([
           { $match: { _id: tokenHash } },
           { $lookup: { from: collectionNames.clients, localField: 'clientId', foreignField: '_id', as: 'client' } },
@@ -290,7 +287,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
       $or: [{ usageChannels: channel }, { usageChannels: { $exists: false } }, { usageChannels: { $size: 0 } }],
     };
     const docs = await this.run(() =>
-      this.c.voucherDefinitions.find(filter).sort({ voucherDefinitionId: 1 }).toArray(),
+      this.collections.voucherDefinitions.find(filter).sort({ voucherDefinitionId: 1 }).toArray(),
     );
     return docs.map(voucherDefinitionFromDoc);
   }
@@ -303,7 +300,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   async upsertVoucherDefinitions(definitions: VoucherDefinitionRecord[]): Promise<void> {
     if (definitions.length === 0) return;
     await this.replaceAll(
-      this.c.voucherDefinitions,
+      this.collections.voucherDefinitions,
       definitions.map((d) => [requireKey(d.voucherDefinitionId, 'voucherDefinitionId'), voucherDefinitionBody(d)]),
     );
     // After the write: a process that sees the new version lists the new definitions.
@@ -316,23 +313,23 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   async findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]> {
     const codes = [...new Set(productCodes.filter(isKey))];
     if (codes.length === 0) return [];
-    const docs = await this.run(() => this.c.catalogueItems.find({ _id: { $in: codes } }).toArray());
+    const docs = await this.run(() => this.collections.catalogueItems.find({ _id: { $in: codes } }).toArray());
     return docs.map(catalogueItemFromDoc);
   }
 
   async upsertCatalogueItems(items: CatalogueItemRecord[]): Promise<void> {
-    await this.replaceAll(this.c.catalogueItems, items.map((i) => [requireKey(i.productCode, 'productCode'), catalogueItemBody(i)]));
+    await this.replaceAll(this.collections.catalogueItems, items.map((i) => [requireKey(i.productCode, 'productCode'), catalogueItemBody(i)]));
   }
 
   async findRedemption(redemptionId: string): Promise<RedemptionRecord | null> {
     if (!isKey(redemptionId)) return null;
-    const doc = await this.run(() => this.c.redemptions.findOne({ _id: redemptionId }));
+    const doc = await this.run(() => this.collections.redemptions.findOne({ _id: redemptionId }));
     return doc ? redemptionFromDoc(doc) : null;
   }
 
   async upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void> {
     await this.replaceAll(
-      this.c.redemptions,
+      this.collections.redemptions,
       redemptions.map((r) => [requireKey(r.redemptionId, 'redemptionId'), redemptionBody(r)]),
     );
   }
@@ -372,7 +369,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   async listAudit(reservationToken: string): Promise<AuditEntry[]> {
     if (!isKey(reservationToken)) return [];
     const docs = await this.run(() =>
-      this.c.audit.find({ reservationToken }).sort({ at: 1, walletVersion: 1 }).toArray(),
+      this.collections.audit.find({ reservationToken }).sort({ at: 1, walletVersion: 1 }).toArray(),
     );
     return docs.map(auditFromDoc);
   }

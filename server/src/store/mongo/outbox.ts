@@ -112,7 +112,8 @@ export class Outbox {
 
   constructor(private readonly deps: OutboxDeps) {}
 
-  private get c(): OutboxCollections {
+  /** The collections of the store's current client. */
+  private get collections(): OutboxCollections {
     return this.deps.collections();
   }
 
@@ -181,11 +182,11 @@ export class Outbox {
     }
     if (this.knowsDelivered(walletId, version)) return;
     const [doc] = await this.deps.run(() =>
-      this.c.wallets
+      this.collections.wallets
         .aggregate<WalletWithDelivery>([
           { $match: { ...walletFilter(walletId), version } },
           { $project: { version: 1, outbox: 1 } },
-          ...deliveredLookup(this.c.audit.collectionName),
+          ...deliveredLookup(this.collections.audit.collectionName),
         ])
         .toArray(),
     );
@@ -228,7 +229,7 @@ export class Outbox {
     const operations = versions.map(
       ({ _id, version }): AnyBulkWriteOperation<WalletDoc> => ({ updateOne: { filter: { ...walletFilter(_id), version }, update: { $unset: { outbox: '' } } } }),
     );
-    await this.deps.run(() => this.c.wallets.bulkWrite(operations, { ordered: false }));
+    await this.deps.run(() => this.collections.wallets.bulkWrite(operations, { ordered: false }));
   }
 
   private start(walletId: string, version: number, deliver: () => Promise<void>): Promise<void> {
@@ -258,7 +259,7 @@ export class Outbox {
    * newer write stands). A reservation the change created is inserted
    * instead, which needs no guard and is found by the unique `_id` alone
    * (a fixture's load stays linear on servers that plan nothing else); if
-   * its key was taken (a tombstone, a newer copy), it is written guarded.
+   * its key was taken (a tombstone, a newer write), it is written guarded.
    */
   private async writeReservations(writes: Array<Delivery & { write: ReservationWrite }>): Promise<void> {
     if (writes.length === 0) return;
@@ -275,9 +276,9 @@ export class Outbox {
         ? { insertOne: { document: { _id: reservationDocId(w.walletId, w.write.key), ...reservationDocBody(w.walletId, w.version, w.write.reservation, now) } } }
         : guarded(w),
     );
-    const met = await this.writeIgnoringDuplicates(this.c.reservations, first);
+    const met = await this.writeIgnoringDuplicates(this.collections.reservations, first);
     const again = met.filter((index) => writes[index]!.write.created).map((index) => guarded(writes[index]!));
-    if (again.length > 0) await this.writeIgnoringDuplicates(this.c.reservations, again);
+    if (again.length > 0) await this.writeIgnoringDuplicates(this.collections.reservations, again);
   }
 
   /** One unordered bulk write; the indexes of its operations that met a duplicate key (all, when the error does not say which). */
@@ -294,7 +295,7 @@ export class Outbox {
 
   /** Keyed by the entry's id: an entry delivered twice is stored once, never rewritten. */
   private async insertIgnoringDuplicates(entries: AuditDoc[]): Promise<void> {
-    await this.writeIgnoringDuplicates(this.c.audit, entries.map((document): AnyBulkWriteOperation<AuditDoc> => ({ insertOne: { document } })));
+    await this.writeIgnoringDuplicates(this.collections.audit, entries.map((document): AnyBulkWriteOperation<AuditDoc> => ({ insertOne: { document } })));
   }
 }
 

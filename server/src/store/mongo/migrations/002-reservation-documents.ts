@@ -27,7 +27,7 @@ import { eachMatching } from './parallel';
 type Layout1Wallet = Omit<WalletDoc, 'totals' | 'outbox'> & {
   totals?: WalletDoc['totals'];
   reservations?: ReservationRecord[];
-  /** The reservation writes of the wallet's last change, not yet copied to their documents. */
+  /** The reservation writes of the wallet's last change, not yet written to their documents. */
   pending?: ReservationWrite[];
 };
 
@@ -41,7 +41,7 @@ export const toLayout2: Migration = {
   },
 };
 
-/** The wallet's reservations as documents, then its totals; the inline copy goes last. */
+/** The wallet's reservations as documents, then its totals; the inline list goes last. */
 async function moveOut(db: Db, doc: Layout1Wallet, now: Date): Promise<void> {
   const reservations = db.collection<ReservationDoc>(collectionNames.reservations);
   const stored = await reservations.find({ _id: reservationIdsOf(doc._id), removedAt: { $exists: false } }).toArray();

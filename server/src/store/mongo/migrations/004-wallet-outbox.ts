@@ -17,7 +17,7 @@ import { eachMatching } from './parallel';
  *
  * A wallet's last change no longer waits in `pending` (its
  * reservation writes) and `pendingAudit` (its audit entry) for a process to
- * remember to copy them; layout 4 keeps them in `outbox`, delivered by
+ * remember to write them out; layout 4 keeps them in `outbox`, delivered by
  * whoever reads the wallet, or the sweep (outbox.ts). Each layout 3 wallet
  * that still carries them gets them delivered now (the same idempotent
  * writes: reservations guarded by version, the entry inserted once), then

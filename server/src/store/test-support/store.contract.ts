@@ -2,11 +2,7 @@
  * The behaviour every `Store` adapter promises, as one jest suite. Each
  * adapter's test file calls `describeStoreContract` with a factory that gives
  * a fresh, empty store per test.
- *
- * Imports jest from `@jest/globals` (not the ambient globals) because this
- * file lives among the sources and is type-checked with them.
  */
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import {
   auditEntryId,
   walletIdOf,
@@ -19,12 +15,12 @@ import {
   type SessionRecord,
   type VoucherDefinitionRecord,
   type Wallet,
-} from '../domain/model';
-import { fixtureKeyId, hashSecret } from '../domain/secrets';
-import { totalsOf, withChange } from '../domain/wallet-totals';
-import { deepCopy } from './copy';
-import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture, type FixtureReservation } from './fixture';
-import type { Store } from './port';
+} from '../../domain/model';
+import { fixtureKeyId, hashSecret } from '../../domain/secrets';
+import { totalsOf, withChange } from '../../domain/wallet-totals';
+import { deepCopy } from '../copy';
+import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture, type FixtureReservation } from '../fixture';
+import type { Store } from '../port';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
@@ -313,28 +309,11 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         expect(await store.findMember('m-nobody')).toBeNull();
       });
 
-      it('lists household members sorted by correlationId, and only them', async () => {
-        await store.upsertMembers([
-          memberRecord('m-c', 'hh-1'),
-          memberRecord('m-a', 'hh-1'),
-          memberRecord('m-x', 'hh-2'),
-          memberRecord('m-B', 'hh-1'),
-          memberRecord('m-solo'),
-        ]);
-        const ids = (await store.findHouseholdMembers('hh-1')).map((m) => m.correlationId);
-        // Code point order: upper case sorts before lower case.
-        expect(ids).toEqual(['m-B', 'm-a', 'm-c']);
-        expect(await store.findHouseholdMembers('hh-2')).toStrictEqual([memberRecord('m-x', 'hh-2')]);
-        expect(await store.findHouseholdMembers('hh-none')).toEqual([]);
-      });
-
-      it('moves a member between households when it is replaced', async () => {
+      it('replaces a member with the same correlationId, household and wallet included', async () => {
         await store.upsertMembers([memberRecord('m-a', 'hh-1'), memberRecord('m-b', 'hh-1')]);
         await store.upsertMembers([memberRecord('m-a', 'hh-2')]);
-        expect((await store.findHouseholdMembers('hh-1')).map((m) => m.correlationId)).toEqual(['m-b']);
-        expect(await store.findHouseholdMembers('hh-2')).toStrictEqual([memberRecord('m-a', 'hh-2')]);
-        await store.upsertMembers([memberRecord('m-b')]);
-        expect(await store.findHouseholdMembers('hh-1')).toEqual([]);
+        expect(await store.findMember('m-a')).toStrictEqual(memberRecord('m-a', 'hh-2'));
+        expect(await store.findMember('m-b')).toStrictEqual(memberRecord('m-b', 'hh-1'));
       });
 
       it('keeps its own records: changing the input or a result does not change the store', async () => {
@@ -495,7 +474,6 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         ['findClient', (s: Store) => s.findClient(operatorObject), null],
         ['listApiKeys', (s: Store) => s.listApiKeys(operatorObject), []],
         ['findMember', (s: Store) => s.findMember(operatorObject), null],
-        ['findHouseholdMembers', (s: Store) => s.findHouseholdMembers(operatorObject), []],
         ['findSession', (s: Store) => s.findSession(operatorObject), null],
         ['listPublishedVoucherDefinitions', (s: Store) => s.listPublishedVoucherDefinitions(operatorObject, 'CUX'), []],
         ['findCatalogueItems', (s: Store) => s.findCatalogueItems([operatorObject]), []],
@@ -860,7 +838,7 @@ function describeLoadFixture(currentStore: () => Store): void {
         eligibleForRedemption: false,
         privileges: ['REDEEM'],
       });
-      expect((await currentStore().findHouseholdMembers('hh-1')).map((m) => m.correlationId)).toEqual(['m-a', 'm-b']);
+      expect((await currentStore().findMember('m-b'))?.walletId).toBe('household:hh-1');
     });
 
     it('puts balances and reservations into wallets, defaulting expiry from the client', async () => {
@@ -927,7 +905,7 @@ function describeLoadFixture(currentStore: () => Store): void {
       expect((await currentStore().loadWallet('household:hh-1'))?.balances).toEqual([{ correlationId: 'm-a', pointBalance: 300 }]);
       expect((await currentStore().loadWallet('household:hh-2'))?.balances).toEqual([{ correlationId: 'm-b', pointBalance: 250 }]);
       expect((await currentStore().findMember('m-b'))?.walletId).toBe('household:hh-2');
-      expect((await currentStore().findHouseholdMembers('hh-1')).map((m) => m.correlationId)).toEqual(['m-a']);
+      expect((await currentStore().findMember('m-a'))?.walletId).toBe('household:hh-1');
 
       await loadFixture(currentStore(), { members: [{ correlationId: 'm-b', pointBalance: 250 }] }, fixtureNow);
       expect((await currentStore().loadWallet('household:hh-2'))?.balances).toEqual([]);
@@ -1041,7 +1019,7 @@ function describeLoadFixture(currentStore: () => Store): void {
       expect(await ids('LCL')).toEqual(['vd-0001', 'vd-0003', 'vd-0004']);
       expect(await ids('SDM')).toEqual(['vd-0007']);
       expect((await currentStore().findApiKey(hashSecret('pk_test_partner_app_0001')))?.client?.clientId).toBe('partner-app');
-      expect((await currentStore().findHouseholdMembers('hh-2')).length).toBe(3);
+      for (const id of ['m-hh2-a', 'm-hh2-b', 'm-hh2-c']) expect((await currentStore().findMember(id))?.walletId).toBe('household:hh-2');
     });
   });
 }

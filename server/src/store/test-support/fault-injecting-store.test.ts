@@ -1,9 +1,9 @@
 import { MemoryStore } from '../memory/memory-store';
-import { StoreUnavailableError } from '../port';
-import { FaultInjectingStore } from './fault-injecting-store';
+import { StoreUnavailableError, voucherDefinitionsVersionReader } from '../port';
+import { faultInjecting } from './fault-injecting-store';
 
-describe('FaultInjectingStore', () => {
-  const make = () => new FaultInjectingStore(new MemoryStore({ sessionSweepIntervalMs: 0 }));
+describe('faultInjecting', () => {
+  const make = () => faultInjecting(new MemoryStore({ sessionSweepIntervalMs: 0 }));
 
   it('delegates while healthy', async () => {
     const store = make();
@@ -14,7 +14,7 @@ describe('FaultInjectingStore', () => {
   it.each([
     ['unavailable', StoreUnavailableError],
     ['error', Error],
-  ] as const)('fails every call with %s', async (fault, type) => {
+  ] as const)('fails every call with %s, as a rejection', async (fault, type) => {
     const store = make();
     store.inject({ fault });
     await expect(store.ping()).rejects.toBeInstanceOf(type);
@@ -29,5 +29,16 @@ describe('FaultInjectingStore', () => {
     await expect(store.saveWallet(wallet, 0)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.saveWallet(wallet, 0)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.saveWallet(wallet, 0)).resolves.toBe(true);
+  });
+
+  it('lets tests drain and close the store while it fails', async () => {
+    const store = make();
+    store.inject({ fault: 'error' });
+    await expect(store.drainOutbox()).resolves.toBeUndefined();
+    await expect(store.close()).resolves.toBeUndefined();
+  });
+
+  it('offers no voucher definitions version: every listing reaches the store and its faults', () => {
+    expect(voucherDefinitionsVersionReader(make())).toBeNull();
   });
 });

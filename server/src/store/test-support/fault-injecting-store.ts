@@ -1,0 +1,51 @@
+import { around } from '../around';
+import { StoreUnavailableError, type Store, type StoreMethod } from '../port';
+
+/** What a failing store does: look unreachable (503) or fail unexpectedly (500). */
+export type Fault = 'unavailable' | 'error';
+
+export type { StoreMethod } from '../port';
+
+export interface FaultPlan {
+  fault: Fault;
+  /** Only these methods fail; all of them when absent. */
+  methods?: StoreMethod[];
+  /** Fail this many calls, then recover by itself; forever when absent. */
+  times?: number;
+}
+
+/** A store that fails its calls on demand. */
+export interface FaultInjectingStore extends Store {
+  /** Starts failing as planned; `null` heals the store. */
+  inject(plan: FaultPlan | null): void;
+}
+
+/** Always reach the store: tests wait for its outbox and close it through the wrapper. */
+const neverFailed: ReadonlySet<StoreMethod> = new Set(['drainOutbox', 'close']);
+
+/**
+ * Wraps a store and fails its calls on demand, for tests of what the service
+ * does when its store goes away (503, nothing half-written, recovery) and for
+ * the Pact provider states that need a 500 or a 503. It offers no voucher
+ * definitions version, so every listing reaches the store (and its faults).
+ */
+export function faultInjecting(inner: Store): FaultInjectingStore {
+  let plan: FaultPlan | null = null;
+  const store = around(
+    inner,
+    async (method, _args, call) => {
+      const current = plan;
+      if (current && !neverFailed.has(method) && (!current.methods || current.methods.includes(method))) {
+        if (current.times !== undefined && --current.times <= 0) plan = null;
+        throw current.fault === 'unavailable' ? new StoreUnavailableError() : new Error(`injected fault in ${method}`);
+      }
+      return call();
+    },
+    { forwardVersion: false },
+  );
+  return Object.assign(store, {
+    inject(next: FaultPlan | null) {
+      plan = next ? { ...next } : null;
+    },
+  });
+}
