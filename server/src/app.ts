@@ -22,7 +22,7 @@ import { metricsRoutes } from './http/metrics-route';
 import { apiPrefix, methods, operationOf, routes, tagOperation } from './http/routes';
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
-import { loadApiSpec } from './http/spec';
+import { loadApiSpec, type LoadedSpec } from './http/spec';
 import type { RequestCounter, Store } from './store/port';
 
 export interface AppDeps {
@@ -41,17 +41,18 @@ export interface AppDeps {
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'> & Partial<Pick<AppConfig, 'corsOrigins'>>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
   validateResponses?: boolean;
-  /** Defaults to the repository's `openapi/openapi.yaml`. */
-  specPath?: string;
+  /** The spec `main` loaded before anything connected; loaded here (once per process) when absent. */
+  spec?: LoadedSpec;
 }
 
 /**
- * Builds the HTTP app without listening. Async because the spec is read and
- * validated here: a broken spec fails this call, not the first request.
+ * Builds the HTTP app without listening. Async because the validator loads
+ * the spec here (and, without `deps.spec`, the spec is read): a spec it
+ * cannot use fails this call, not the first request.
  */
 export async function createApp(deps: AppDeps): Promise<Express> {
   const { services, config } = deps;
-  const spec = await loadApiSpec(deps.specPath);
+  const spec = deps.spec ?? (await loadApiSpec());
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -69,7 +70,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // CORS next, before every check: a browser's preflight carries no API key
   // and must not count against the rate limit, and the answers of the checks
   // (a 401, a 429) must carry the CORS headers for the page to read them.
-  const corsPolicy = corsForOrigins(config.corsOrigins ?? [], specMethods(spec));
+  const corsPolicy = corsForOrigins(config.corsOrigins ?? [], specMethods(spec.document));
   if (corsPolicy) app.use(corsPolicy);
 
   // The API, its checks in the spec's order: API key, rate limit, body size
@@ -82,7 +83,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // Operations A and B read the client, the session and its member in one store call.
   const memberChecks = rateLimiter ? [requireApiKey(services.auth, { withSession: true }), rateLimiter] : [requireApiKey(services.auth, { withSession: true })];
   const validateResponses = deps.validateResponses ?? false;
-  const eov = await openApiValidator(app, spec, { validateResponses });
+  const eov = await openApiValidator(app, spec.document, { validateResponses });
   const validation = createRequestValidation(spec, eov, { crossCheck: validateResponses });
   app.post(
     routes.startSession,
@@ -118,7 +119,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   // Operational routes: not part of the API contract, and outside its prefix.
   // Mounted after it, so that API requests do not walk through them.
-  app.use(healthRoutes(deps.store, deps.liveness), docsRoutes(spec));
+  app.use(healthRoutes(deps.store, deps.liveness), docsRoutes(spec.document));
   if (metrics && deps.metricsRoute !== false) app.use(metricsRoutes(metrics));
 
   app.use(notFound);

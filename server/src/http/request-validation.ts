@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import Ajv, { type ValidateFunction } from 'ajv';
 import { isPlainJsonContentType } from './json-body';
 import { methods, routes, type OperationId } from './routes';
-import type { ApiSpec } from './spec';
+import type { ApiSpec, LoadedSpec } from './spec';
 
 /**
  * Request validation of the API operations, against the spec.
@@ -14,7 +14,7 @@ import type { ApiSpec } from './spec';
  * which made it the largest single cost of a valid request.
  *
  * So each operation first gets an accept-only check, compiled once at start
- * from the same spec with ajv: the same schemas (parameters, headers, body),
+ * with ajv from the same spec (its dereferenced form, as `loadApiSpec` made it): the same schemas (parameters, headers, body),
  * applied to a request of the plain shape real clients send (no
  * percent-encoding in the path, query values of unreserved characters only,
  * no repeated or unknown query parameter, no body where none is defined, a
@@ -39,14 +39,14 @@ export interface RequestValidation {
 }
 
 export function createRequestValidation(
-  spec: ApiSpec,
+  spec: LoadedSpec,
   eov: RequestHandler,
   options: { crossCheck: boolean },
 ): RequestValidation {
   const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false });
   const checks = new Map<OperationId, FastCheck | null>();
   for (const operationId of Object.keys(routes) as OperationId[]) {
-    checks.set(operationId, buildFastCheck(ajv, spec, methods[operationId], routes[operationId]));
+    checks.set(operationId, buildFastCheck(ajv, spec.dereferenced, methods[operationId], routes[operationId]));
   }
   return {
     forOperation(operation) {
@@ -99,19 +99,20 @@ const unreservedOnly = /^[A-Za-z0-9._~-]+$/;
 /** Parameter fields that change how a value is read or checked; a parameter with any of them gets no fast check. */
 const parameterFieldsAllowed = new Set(['name', 'in', 'required', 'schema', 'description', 'example', 'examples', 'deprecated']);
 
-function buildFastCheck(ajv: Ajv, spec: ApiSpec, method: string, expressPath: string): FastCheck | null {
-  const root = spec as unknown as JsonObject;
+/** `dereferenced`: the spec without `$ref`s (LoadedSpec). */
+function buildFastCheck(ajv: Ajv, dereferenced: ApiSpec, method: string, expressPath: string): FastCheck | null {
+  const root = dereferenced as unknown as JsonObject;
   const httpMethod = method.toUpperCase();
   const specPath = expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-  const pathItem = asObject(resolve(root, asObject(root.paths)?.[specPath]));
-  const operation = asObject(resolve(root, pathItem?.[method.toLowerCase()]));
+  const pathItem = asObject(asObject(root.paths)?.[specPath]);
+  const operation = asObject(pathItem?.[method.toLowerCase()]);
   if (!pathItem || !operation) return null;
 
   // Operation-level parameters override path-level ones with the same name and location.
   const byKey = new Map<string, Parameter>();
   for (const source of [pathItem.parameters, operation.parameters]) {
     for (const raw of Array.isArray(source) ? source : []) {
-      const parameter = asObject(resolve(root, raw)) as Parameter | undefined;
+      const parameter = asObject(raw) as Parameter | undefined;
       if (!parameter || typeof parameter.name !== 'string' || typeof parameter.in !== 'string') return null;
       byKey.set(`${parameter.in}:${parameter.name}`, parameter);
     }
@@ -124,7 +125,7 @@ function buildFastCheck(ajv: Ajv, spec: ApiSpec, method: string, expressPath: st
   for (const parameter of byKey.values()) {
     if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') return null; // cookies: EOV only
     if (Object.keys(parameter).some((field) => !parameterFieldsAllowed.has(field))) return null;
-    const schema = plainSchema(root, parameter.schema);
+    const schema = plainSchema(parameter.schema);
     if (!schema) return null;
     // EOV reads header parameters under their lower-case names, as Node gives them.
     const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;
@@ -149,11 +150,11 @@ function buildFastCheck(ajv: Ajv, spec: ApiSpec, method: string, expressPath: st
   const headerNames = Object.keys(groups.header.properties);
 
   let validateBody: ValidateFunction | null = null;
-  const requestBody = asObject(resolve(root, operation.requestBody));
+  const requestBody = asObject(operation.requestBody);
   if (requestBody) {
     const content = asObject(requestBody.content);
     const json = asObject(content?.['application/json']);
-    const bodySchema = plainSchema(root, json?.schema);
+    const bodySchema = plainSchema(json?.schema);
     if (!bodySchema) return null;
     validateBody = ajv.compile(bodySchema);
   }
@@ -222,10 +223,10 @@ const plainKeywords = new Set([
   'example',
 ]);
 
-/** The schema with every `$ref` resolved, if it uses plain keywords only (and no cycle); otherwise null. */
-function plainSchema(root: JsonObject, node: Json | undefined, depth = 0): JsonObject | null {
+/** A copy of the schema, if it uses plain keywords only (and has no cycle); otherwise null. */
+function plainSchema(node: Json | undefined, depth = 0): JsonObject | null {
   if (depth > 32) return null;
-  const schema = asObject(resolve(root, node));
+  const schema = asObject(node);
   if (!schema) return null;
   const out: JsonObject = {};
   for (const [keyword, value] of Object.entries(schema)) {
@@ -234,26 +235,26 @@ function plainSchema(root: JsonObject, node: Json | undefined, depth = 0): JsonO
       case 'properties': {
         const properties: JsonObject = {};
         for (const [name, child] of Object.entries(asObject(value) ?? {})) {
-          const resolved = plainSchema(root, child, depth + 1);
-          if (!resolved) return null;
-          properties[name] = resolved;
+          const plain = plainSchema(child, depth + 1);
+          if (!plain) return null;
+          properties[name] = plain;
         }
         out[keyword] = properties;
         break;
       }
       case 'items':
       case 'not': {
-        const resolved = plainSchema(root, value, depth + 1);
-        if (!resolved) return null;
-        out[keyword] = resolved;
+        const plain = plainSchema(value, depth + 1);
+        if (!plain) return null;
+        out[keyword] = plain;
         break;
       }
       case 'additionalProperties': {
         if (typeof value === 'boolean') out[keyword] = value;
         else {
-          const resolved = plainSchema(root, value, depth + 1);
-          if (!resolved) return null;
-          out[keyword] = resolved;
+          const plain = plainSchema(value, depth + 1);
+          if (!plain) return null;
+          out[keyword] = plain;
         }
         break;
       }
@@ -263,9 +264,9 @@ function plainSchema(root: JsonObject, node: Json | undefined, depth = 0): JsonO
         if (!Array.isArray(value)) return null;
         const list: JsonObject[] = [];
         for (const child of value) {
-          const resolved = plainSchema(root, child, depth + 1);
-          if (!resolved) return null;
-          list.push(resolved);
+          const plain = plainSchema(child, depth + 1);
+          if (!plain) return null;
+          list.push(plain);
         }
         out[keyword] = list;
         break;
@@ -286,24 +287,11 @@ function plainSchema(root: JsonObject, node: Json | undefined, depth = 0): JsonO
   return out;
 }
 
-/** A local `$ref` (`#/...`) followed to its target; anything else as it is. */
-function resolve(root: JsonObject, node: Json | undefined, hops = 0): Json | undefined {
-  const ref = asObject(node)?.$ref;
-  if (typeof ref !== 'string') return node;
-  if (hops > 16 || !ref.startsWith('#/')) return undefined;
-  let target: Json | undefined = root;
-  for (const token of ref.slice(2).split('/')) {
-    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
-    target = asObject(target)?.[key];
-  }
-  return resolve(root, target, hops + 1);
-}
-
 function asObject(value: Json | undefined): JsonObject | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
 }
 
 /** For tests: whether the operation got an accept-only check. */
-export function hasFastCheck(spec: ApiSpec, method: string, expressPath: string): boolean {
-  return buildFastCheck(new Ajv({ strict: false }), spec, method, expressPath) !== null;
+export function hasFastCheck(spec: LoadedSpec, method: string, expressPath: string): boolean {
+  return buildFastCheck(new Ajv({ strict: false }), spec.dereferenced, method, expressPath) !== null;
 }

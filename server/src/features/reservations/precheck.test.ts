@@ -193,7 +193,7 @@ describe('Operation B seed-rule pre-check', () => {
 
 describe('the limits it shares with the spec', () => {
   it("are the spec's CatalogueItems maxItems, CatalogueItem maxLength and maximum", async () => {
-    const spec = (await loadApiSpec()) as unknown as {
+    const spec = (await loadApiSpec()).document as unknown as {
       components: {
         schemas: {
           CatalogueItems: { maxItems: number };
