@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler, type Response } from 'express';
+import express, { type Express, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Services } from './domain/services';
@@ -19,7 +19,7 @@ import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { createRequestValidation } from './http/request-validation';
 import { metricsRoutes } from './http/metrics-route';
-import { apiPrefix, methods, operationOf, routes, tagOperation } from './http/routes';
+import { apiPrefix, checkRoutesAgainst, methods, operationOf, routes, tagOperation } from './http/routes';
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
 import { loadApiSpec, type LoadedSpec } from './http/spec';
@@ -53,6 +53,7 @@ export interface AppDeps {
 export async function createApp(deps: AppDeps): Promise<Express> {
   const { services, config } = deps;
   const spec = deps.spec ?? (await loadApiSpec());
+  checkRoutesAgainst(spec);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -90,7 +91,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     tagOperation('startSession'),
     ...clientChecks,
     validation.forOperation('startSession'),
-    startSession(services) as RequestHandler,
+    startSession(services),
   );
   // HEAD first: Express would otherwise route it to the GET route. The same
   // chain and handler; Node sends the headers (Content-Length included) and
@@ -100,7 +101,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       routes[operation],
       tagOperation(operation),
       ...memberChecks,
-      requireSession(services.auth) as RequestHandler,
+      requireSession(services.auth),
       validation.forOperation(operation),
       listVoucherDefinitions(services),
     );
@@ -110,10 +111,10 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     tagOperation('updateReservation'),
     ...memberChecks,
     ...jsonBody(config.bodyLimitBytes),
-    requireSession(services.auth) as RequestHandler,
+    requireSession(services.auth),
     precheckReservationBody(services.reservations),
     validation.forOperation('updateReservation'),
-    updateReservation(services) as RequestHandler,
+    updateReservation(services),
   );
   app.use(apiPrefix, ...clientChecks, validation.fallback);
 

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import Ajv, { type ValidateFunction } from 'ajv';
 import { isPlainJsonContentType } from './json-body';
-import { methods, routes, type OperationId } from './routes';
+import { operationIds, specRoutes, type OperationId } from './routes';
 import type { ApiSpec, LoadedSpec } from './spec';
 
 /**
@@ -45,9 +45,7 @@ export function createRequestValidation(
 ): RequestValidation {
   const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false });
   const checks = new Map<OperationId, FastCheck | null>();
-  for (const operationId of Object.keys(routes) as OperationId[]) {
-    checks.set(operationId, buildFastCheck(ajv, spec.dereferenced, methods[operationId], routes[operationId]));
-  }
+  for (const operationId of operationIds) checks.set(operationId, buildFastCheck(ajv, spec.dereferenced, specRoutes[operationId]));
   return {
     forOperation(operation) {
       const check = checks.get(operation) ?? null;
@@ -100,12 +98,11 @@ const unreservedOnly = /^[A-Za-z0-9._~-]+$/;
 const parameterFieldsAllowed = new Set(['name', 'in', 'required', 'schema', 'description', 'example', 'examples', 'deprecated']);
 
 /** `dereferenced`: the spec without `$ref`s (LoadedSpec). */
-function buildFastCheck(ajv: Ajv, dereferenced: ApiSpec, method: string, expressPath: string): FastCheck | null {
+function buildFastCheck(ajv: Ajv, dereferenced: ApiSpec, route: { method: string; path: string }): FastCheck | null {
   const root = dereferenced as unknown as JsonObject;
-  const httpMethod = method.toUpperCase();
-  const specPath = expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-  const pathItem = asObject(asObject(root.paths)?.[specPath]);
-  const operation = asObject(pathItem?.[method.toLowerCase()]);
+  const httpMethod = route.method.toUpperCase();
+  const pathItem = asObject(asObject(root.paths)?.[route.path]);
+  const operation = asObject(pathItem?.[route.method]);
   if (!pathItem || !operation) return null;
 
   // Operation-level parameters override path-level ones with the same name and location.
@@ -292,6 +289,6 @@ function asObject(value: Json | undefined): JsonObject | undefined {
 }
 
 /** For tests: whether the operation got an accept-only check. */
-export function hasFastCheck(spec: LoadedSpec, method: string, expressPath: string): boolean {
-  return buildFastCheck(new Ajv({ strict: false }), spec.dereferenced, method, expressPath) !== null;
+export function hasFastCheck(spec: LoadedSpec, operation: OperationId): boolean {
+  return buildFastCheck(new Ajv({ strict: false }), spec.dereferenced, specRoutes[operation]) !== null;
 }

@@ -70,6 +70,12 @@ describe('the spec at start-up', () => {
     await expect(loadApiSpec(file)).resolves.toMatchObject({ document: { openapi: '3.0.3' } });
   });
 
+  it('a valid spec that moved an operation fails createApp, naming it', async () => {
+    const moved = await loadApiSpec(specFile('moved.yaml', spec.replace('/client/users/{correlation_id}/sessions:', '/client/members/{correlation_id}/sessions:')));
+    await expect(appOn(moved)).rejects.toThrow(InvalidSpecError);
+    await expect(appOn(moved)).rejects.toThrow(/operation startSession is at POST \/client\/members\//);
+  });
+
   it('the app serves and validates with the spec it is given, without reading one', async () => {
     const renamed = await loadApiSpec(specFile('renamed.yaml', spec.replace(/^  title: .*$/m, '  title: Given to createApp')));
     const server = createHttpServer(await appOn(renamed)).listen(0, '127.0.0.1');

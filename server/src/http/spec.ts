@@ -9,6 +9,8 @@ export type ApiSpec = Exclude<Parameters<typeof middleware>[0]['apiSpec'], strin
 
 /** The spec, read, validated and frozen once; each reader takes the form it needs. */
 export interface LoadedSpec {
+  /** The file it was read from, for messages. */
+  source: string;
   /** As written, `$ref`s included: express-openapi-validator, `/openapi.json` and the CORS policy read it. */
   document: ApiSpec;
   /** Every `$ref` replaced by its target (targets shared, not copied): the fast request checks compile it. */
@@ -60,7 +62,7 @@ async function readValidatedSpec(specPath: string): Promise<LoadedSpec> {
   const result = await validate(dereferenced, { validate: { errors: { colorize: false } } });
   if (!result.valid) throw new InvalidSpecError(specPath, compileErrors(result));
   // Validated against the OpenAPI schema just above.
-  return { document: deepFreeze(document) as ApiSpec, dereferenced: deepFreeze(dereferenced) as ApiSpec };
+  return { source: specPath, document: deepFreeze(document) as ApiSpec, dereferenced: deepFreeze(dereferenced) as ApiSpec };
 }
 
 async function readDocument(specPath: string): Promise<object> {
