@@ -2,7 +2,7 @@ import express, { type Express, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Services } from './domain/services';
-import { precheckReservationBody } from './features/reservations/precheck';
+import { seedAnswerToRefusedBody } from './features/reservations/body-rules';
 import { updateReservation } from './features/reservations/handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
@@ -112,8 +112,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ...memberChecks,
     ...jsonBody(config.bodyLimitBytes),
     requireSession(services.auth),
-    precheckReservationBody(services.reservations),
-    validation.forOperation('updateReservation'),
+    // The seed's messages win over the validator's wording where one applies.
+    validation.forOperation('updateReservation', (req) => seedAnswerToRefusedBody(services.reservations, req.body)),
     updateReservation(services),
   );
   app.use(apiPrefix, ...clientChecks, validation.fallback);
