@@ -53,10 +53,10 @@ export function createRequestValidation(spec: LoadedSpec, eov: RequestHandler, o
   return {
     forOperation(operation, wordRefusal) {
       const check = checks.get(operation) ?? null;
-      const throughEov = eovWording(eov, wordRefusal);
+      const throughEov = throughValidator(eov, wordRefusal);
       if (!check) return throughEov;
       if (!options.crossCheck) return (req, res, next) => (check(req) ? next() : throughEov(req, res, next));
-      const agreeing = eovAgreeing(eov, operation);
+      const agreeing = validatorMustAgree(eov, operation);
       return (req, res, next) => (check(req) ? agreeing(req, res, next) : throughEov(req, res, next));
     },
     fallback: eov,
@@ -64,7 +64,7 @@ export function createRequestValidation(spec: LoadedSpec, eov: RequestHandler, o
 }
 
 /** EOV for a request the fast check did not accept: a too deep body refused first, a refusal worded by `wordRefusal` when it can. */
-function eovWording(eov: RequestHandler, wordRefusal: RefusalWording | undefined): RequestHandler {
+function throughValidator(eov: RequestHandler, wordRefusal: RefusalWording | undefined): RequestHandler {
   return (req, res, next) => {
     if (depthOf(req.body) > maxBodyDepth) {
       next(schemaError({ path: '/body', message: `must not nest deeper than ${maxBodyDepth} levels` }));
@@ -79,7 +79,7 @@ function eovWording(eov: RequestHandler, wordRefusal: RefusalWording | undefined
 }
 
 /** EOV for a request the fast check accepted (cross-check): a refusal is a 500 naming the disagreement. */
-function eovAgreeing(eov: RequestHandler, operation: OperationId): RequestHandler {
+function validatorMustAgree(eov: RequestHandler, operation: OperationId): RequestHandler {
   return (req, res, next) => {
     eov(req, res, onRequestVerdict(next, (refusal) => {
       next(new Error(`fast request validation of ${operation} accepted a request express-openapi-validator rejects: ${describe(refusal)}`));
