@@ -31,6 +31,9 @@ const unreservedOnly = /^[A-Za-z0-9._~-]+$/;
 /** Parameter fields that change how a value is read or checked; a parameter with any of them gets no fast check. */
 const parameterFieldsAllowed = new Set(['name', 'in', 'required', 'schema', 'description', 'example', 'examples', 'deprecated']);
 
+type ParameterGroup = { properties: JsonObject; required: string[] };
+type ParameterGroups = Record<'path' | 'query' | 'header', ParameterGroup>;
+
 /**
  * The check of the operation at `route`, or null when its schemas use
  * anything beyond plain JSON Schema keywords (formats, nullable, readOnly,
@@ -38,41 +41,11 @@ const parameterFieldsAllowed = new Set(['name', 'in', 'required', 'schema', 'des
  */
 export function buildFastCheck(ajv: Ajv, dereferenced: ApiSpec, route: { readonly method: string; readonly path: string }): FastCheck | null {
   const root = dereferenced as unknown as JsonObject;
-  const httpMethod = route.method.toUpperCase();
   const pathItem = asObject(asObject(root.paths)?.[route.path]);
   const operation = asObject(pathItem?.[route.method]);
-  if (!pathItem || !operation) return null;
-
-  // Operation-level parameters override path-level ones with the same name and location.
-  const byKey = new Map<string, Parameter>();
-  for (const source of [pathItem.parameters, operation.parameters]) {
-    for (const raw of Array.isArray(source) ? source : []) {
-      const parameter = asObject(raw) as Parameter | undefined;
-      if (!parameter || typeof parameter.name !== 'string' || typeof parameter.in !== 'string') return null;
-      byKey.set(`${parameter.in}:${parameter.name}`, parameter);
-    }
-  }
-  const groups: Record<'path' | 'query' | 'header', { properties: JsonObject; required: string[] }> = {
-    path: { properties: {}, required: [] },
-    query: { properties: {}, required: [] },
-    header: { properties: {}, required: [] },
-  };
-  for (const parameter of byKey.values()) {
-    if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') return null; // cookies: EOV only
-    if (Object.keys(parameter).some((field) => !parameterFieldsAllowed.has(field))) return null;
-    const schema = plainSchema(parameter.schema);
-    if (!schema) return null;
-    // EOV reads header parameters under their lower-case names, as Node gives them.
-    const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;
-    const group = groups[parameter.in];
-    group.properties[name] = schema;
-    if (parameter.required === true || parameter.in === 'path') group.required.push(name);
-  }
-  const objectOf = (group: { properties: JsonObject; required: string[] }): JsonObject => ({
-    type: 'object',
-    properties: group.properties,
-    required: group.required,
-  });
+  const groups = pathItem && operation ? parameterGroups(pathItem, operation) : null;
+  if (!operation || !groups) return null;
+  const objectOf = (group: ParameterGroup): JsonObject => ({ type: 'object', properties: group.properties, required: group.required });
   const validateParameters = ajv.compile({
     type: 'object',
     properties: {
@@ -87,13 +60,12 @@ export function buildFastCheck(ajv: Ajv, dereferenced: ApiSpec, route: { readonl
   let validateBody: ValidateFunction | null = null;
   const requestBody = asObject(operation.requestBody);
   if (requestBody) {
-    const content = asObject(requestBody.content);
-    const json = asObject(content?.['application/json']);
-    const bodySchema = plainSchema(json?.schema);
+    const bodySchema = plainSchema(asObject(asObject(requestBody.content)?.['application/json'])?.schema);
     if (!bodySchema) return null;
     validateBody = ajv.compile(bodySchema);
   }
 
+  const httpMethod = route.method.toUpperCase();
   return (req) => {
     // Express routes a HEAD to the GET route; EOV answers it 405.
     if (req.method !== httpMethod) return false;
@@ -112,6 +84,36 @@ export function buildFastCheck(ajv: Ajv, dereferenced: ApiSpec, route: { readonl
     const body: unknown = req.body;
     return typeof body === 'object' && body !== null && !Array.isArray(body) && validateBody(body);
   };
+}
+
+/** The operation's parameters by location, as object schemas; null when one is not plain (or a cookie). */
+function parameterGroups(pathItem: JsonObject, operation: JsonObject): ParameterGroups | null {
+  // Operation-level parameters override path-level ones with the same name and location.
+  const byKey = new Map<string, Parameter>();
+  for (const source of [pathItem.parameters, operation.parameters]) {
+    for (const raw of Array.isArray(source) ? source : []) {
+      const parameter = asObject(raw) as Parameter | undefined;
+      if (!parameter || typeof parameter.name !== 'string' || typeof parameter.in !== 'string') return null;
+      byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+    }
+  }
+  const groups: ParameterGroups = {
+    path: { properties: {}, required: [] },
+    query: { properties: {}, required: [] },
+    header: { properties: {}, required: [] },
+  };
+  for (const parameter of byKey.values()) {
+    if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') return null; // cookies: EOV only
+    if (Object.keys(parameter).some((field) => !parameterFieldsAllowed.has(field))) return null;
+    const schema = plainSchema(parameter.schema);
+    if (!schema) return null;
+    // EOV reads header parameters under their lower-case names, as Node gives them.
+    const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;
+    const group = groups[parameter.in];
+    group.properties[name] = schema;
+    if (parameter.required === true || parameter.in === 'path') group.required.push(name);
+  }
+  return groups;
 }
 
 /** `a=1&b=2` as { a: '1', b: '2' } when every pair is plain (a known name once, a non-empty unreserved value); otherwise null. */
@@ -158,68 +160,42 @@ const plainKeywords = new Set([
   'example',
 ]);
 
-/** A copy of the schema, if it uses plain keywords only (and has no cycle); otherwise null. */
-function plainSchema(node: Json | undefined, depth = 0): JsonObject | null {
-  if (depth > 32) return null;
+/** Sub-schemas nest no deeper than this in a plain schema (a cycle would never end). */
+const maxSchemaDepth = 32;
+
+/** The schema, for ajv, if it uses plain keywords only (and has no cycle); otherwise null. */
+function plainSchema(node: Json | undefined): JsonObject | null {
   const schema = asObject(node);
-  if (!schema) return null;
-  const out: JsonObject = {};
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (!plainKeywords.has(keyword)) return null;
+  return schema && isPlain(schema, 0) ? schema : null;
+}
+
+function isPlain(schema: JsonObject, depth: number): boolean {
+  if (depth > maxSchemaDepth) return false;
+  const isPlainChild = (child: Json | undefined): boolean => {
+    const object = asObject(child);
+    return object !== undefined && isPlain(object, depth + 1);
+  };
+  return Object.entries(schema).every(([keyword, value]) => {
+    if (!plainKeywords.has(keyword)) return false;
     switch (keyword) {
-      case 'properties': {
-        const properties: JsonObject = {};
-        for (const [name, child] of Object.entries(asObject(value) ?? {})) {
-          const plain = plainSchema(child, depth + 1);
-          if (!plain) return null;
-          properties[name] = plain;
-        }
-        out[keyword] = properties;
-        break;
-      }
+      case 'properties':
+        return Object.values(asObject(value) ?? {}).every(isPlainChild);
       case 'items':
-      case 'not': {
-        const plain = plainSchema(value, depth + 1);
-        if (!plain) return null;
-        out[keyword] = plain;
-        break;
-      }
-      case 'additionalProperties': {
-        if (typeof value === 'boolean') out[keyword] = value;
-        else {
-          const plain = plainSchema(value, depth + 1);
-          if (!plain) return null;
-          out[keyword] = plain;
-        }
-        break;
-      }
+      case 'not':
+        return isPlainChild(value);
+      case 'additionalProperties':
+        return typeof value === 'boolean' || isPlainChild(value);
       case 'allOf':
       case 'anyOf':
-      case 'oneOf': {
-        if (!Array.isArray(value)) return null;
-        const list: JsonObject[] = [];
-        for (const child of value) {
-          const plain = plainSchema(child, depth + 1);
-          if (!plain) return null;
-          list.push(plain);
-        }
-        out[keyword] = list;
-        break;
-      }
+      case 'oneOf':
+        return Array.isArray(value) && value.every(isPlainChild);
       case 'type':
         // OpenAPI 3.0 has one type per schema; a list would mean something else to ajv.
-        if (typeof value !== 'string') return null;
-        out[keyword] = value;
-        break;
-      case 'title':
-      case 'description':
-      case 'example':
-        break;
+        return typeof value === 'string';
       default:
-        out[keyword] = value;
+        return true;
     }
-  }
-  return out;
+  });
 }
 
 function asObject(value: Json | undefined): JsonObject | undefined {
