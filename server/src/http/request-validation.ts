@@ -53,11 +53,11 @@ export function createRequestValidation(spec: LoadedSpec, eov: RequestHandler, o
   return {
     forOperation(operation, wordRefusal) {
       const check = checks.get(operation) ?? null;
-      const throughEov = throughValidator(eov, wordRefusal);
-      if (!check) return throughEov;
-      if (!options.crossCheck) return (req, res, next) => (check(req) ? next() : throughEov(req, res, next));
-      const agreeing = validatorMustAgree(eov, operation);
-      return (req, res, next) => (check(req) ? agreeing(req, res, next) : throughEov(req, res, next));
+      const viaValidator = throughValidator(eov, wordRefusal);
+      if (!check) return viaValidator;
+      if (!options.crossCheck) return (req, res, next) => (check(req) ? next() : viaValidator(req, res, next));
+      const mustAgree = validatorMustAgree(eov, operation);
+      return (req, res, next) => (check(req) ? mustAgree(req, res, next) : viaValidator(req, res, next));
     },
     fallback: eov,
   };
