@@ -1,8 +1,8 @@
-import express, { type Express, type RequestHandler, type Response } from 'express';
+import express, { type Express, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Services } from './domain/services';
-import { precheckReservationBody } from './features/reservations/precheck';
+import { seedAnswerToRefusedBody } from './features/reservations/body-rules';
 import { updateReservation } from './features/reservations/handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
@@ -19,10 +19,10 @@ import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { createRequestValidation } from './http/request-validation';
 import { metricsRoutes } from './http/metrics-route';
-import { apiPrefix, methods, operationOf, routes, tagOperation } from './http/routes';
+import { apiPrefix, checkRoutesAgainst, methods, operationOf, routes, tagOperation } from './http/routes';
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
-import { loadApiSpec } from './http/spec';
+import { loadApiSpec, type LoadedSpec } from './http/spec';
 import type { RequestCounter, Store } from './store/port';
 
 export interface AppDeps {
@@ -41,17 +41,19 @@ export interface AppDeps {
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'> & Partial<Pick<AppConfig, 'corsOrigins'>>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
   validateResponses?: boolean;
-  /** Defaults to the repository's `openapi/openapi.yaml`. */
-  specPath?: string;
+  /** The spec `main` loaded before anything connected; loaded here (once per process) when absent. */
+  spec?: LoadedSpec;
 }
 
 /**
- * Builds the HTTP app without listening. Async because the spec is read and
- * validated here: a broken spec fails this call, not the first request.
+ * Builds the HTTP app without listening. Async because the validator loads
+ * the spec here (and, without `deps.spec`, the spec is read): a spec it
+ * cannot use fails this call, not the first request.
  */
 export async function createApp(deps: AppDeps): Promise<Express> {
   const { services, config } = deps;
-  const spec = await loadApiSpec(deps.specPath);
+  const spec = deps.spec ?? (await loadApiSpec());
+  checkRoutesAgainst(spec);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -69,7 +71,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // CORS next, before every check: a browser's preflight carries no API key
   // and must not count against the rate limit, and the answers of the checks
   // (a 401, a 429) must carry the CORS headers for the page to read them.
-  const corsPolicy = corsForOrigins(config.corsOrigins ?? [], specMethods(spec));
+  const corsPolicy = corsForOrigins(config.corsOrigins ?? [], specMethods(spec.document));
   if (corsPolicy) app.use(corsPolicy);
 
   // The API, its checks in the spec's order: API key, rate limit, body size
@@ -82,14 +84,14 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // Operations A and B read the client, the session and its member in one store call.
   const memberChecks = rateLimiter ? [requireApiKey(services.auth, { withSession: true }), rateLimiter] : [requireApiKey(services.auth, { withSession: true })];
   const validateResponses = deps.validateResponses ?? false;
-  const eov = await openApiValidator(app, spec, { validateResponses });
+  const eov = await openApiValidator(app, spec.document, { validateResponses });
   const validation = createRequestValidation(spec, eov, { crossCheck: validateResponses });
   app.post(
     routes.startSession,
     tagOperation('startSession'),
     ...clientChecks,
     validation.forOperation('startSession'),
-    startSession(services) as RequestHandler,
+    startSession(services),
   );
   // HEAD first: Express would otherwise route it to the GET route. The same
   // chain and handler; Node sends the headers (Content-Length included) and
@@ -99,7 +101,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
       routes[operation],
       tagOperation(operation),
       ...memberChecks,
-      requireSession(services.auth) as RequestHandler,
+      requireSession(services.auth),
       validation.forOperation(operation),
       listVoucherDefinitions(services),
     );
@@ -109,16 +111,16 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     tagOperation('updateReservation'),
     ...memberChecks,
     ...jsonBody(config.bodyLimitBytes),
-    requireSession(services.auth) as RequestHandler,
-    precheckReservationBody(services.reservations),
-    validation.forOperation('updateReservation'),
-    updateReservation(services) as RequestHandler,
+    requireSession(services.auth),
+    // The seed's messages win over the validator's wording where one applies.
+    validation.forOperation('updateReservation', (req) => seedAnswerToRefusedBody(services.reservations, req.body)),
+    updateReservation(services),
   );
   app.use(apiPrefix, ...clientChecks, validation.fallback);
 
   // Operational routes: not part of the API contract, and outside its prefix.
   // Mounted after it, so that API requests do not walk through them.
-  app.use(healthRoutes(deps.store, deps.liveness), docsRoutes(spec));
+  app.use(healthRoutes(deps.store, deps.liveness), docsRoutes(spec.document));
   if (metrics && deps.metricsRoute !== false) app.use(metricsRoutes(metrics));
 
   app.use(notFound);

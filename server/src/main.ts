@@ -32,14 +32,15 @@ export interface RunningServer {
 export async function startServer(config: AppConfig, logger: Logger, build: BuildDeps = buildDeps, tracing: Tracing | null = null): Promise<RunningServer> {
   logger.info(`Using ${describeStore(config)}`);
   if (tracing) logger.info(tracing.description);
-  // A broken spec stops the start before anything connects or loads.
-  await loadApiSpec();
+  // Loaded once, before anything connects: a broken spec stops the start cheaply.
+  const spec = await loadApiSpec();
   const deps = await build(config, logger, tracing);
   const metricsPort = config.metrics?.port ?? null;
   let server: Server | undefined;
   let metricsListener: Server | null = null;
   try {
     const app = await createApp({
+      spec,
       services: deps.services,
       store: deps.store,
       logger,

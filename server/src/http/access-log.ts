@@ -24,7 +24,7 @@ export type AnsweredObserver = (res: Response, seconds: number) => void;
  * over with `setLoggedError`, with its stack, at `error` level, or `warn` for 503 (the store
  * is down: an operational event, not a bug), and says "request errored".
  *
- * The same lines pino-http wrote with this configuration, without its
+ * The lines pino-http would write with this configuration, without its
  * per-request cost (two child loggers, serialisers, three listeners and their
  * closures): the request's fields are read when the line is written, and one
  * `close` listener covers both a finished response and a dropped connection.

@@ -1,4 +1,4 @@
-/** No document of the spec nests deeper than this; 16 KiB of JSON could nest thousands of levels. */
+/** No document of the spec nests deeper than this; a body within the size limit could nest thousands of levels. */
 export const maxBodyDepth = 16;
 
 /** Nesting depth of a parsed JSON value, computed without recursion; stops counting past the limit. */

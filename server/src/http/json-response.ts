@@ -5,10 +5,10 @@ import { isSnapshot } from '../domain/snapshot';
  * Answers are Express's own (`res.json`), with two rules of this API:
  *
  * - A frozen snapshot (`freezeSnapshot`: Operation A's cached listing of a
- *   business unit, about 50 kB of JSON) is serialised once, and the same
- *   bytes go to every request answered with it. Stringifying it per request
- *   took half of Operation A's CPU (bench/README.md). The bytes are the
- *   ones `res.json` would send: `JSON.stringify` with no replacer, spaces or
+ *   business unit) is serialised once, and the same bytes go to every
+ *   request answered with it: stringifying it per request was a large part
+ *   of Operation A's cost (bench/README.md). The bytes are the ones
+ *   `res.json` would send: `JSON.stringify` with no replacer, spaces or
  *   escaping (if the app ever sets one, Express's `res.json` takes over).
  *   It is installed on `app.response.json`, the prototype every response of
  *   the app inherits, so what wraps `res.json` per request (the response

@@ -15,14 +15,17 @@ export interface ValidatorOptions {
  * 404/405 (mount it under the API prefix only: operational routes are not
  * in the spec).
  *
- * Resolves, with the validator's middleware as one handler, once it has loaded the spec: it otherwise loads in the
- * background and a spec it cannot use would surface as a 500 on the first
- * request instead of failing the start.
+ * It takes the document `loadApiSpec` has validated, so it does not validate
+ * it again; it still makes its own copy and looks for `$ref`s in it (it has
+ * no option to skip that). Resolves, with the validator's middleware as one
+ * handler, once it has loaded the document: it otherwise loads in the
+ * background and a document it cannot use would surface as a 500 on the
+ * first request instead of failing the start.
  */
-export async function openApiValidator(app: Express, spec: ApiSpec, options: ValidatorOptions): Promise<RequestHandler> {
+export async function openApiValidator(app: Express, document: ApiSpec, options: ValidatorOptions): Promise<RequestHandler> {
   const handlers = openApiValidatorMiddleware({
-    apiSpec: spec,
-    validateApiSpec: true,
+    apiSpec: document,
+    validateApiSpec: false,
     validateRequests: { allErrors: false, allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: options.validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,

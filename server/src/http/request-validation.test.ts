@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import type { AppError } from '../domain/errors';
+import { maxBodyDepth } from './body-depth';
 import { createRequestValidation } from './request-validation';
 import { loadApiSpec } from './spec';
 
@@ -41,4 +43,51 @@ it.each<Row>([
   const next = jest.fn();
   validation.forOperation(operation)(req as Request, {} as Response, next);
   expect({ passedOn: next.mock.calls.length, toValidator: validatorCalls.length }).toEqual(accepted ? { passedOn: 1, toValidator: 0 } : { passedOn: 0, toValidator: 1 });
+});
+
+describe('the answer to a request the fast check does not accept', () => {
+  const reservationRequest = (body: unknown) =>
+    ({ method: 'PUT', originalUrl: reservation, params: reservationParams, headers: jsonBody('application/json'), body }) as Partial<Request> as Request;
+  const eovRefusal = new Error('refused by the validator');
+  const ownAnswer = new Error("the operation's own answer");
+
+  /** Runs the validation of Operation B on `body`, the validator refusing it; what `next` got, and who was asked. */
+  async function answerTo(body: unknown, words: Error | null) {
+    const asked: string[] = [];
+    const validation = createRequestValidation(spec, (_req, _res, next) => {
+      asked.push('validator');
+      next(eovRefusal);
+    }, { crossCheck: false });
+    const wordRefusal = async () => {
+      asked.push('wording');
+      return words;
+    };
+    const passedOn = await new Promise<unknown>((resolve) => validation.forOperation('updateReservation', wordRefusal)(reservationRequest(body), {} as Response, resolve));
+    return { passedOn, asked };
+  }
+
+  it("is the operation's own wording of the refusal, when it has one", async () => {
+    expect(await answerTo({ reservationAmount: 'ten' }, ownAnswer)).toEqual({ passedOn: ownAnswer, asked: ['validator', 'wording'] });
+  });
+
+  it("is the validator's, when the operation has no words for it", async () => {
+    expect(await answerTo({ reservationAmount: 'ten' }, null)).toEqual({ passedOn: eovRefusal, asked: ['validator', 'wording'] });
+  });
+
+  it('never asks either for a request the fast check accepts', async () => {
+    expect(await answerTo({ reservationAmount: 10 }, ownAnswer)).toEqual({ passedOn: undefined, asked: [] });
+  });
+
+  it('is a schema error, before the validator walks it, for a body nested deeper than any document of the spec', async () => {
+    let deep: unknown = 1;
+    for (let level = 0; level < 5000; level++) deep = [deep];
+    const { passedOn, asked } = await answerTo({ reservationAmount: 1, channel: deep }, ownAnswer);
+    expect(asked).toEqual([]);
+    expect((passedOn as AppError).toBody()).toEqual({
+      statusCode: 400,
+      errorCode: 'INVALID_REQUEST',
+      errorMessage: 'Request does not match the API specification',
+      details: [{ path: '/body', message: `must not nest deeper than ${maxBodyDepth} levels` }],
+    });
+  });
 });

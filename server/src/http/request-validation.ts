@@ -1,77 +1,104 @@
 import type { Request, RequestHandler } from 'express';
-import Ajv, { type ValidateFunction } from 'ajv';
-import { isPlainJsonContentType } from './json-body';
-import { methods, routes, type OperationId } from './routes';
-import type { ApiSpec } from './spec';
+import Ajv from 'ajv';
+import { schemaError } from '../domain/errors';
+import { depthOf, maxBodyDepth } from './body-depth';
+import { buildFastCheck, type FastCheck } from './fast-check';
+import { operationIds, specRoutes, type OperationId } from './routes';
+import type { LoadedSpec } from './spec';
 
 /**
- * Request validation of the API operations, against the spec.
+ * Request validation of the API operations, against the spec: each part of
+ * a request is validated once, by the spec's schemas.
  *
  * express-openapi-validator (EOV) is the reference: it decides every request
  * it sees and words every rejection. It is also slow per request (it
  * recompiles route patterns, re-parses the URL and each parameter's
- * definition, and goes through four promise-chained middleware functions),
- * which made it the largest single cost of a valid request.
+ * definition, and goes through four promise-chained middleware functions).
  *
- * So each operation first gets an accept-only check, compiled once at start
- * from the same spec with ajv: the same schemas (parameters, headers, body),
- * applied to a request of the plain shape real clients send (no
- * percent-encoding in the path, query values of unreserved characters only,
- * no repeated or unknown query parameter, no body where none is defined, a
- * body only as `Content-Type: application/json`). A request it accepts meets
- * every rule EOV applies to it; anything else, valid or not, goes to EOV,
- * which answers exactly as before. The check only ever says "valid" or "ask
- * EOV": no request is rejected by it, and none skips validation.
+ * So each operation first gets an accept-only check (fast-check.ts),
+ * compiled once at start from the same schemas, for requests of the plain
+ * shape real clients send (no percent-encoding in the path, query values of
+ * unreserved characters only, no repeated or unknown query parameter, no
+ * body where none is defined, a body only as `Content-Type:
+ * application/json`). A request it accepts meets every rule EOV applies to
+ * it; anything else, valid or not, goes to EOV, which decides and words it.
+ * The check never rejects a request, and none skips validation.
  *
- * An operation whose schemas use anything beyond plain JSON Schema keywords
- * (formats, nullable, readOnly, defaults, discriminators...) gets no such
- * check: EOV alone validates it.
+ * On the way to EOV a body nested deeper than any document of the spec is
+ * refused first: EOV, and the wording of a refusal, would walk it
+ * recursively. (The fast check walks only as deep as the schemas go.)
  *
  * With `crossCheck` (tests, together with response validation), EOV runs on
- * every request as well, and a request the check accepted but EOV rejects is
- * a 500 naming the disagreement, so any divergence fails the test suite.
+ * every request the fast check accepts as well, and one EOV rejects is a 500
+ * naming the disagreement, so any divergence fails the test suite.
  */
 export interface RequestValidation {
-  /** For the route of `operation`: validates, then calls `next()`, or passes EOV's error on. */
-  forOperation(operation: OperationId): RequestHandler;
+  /**
+   * For the route of `operation`: validates, then calls `next()`, or passes
+   * the refusal on: the one `wordRefusal` gives, when it has one for the
+   * request, else EOV's.
+   */
+  forOperation(operation: OperationId, wordRefusal?: RefusalWording): RequestHandler;
   /** EOV alone, for every other request under the API prefix (its 404 and 405 answers). */
   fallback: RequestHandler;
 }
 
-export function createRequestValidation(
-  spec: ApiSpec,
-  eov: RequestHandler,
-  options: { crossCheck: boolean },
-): RequestValidation {
+/** An operation's own answer to a request EOV refused; null when EOV's answer stands. */
+export type RefusalWording = (req: Request) => Promise<Error | null>;
+
+export function createRequestValidation(spec: LoadedSpec, eov: RequestHandler, options: { crossCheck: boolean }): RequestValidation {
   const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false });
   const checks = new Map<OperationId, FastCheck | null>();
-  for (const operationId of Object.keys(routes) as OperationId[]) {
-    checks.set(operationId, buildFastCheck(ajv, spec, methods[operationId], routes[operationId]));
-  }
+  for (const operationId of operationIds) checks.set(operationId, buildFastCheck(ajv, spec.dereferenced, specRoutes[operationId]));
   return {
-    forOperation(operation) {
+    forOperation(operation, wordRefusal) {
       const check = checks.get(operation) ?? null;
-      if (!check) return eov;
-      if (!options.crossCheck) {
-        return (req, res, next) => (check(req) ? next() : eov(req, res, next));
-      }
-      return (req, res, next) => {
-        const accepted = check(req);
-        // EOV calls back once for the request, and again if the response
-        // breaks the spec: only the first is a verdict on the request.
-        let requestJudged = false;
-        eov(req, res, (error?: unknown) => {
-          const onRequest = !requestJudged;
-          requestJudged = true;
-          if (onRequest && error && accepted) {
-            next(new Error(`fast request validation of ${operation} accepted a request express-openapi-validator rejects: ${describe(error)}`));
-            return;
-          }
-          next(error);
-        });
-      };
+      const viaValidator = throughValidator(eov, wordRefusal);
+      if (!check) return viaValidator;
+      if (!options.crossCheck) return (req, res, next) => (check(req) ? next() : viaValidator(req, res, next));
+      const mustAgree = validatorMustAgree(eov, operation);
+      return (req, res, next) => (check(req) ? mustAgree(req, res, next) : viaValidator(req, res, next));
     },
     fallback: eov,
+  };
+}
+
+/** EOV for a request the fast check did not accept: a too deep body refused first, a refusal worded by `wordRefusal` when it can. */
+function throughValidator(eov: RequestHandler, wordRefusal: RefusalWording | undefined): RequestHandler {
+  return (req, res, next) => {
+    if (depthOf(req.body) > maxBodyDepth) {
+      next(schemaError({ path: '/body', message: `must not nest deeper than ${maxBodyDepth} levels` }));
+      return;
+    }
+    if (!wordRefusal) {
+      eov(req, res, next);
+      return;
+    }
+    eov(req, res, onRequestVerdict(next, (refusal) => wordRefusal(req).then((own) => next(own ?? refusal), next)));
+  };
+}
+
+/** EOV for a request the fast check accepted (cross-check): a refusal is a 500 naming the disagreement. */
+function validatorMustAgree(eov: RequestHandler, operation: OperationId): RequestHandler {
+  return (req, res, next) => {
+    eov(req, res, onRequestVerdict(next, (refusal) => {
+      next(new Error(`fast request validation of ${operation} accepted a request express-openapi-validator rejects: ${describe(refusal)}`));
+    }));
+  };
+}
+
+/**
+ * EOV's callback: EOV calls back once for the request, and again if the
+ * response breaks the spec (response validation, in tests). Only a refusal
+ * in the first call is a verdict on the request and goes to `onRefusal`.
+ */
+function onRequestVerdict(next: (error?: unknown) => void, onRefusal: (refusal: unknown) => void): (error?: unknown) => void {
+  let requestJudged = false;
+  return (error?: unknown) => {
+    const onRequest = !requestJudged;
+    requestJudged = true;
+    if (onRequest && error) onRefusal(error);
+    else next(error);
   };
 }
 
@@ -79,231 +106,7 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** True: the request meets every rule of its operation. False: ask EOV. */
-type FastCheck = (req: Request) => boolean;
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
-
-interface Parameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  schema?: JsonObject;
-  [key: string]: Json | undefined;
-}
-
-/** Characters that need no percent-encoding anywhere in a URL (RFC 3986 "unreserved"). */
-const unreservedOnly = /^[A-Za-z0-9._~-]+$/;
-
-/** Parameter fields that change how a value is read or checked; a parameter with any of them gets no fast check. */
-const parameterFieldsAllowed = new Set(['name', 'in', 'required', 'schema', 'description', 'example', 'examples', 'deprecated']);
-
-function buildFastCheck(ajv: Ajv, spec: ApiSpec, method: string, expressPath: string): FastCheck | null {
-  const root = spec as unknown as JsonObject;
-  const httpMethod = method.toUpperCase();
-  const specPath = expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-  const pathItem = asObject(resolve(root, asObject(root.paths)?.[specPath]));
-  const operation = asObject(resolve(root, pathItem?.[method.toLowerCase()]));
-  if (!pathItem || !operation) return null;
-
-  // Operation-level parameters override path-level ones with the same name and location.
-  const byKey = new Map<string, Parameter>();
-  for (const source of [pathItem.parameters, operation.parameters]) {
-    for (const raw of Array.isArray(source) ? source : []) {
-      const parameter = asObject(resolve(root, raw)) as Parameter | undefined;
-      if (!parameter || typeof parameter.name !== 'string' || typeof parameter.in !== 'string') return null;
-      byKey.set(`${parameter.in}:${parameter.name}`, parameter);
-    }
-  }
-  const groups: Record<'path' | 'query' | 'header', { properties: JsonObject; required: string[] }> = {
-    path: { properties: {}, required: [] },
-    query: { properties: {}, required: [] },
-    header: { properties: {}, required: [] },
-  };
-  for (const parameter of byKey.values()) {
-    if (parameter.in !== 'path' && parameter.in !== 'query' && parameter.in !== 'header') return null; // cookies: EOV only
-    if (Object.keys(parameter).some((field) => !parameterFieldsAllowed.has(field))) return null;
-    const schema = plainSchema(root, parameter.schema);
-    if (!schema) return null;
-    // EOV reads header parameters under their lower-case names, as Node gives them.
-    const name = parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name;
-    const group = groups[parameter.in];
-    group.properties[name] = schema;
-    if (parameter.required === true || parameter.in === 'path') group.required.push(name);
-  }
-  const objectOf = (group: { properties: JsonObject; required: string[] }): JsonObject => ({
-    type: 'object',
-    properties: group.properties,
-    required: group.required,
-  });
-  const validateParameters = ajv.compile({
-    type: 'object',
-    properties: {
-      params: { ...objectOf(groups.path), additionalProperties: false },
-      query: { ...objectOf(groups.query), additionalProperties: false },
-      headers: objectOf(groups.header),
-    },
-  });
-  const queryNames = new Set(Object.keys(groups.query.properties));
-  const headerNames = Object.keys(groups.header.properties);
-
-  let validateBody: ValidateFunction | null = null;
-  const requestBody = asObject(resolve(root, operation.requestBody));
-  if (requestBody) {
-    const content = asObject(requestBody.content);
-    const json = asObject(content?.['application/json']);
-    const bodySchema = plainSchema(root, json?.schema);
-    if (!bodySchema) return null;
-    validateBody = ajv.compile(bodySchema);
-  }
-
-  return (req) => {
-    // Express routes a HEAD to the GET route; EOV answers it 405.
-    if (req.method !== httpMethod) return false;
-    const url = req.originalUrl;
-    const queryStart = url.indexOf('?');
-    // Percent-encoded path: EOV decodes it its own way; let it.
-    if (url.lastIndexOf('%', queryStart === -1 ? url.length : queryStart) !== -1) return false;
-    const query = queryStart === -1 ? {} : plainQuery(url.slice(queryStart + 1), queryNames);
-    if (!query) return false;
-    const headers: Record<string, string | string[] | undefined> = {};
-    for (const name of headerNames) if (req.headers[name] !== undefined) headers[name] = req.headers[name];
-    if (!validateParameters({ params: req.params, query, headers })) return false;
-    const declaresBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
-    if (!validateBody) return !declaresBody;
-    if (!declaresBody || !isPlainJsonContentType(req.headers['content-type'])) return false;
-    const body: unknown = req.body;
-    return typeof body === 'object' && body !== null && !Array.isArray(body) && validateBody(body);
-  };
-}
-
-/** `a=1&b=2` as { a: '1', b: '2' } when every pair is plain (a known name once, a non-empty unreserved value); otherwise null. */
-function plainQuery(queryString: string, known: Set<string>): Record<string, string> | null {
-  const query: Record<string, string> = {};
-  if (queryString === '') return query;
-  for (const pair of queryString.split('&')) {
-    const equals = pair.indexOf('=');
-    if (equals <= 0) return null;
-    const name = pair.slice(0, equals);
-    const value = pair.slice(equals + 1);
-    if (!known.has(name) || Object.hasOwn(query, name) || !unreservedOnly.test(value)) return null;
-    query[name] = value;
-  }
-  return query;
-}
-
-/** JSON Schema keywords whose meaning is the same for ajv and for EOV. */
-const plainKeywords = new Set([
-  'type',
-  'enum',
-  'const',
-  'minimum',
-  'maximum',
-  'multipleOf',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'items',
-  'minProperties',
-  'maxProperties',
-  'properties',
-  'required',
-  'additionalProperties',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'title',
-  'description',
-  'example',
-]);
-
-/** The schema with every `$ref` resolved, if it uses plain keywords only (and no cycle); otherwise null. */
-function plainSchema(root: JsonObject, node: Json | undefined, depth = 0): JsonObject | null {
-  if (depth > 32) return null;
-  const schema = asObject(resolve(root, node));
-  if (!schema) return null;
-  const out: JsonObject = {};
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (!plainKeywords.has(keyword)) return null;
-    switch (keyword) {
-      case 'properties': {
-        const properties: JsonObject = {};
-        for (const [name, child] of Object.entries(asObject(value) ?? {})) {
-          const resolved = plainSchema(root, child, depth + 1);
-          if (!resolved) return null;
-          properties[name] = resolved;
-        }
-        out[keyword] = properties;
-        break;
-      }
-      case 'items':
-      case 'not': {
-        const resolved = plainSchema(root, value, depth + 1);
-        if (!resolved) return null;
-        out[keyword] = resolved;
-        break;
-      }
-      case 'additionalProperties': {
-        if (typeof value === 'boolean') out[keyword] = value;
-        else {
-          const resolved = plainSchema(root, value, depth + 1);
-          if (!resolved) return null;
-          out[keyword] = resolved;
-        }
-        break;
-      }
-      case 'allOf':
-      case 'anyOf':
-      case 'oneOf': {
-        if (!Array.isArray(value)) return null;
-        const list: JsonObject[] = [];
-        for (const child of value) {
-          const resolved = plainSchema(root, child, depth + 1);
-          if (!resolved) return null;
-          list.push(resolved);
-        }
-        out[keyword] = list;
-        break;
-      }
-      case 'type':
-        // OpenAPI 3.0 has one type per schema; a list would mean something else to ajv.
-        if (typeof value !== 'string') return null;
-        out[keyword] = value;
-        break;
-      case 'title':
-      case 'description':
-      case 'example':
-        break;
-      default:
-        out[keyword] = value;
-    }
-  }
-  return out;
-}
-
-/** A local `$ref` (`#/...`) followed to its target; anything else as it is. */
-function resolve(root: JsonObject, node: Json | undefined, hops = 0): Json | undefined {
-  const ref = asObject(node)?.$ref;
-  if (typeof ref !== 'string') return node;
-  if (hops > 16 || !ref.startsWith('#/')) return undefined;
-  let target: Json | undefined = root;
-  for (const token of ref.slice(2).split('/')) {
-    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
-    target = asObject(target)?.[key];
-  }
-  return resolve(root, target, hops + 1);
-}
-
-function asObject(value: Json | undefined): JsonObject | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
-}
-
 /** For tests: whether the operation got an accept-only check. */
-export function hasFastCheck(spec: ApiSpec, method: string, expressPath: string): boolean {
-  return buildFastCheck(new Ajv({ strict: false }), spec, method, expressPath) !== null;
+export function hasFastCheck(spec: LoadedSpec, operation: OperationId): boolean {
+  return buildFastCheck(new Ajv({ strict: false }), spec.dereferenced, specRoutes[operation]) !== null;
 }

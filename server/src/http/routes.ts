@@ -1,26 +1,84 @@
 import type { RequestHandler, Response } from 'express';
+import type { operations, paths } from '@loyalty/sdk';
+import type { HttpMethod } from 'openapi-typescript-helpers';
+import { InvalidSpecError, type LoadedSpec } from './spec';
 
 /** Everything under this prefix is the API of the contract; the rest is operational. */
 export const apiPrefix = '/client';
 
-/** Express paths of the spec's operations (`{param}` written `:param`). */
-export const routes = {
-  startSession: '/client/users/:correlation_id/sessions',
-  listVoucherDefinitions: '/client/users/:correlation_id/voucher-definitions',
-  headVoucherDefinitions: '/client/users/:correlation_id/voucher-definitions',
-  updateReservation: '/client/users/:correlation_id/reservations/:reservation_token',
-} as const;
+/** The spec's operationIds, as generated from it. */
+export type OperationId = keyof operations;
 
-/** The spec's operationIds. */
-export type OperationId = keyof typeof routes;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
-/** The HTTP method of each operation. */
-export const methods: Readonly<Record<OperationId, 'get' | 'head' | 'post' | 'put'>> = {
-  startSession: 'post',
-  listVoucherDefinitions: 'get',
-  headVoucherDefinitions: 'head',
-  updateReservation: 'put',
+/**
+ * Each path and method at which the generated `paths` put operation `Op`
+ * (never when there is none). The comparison is structural: two operations
+ * of the same type would be interchangeable here, which the check of the
+ * document at start-up (`checkRoutesAgainst`) rules out.
+ */
+export type SpecRoute<Op extends OperationId> = {
+  [P in keyof paths]: {
+    [M in HttpMethod]: Same<paths[P][M], operations[Op]> extends true ? { readonly method: M; readonly path: P } : never;
+  }[HttpMethod];
+}[keyof paths];
+
+/**
+ * Where each operation of the spec is, as the generated types say. Every
+ * operation must be listed, at the path and method the spec gives it: a
+ * renamed, moved or added operation (after `npm run generate`) fails the
+ * type check here.
+ */
+export const specRoutes = {
+  startSession: { method: 'post', path: '/client/users/{correlation_id}/sessions' },
+  listVoucherDefinitions: { method: 'get', path: '/client/users/{correlation_id}/voucher-definitions' },
+  headVoucherDefinitions: { method: 'head', path: '/client/users/{correlation_id}/voucher-definitions' },
+  updateReservation: { method: 'put', path: '/client/users/{correlation_id}/reservations/{reservation_token}' },
+} as const satisfies { readonly [Op in OperationId]: SpecRoute<Op> };
+
+type SpecRoutes = typeof specRoutes;
+
+/** A spec path as Express writes it: `{name}` becomes `:name`. */
+export type ExpressPath<P extends string> = P extends `${infer Head}{${infer Name}}${infer Tail}` ? `${Head}:${Name}${ExpressPath<Tail>}` : P;
+
+export function expressPath<P extends string>(specPath: P): ExpressPath<P> {
+  return specPath.replace(/\{([^}/]+)\}/g, ':$1') as ExpressPath<P>;
+}
+
+export const operationIds = Object.keys(specRoutes) as OperationId[];
+
+/** The Express path of each operation. */
+export const routes = Object.fromEntries(operationIds.map((id) => [id, expressPath(specRoutes[id].path)])) as {
+  readonly [Op in OperationId]: ExpressPath<SpecRoutes[Op]['path']>;
 };
+
+/** The HTTP method of each operation, lower-case as Express names its methods. */
+export const methods = Object.fromEntries(operationIds.map((id) => [id, specRoutes[id].method])) as {
+  readonly [Op in OperationId]: SpecRoutes[Op]['method'];
+};
+
+/**
+ * Throws InvalidSpecError unless the document has exactly the operations of
+ * `specRoutes`, each at its path and method: a spec edited after the server
+ * was built from it stops the start, naming what moved.
+ */
+export function checkRoutesAgainst(spec: LoadedSpec): void {
+  const documented = new Map<string, string>();
+  for (const [specPath, pathItem] of Object.entries(spec.document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(pathItem ?? {})) {
+      const operationId: unknown = typeof operation === 'object' && operation !== null ? (operation as { operationId?: unknown }).operationId : undefined;
+      if (typeof operationId === 'string') documented.set(operationId, `${method.toUpperCase()} ${specPath}`);
+    }
+  }
+  const expected = new Map(operationIds.map((id) => [id as string, `${specRoutes[id].method.toUpperCase()} ${specRoutes[id].path}`]));
+  for (const [id, route] of expected) {
+    const found = documented.get(id);
+    if (found !== route) throw new InvalidSpecError(spec.source, `operation ${id} is ${found ? `at ${found}` : 'missing'}; the server serves it at ${route}`);
+  }
+  for (const [id, route] of documented) {
+    if (!expected.has(id)) throw new InvalidSpecError(spec.source, `operation ${id} (${route}) is not one the server serves`);
+  }
+}
 
 const operationKey = 'operationId';
 
@@ -39,5 +97,5 @@ export function tagOperation(operationId: OperationId): RequestHandler {
 /** The operation `tagOperation` recorded, or null for any other request. */
 export function operationOf(res: Response): OperationId | null {
   const tagged: unknown = res.locals[operationKey];
-  return typeof tagged === 'string' && tagged in routes ? (tagged as OperationId) : null;
+  return typeof tagged === 'string' && tagged in specRoutes ? (tagged as OperationId) : null;
 }

@@ -1,11 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { compileErrors, validate } from '@readme/openapi-parser';
+import { compileErrors, dereference, validate } from '@readme/openapi-parser';
 import { parse as parseYaml } from 'yaml';
 import type { middleware } from 'express-openapi-validator';
 
-/** The OpenAPI document as express-openapi-validator takes it. Treat it as read-only: it is shared. */
+/** An OpenAPI document as express-openapi-validator takes it. Read-only: every app of the process shares it. */
 export type ApiSpec = Exclude<Parameters<typeof middleware>[0]['apiSpec'], string>;
+
+/** The spec, read, validated and frozen once; each reader takes the form it needs. */
+export interface LoadedSpec {
+  /** The file it was read from, for messages. */
+  source: string;
+  /** As written, `$ref`s included: express-openapi-validator, `/openapi.json` and the CORS policy read it. */
+  document: ApiSpec;
+  /** Every `$ref` replaced by its target (targets shared, not copied): the fast request checks compile it. */
+  dereferenced: ApiSpec;
+}
 
 /**
  * `openapi/openapi.yaml` at the repository root. This file sits at the same
@@ -22,43 +32,57 @@ export class InvalidSpecError extends Error {
   }
 }
 
-const cache = new Map<string, Promise<ApiSpec>>();
+const loaded = new Map<string, Promise<LoadedSpec>>();
 
 /**
- * Reads, parses and validates the spec once per path (apps built in the same
- * process share it). A failure is not cached, so a fixed file can be retried.
+ * Reads, parses, dereferences and validates the spec once per path: `main`
+ * before anything connects, and every app built in the process after it,
+ * share one. A failure is not kept, so a fixed file can be loaded again.
  */
-export function loadApiSpec(specPath: string = defaultSpecPath): Promise<ApiSpec> {
+export function loadApiSpec(specPath: string = defaultSpecPath): Promise<LoadedSpec> {
   const resolved = path.resolve(specPath);
-  let pending = cache.get(resolved);
+  let pending = loaded.get(resolved);
   if (!pending) {
     pending = readValidatedSpec(resolved);
-    cache.set(resolved, pending);
-    pending.catch(() => cache.delete(resolved));
+    loaded.set(resolved, pending);
+    pending.catch(() => loaded.delete(resolved));
   }
   return pending;
 }
 
-async function readValidatedSpec(specPath: string): Promise<ApiSpec> {
+async function readValidatedSpec(specPath: string): Promise<LoadedSpec> {
+  const document = await readDocument(specPath);
+  const fail = (error: unknown): never => {
+    throw new InvalidSpecError(specPath, reasonOf(error), { cause: error });
+  };
+  // dereference() replaces the `$ref`s of what it is given: give it a copy.
+  // The static type it asks for is only asserted here: validate() checks the shape.
+  const dereferenced = await dereference(structuredClone(document) as Parameters<typeof dereference>[0]).catch(fail);
+  // On a document without `$ref`s, validate() has nothing left to resolve: it only validates.
+  const result = await validate(dereferenced, { validate: { errors: { colorize: false } } });
+  if (!result.valid) throw new InvalidSpecError(specPath, compileErrors(result));
+  // Validated against the OpenAPI schema just above.
+  return { source: specPath, document: deepFreeze(document) as ApiSpec, dereferenced: deepFreeze(dereferenced) as ApiSpec };
+}
+
+async function readDocument(specPath: string): Promise<object> {
   let document: unknown;
   try {
     document = parseYaml(await readFile(specPath, 'utf8'));
   } catch (error) {
-    throw new InvalidSpecError(specPath, error instanceof Error ? error.message : String(error), { cause: error });
+    throw new InvalidSpecError(specPath, reasonOf(error), { cause: error });
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new InvalidSpecError(specPath, 'the file does not hold an object');
   }
-  // validate() dereferences what it is given in place: give it a copy. It
-  // checks the shape, so the static type it asks for is only asserted here.
-  const copy = structuredClone(document) as Parameters<typeof validate>[0];
-  const result = await validate(copy, { validate: { errors: { colorize: false } } });
-  if (!result.valid) throw new InvalidSpecError(specPath, compileErrors(result));
-  // Validated against the OpenAPI schema just above.
-  return deepFreeze(document) as ApiSpec;
+  return document;
 }
 
-/** Frozen so that no consumer can change the copy every app shares. */
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Frozen so that no reader can change what every app shares. */
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);

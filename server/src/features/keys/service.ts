@@ -6,8 +6,9 @@ import type { KeyStore } from '../../store/port';
 /*
  * Partner API keys, as operators manage them (`loyalty-admin keys`). A
  * client may hold several keys; any live one authenticates it. Every change
- * is written to the store, which every server process reads on every
- * request: it holds fleet-wide at once, without a restart.
+ * is written to the store, which every server process reads again once its
+ * credential cache lets the old read go (`fleetCredentialCaching`): it holds
+ * fleet-wide within that, without a restart.
  */
 
 /** A key as it is shown once, when made: the only time its secret leaves the server. */

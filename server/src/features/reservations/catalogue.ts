@@ -9,7 +9,7 @@ export type ResolvedItems =
   | { itemLevel: false; totalPoints: 0 }
   | { itemLevel: true; redemptionName: string; data: CatalogueItemData[]; totalPoints: number };
 
-/** The spec's `CatalogueItems` and `CatalogueItem` limits (precheck.test.ts holds them to the spec). */
+/** The spec's `CatalogueItems` and `CatalogueItem` limits (body-rules.test.ts holds them to the spec). */
 export const productCodeMaxLength = 64;
 export const quantityMax = 10000;
 export const catalogueItemsMax = 100;
@@ -54,8 +54,8 @@ export async function findInvalidCatalogueItems(store: Pick<ReservationStore, 'f
 /**
  * Checks, in the documented order, the redemption identifier, its redeemer and
  * the catalogue items; returns what the response reports of them.
- * (The body pre-check already made sure redemptionId and redeemerId come
- * together and that each item is well formed.)
+ * (The service has made sure that redemptionId and redeemerId come together,
+ * the request validation that each item is well formed.)
  */
 export async function resolveItems(store: ReservationStore, request: ReservationUpdateRequest): Promise<ResolvedItems> {
   const redemptionName = await checkRedemption(store, request);

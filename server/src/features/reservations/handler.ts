@@ -1,12 +1,12 @@
-import type { RequestHandler } from 'express';
-import type { ReservationUpdateRequest, Services } from '../../domain/services';
+import type { Services } from '../../domain/services';
 import { authenticatedClient, memberSession, sessionMember } from '../../http/locals';
+import type { OperationHandler } from '../../http/operation-types';
 
 /**
- * Operation B: `PUT /client/users/{correlation_id}/reservations/{reservation_token}`.
- * Mounted by `createApp` on `routes.updateReservation`, after the checks.
+ * Operation B. Mounted by `createApp` on `routes.updateReservation`, after
+ * the checks.
  */
-export function updateReservation(services: Services): RequestHandler<{ correlation_id: string; reservation_token: string }> {
+export function updateReservation(services: Services): OperationHandler<'updateReservation'> {
   return async (req, res) => {
     const context = {
       client: authenticatedClient(res),
@@ -15,8 +15,6 @@ export function updateReservation(services: Services): RequestHandler<{ correlat
       correlationId: req.params.correlation_id,
       reservationToken: req.params.reservation_token,
     };
-    // The seed-rule pre-check and the schema have both passed on this body.
-    const request = req.body as ReservationUpdateRequest;
-    res.json(await services.reservations.updateReservation(context, request));
+    res.json(await services.reservations.updateReservation(context, req.body));
   };
 }

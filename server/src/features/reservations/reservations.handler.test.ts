@@ -69,16 +69,23 @@ describe('PUT /client/users/{correlation_id}/reservations/{reservation_token}', 
     expect(response.body).toEqual(itemLevel);
   });
 
-  describe('the seed-rule pre-check wins over the schema', () => {
+  describe("the seed's messages win over the validator's wording", () => {
     it.each<[string, unknown, ReservationErrorMessage]>([
       ['a numeric channel with a bad amount', { reservationAmount: 'x', channel: 5 }, 'Channel should be a string value'],
       ['no amount and no items, with an unknown field', { foo: 1 }, 'Either reservationAmount or catalogueItems is required'],
-      ['a lone redeemerId', { reservationAmount: 1, redeemerId: 'm-alice' }, 'redemptionId and redeemerId, both are required'],
-      ['items without the ids', { catalogueItems: [{ productCode: 'p' }] }, 'redemptionId and redeemerId, both are required'],
+      ['a lone redeemerId with a bad amount', { reservationAmount: -1, redeemerId: 'm-alice' }, 'redemptionId and redeemerId, both are required'],
+      ['items without the ids, one of them malformed', { catalogueItems: [{ productCode: 1 }] }, 'redemptionId and redeemerId, both are required'],
       ['a zero quantity', { ...pair, catalogueItems: [{ productCode: 'p', quantity: 0 }] }, 'Invalid catalogue item(s)'],
     ])('%s', async (_case, body, message) => {
       expectOperationBError(await update(body), message);
       expect(app.services.reservations.updateReservation).not.toHaveBeenCalled();
+    });
+
+    // The service checks the redemption pair first (body-rules.test.ts); here it is a fake.
+    it('a body the schema accepts goes to the service, the redemption pair unchecked', async () => {
+      const body = { reservationAmount: 1, redeemerId: 'm-alice' };
+      expect((await update(body)).status).toBe(200);
+      expect(app.services.reservations.updateReservation).toHaveBeenCalledWith(expect.anything(), body);
     });
 
     it('lists the malformed items exactly as sent', async () => {
@@ -148,7 +155,7 @@ describe('PUT /client/users/{correlation_id}/reservations/{reservation_token}', 
   });
 
   // Malformed JSON is found while the body is read, the same step that enforces its size.
-  describe('order of checks: reading the body (type, size, JSON), then session, then body rules', () => {
+  describe('order of checks: reading the body (type, size, JSON), then session, then the body', () => {
     const noSession: SendInit = {};
     it.each<[string, () => ReturnType<typeof update>, number]>([
       ['415 before the session', () => sendRaw('x', 'text/plain', noSession), 415],

@@ -9,6 +9,7 @@ import type {
   ReservationUpdateResponse,
 } from '../../domain/services';
 import type { ReservationStore } from '../../store/port';
+import { redemptionPairProblem } from './body-rules';
 import { findInvalidCatalogueItems, resolveItems, type ResolvedItems } from './catalogue';
 import { fundReservation, splitReturn, subtractShares } from './shares';
 import {
@@ -49,6 +50,9 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
 
   return {
     async updateReservation(context, request) {
+      // The body's form comes first, and the schema has checked the rest of it.
+      const pairProblem = redemptionPairProblem(request);
+      if (pairProblem) throw pairProblem;
       if (context.session.identifierType === 'PHONE_NUMBER') throw notEligible();
       const key = keyOf(context);
       const locate = await memberLocator(store, context);

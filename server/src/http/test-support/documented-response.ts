@@ -9,7 +9,7 @@ import type { OperationId } from '../routes';
  * Checks a response body against what the spec documents for this operation
  * and status. The app's own response validation only covers responses made
  * after the validator ran; errors raised before it (API key, rate limit,
- * body parsing, session, the seed-rule pre-check) are checked here.
+ * body parsing, session, body depth) are checked here.
  */
 type Spec = {
   paths: Record<string, Record<string, { operationId?: string; responses: Record<string, ResponseObject> }>>;

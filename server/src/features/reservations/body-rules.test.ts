@@ -1,9 +1,10 @@
-import type { Request, Response } from 'express';
 import type { AppError } from '../../domain/errors';
-import type { CatalogueItemRecord } from '../../domain/model';
+import type { CatalogueItemRecord, SessionRecord } from '../../domain/model';
+import { defaultWalletLimits } from '../../domain/limits';
 import { loadApiSpec } from '../../http/spec';
+import { seedAnswerToRefusedBody } from './body-rules';
 import { catalogueItemsMax, findInvalidCatalogueItems, productCodeMaxLength, quantityMax } from './catalogue';
-import { precheckReservationBody } from './precheck';
+import { createReservationService } from './service';
 
 const pair = { redemptionId: 'rd-100', redeemerId: 'm-alice' };
 const withItems = (items: unknown[]): Record<string, unknown> => ({ reservationAmount: 4000, ...pair, catalogueItems: items });
@@ -21,21 +22,12 @@ function catalogueOf(codes: readonly string[]) {
   return { lookups, findInvalidCatalogueItems: (entries: readonly unknown[]) => findInvalidCatalogueItems(store, entries) };
 }
 
-/** What the pre-check does with `body`: the error it answers, or null when it passes the request on. */
-async function precheck(body: unknown, catalogue = catalogueOf(['p', 'q', 'a', 'b', 'c'])): Promise<AppError | null> {
-  let passed = false;
-  try {
-    await precheckReservationBody(catalogue)({ body } as Request, {} as Response, () => {
-      passed = true;
-    });
-  } catch (error) {
-    return error as AppError;
-  }
-  if (!passed) throw new Error('the pre-check neither answered nor passed the request on');
-  return null;
+/** The seed's answer to `body`, refused by the request validation; null when the validator's answer stands. */
+function seedAnswer(body: unknown, catalogue = catalogueOf(['p', 'q', 'a', 'b', 'c'])): Promise<AppError | null> {
+  return seedAnswerToRefusedBody(catalogue, body);
 }
 
-describe('Operation B seed-rule pre-check', () => {
+describe('the seed\'s answer to a body the request validation refused', () => {
   describe('answers the seed message of the first rule broken', () => {
     it.each<[string, unknown, string]>([
       ['no body', undefined, schemaMismatch],
@@ -60,13 +52,13 @@ describe('Operation B seed-rule pre-check', () => {
       ['a null entry', withItems([null]), schemaMismatch],
       ['an array entry', withItems([['p', 1]]), schemaMismatch],
     ])('%s', async (_name, body, message) => {
-      expect((await precheck(body))?.toBody()).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: message });
+      expect((await seedAnswer(body))?.toBody()).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: message });
     });
   });
 
   it('says where a body or an entry is not an object', async () => {
-    expect((await precheck([]))?.extras.details).toEqual([{ path: '/body', message: 'must be object' }]);
-    expect((await precheck(withItems([{ productCode: 'p' }, 7])))?.extras.details).toEqual([
+    expect((await seedAnswer([]))?.extras.details).toEqual([{ path: '/body', message: 'must be object' }]);
+    expect((await seedAnswer(withItems([{ productCode: 'p' }, 7])))?.extras.details).toEqual([
       { path: '/body/catalogueItems/1', message: 'must be object' },
     ]);
   });
@@ -91,7 +83,7 @@ describe('Operation B seed-rule pre-check', () => {
         [{ productCode: 'a', quantity: 0 }, { productCode: 2, extra: true }, { productCode: 'c', quantity: 'x' }],
       ],
     ])('%s', async (_name, items, invalid) => {
-      const error = await precheck(withItems(items));
+      const error = await seedAnswer(withItems(items));
       expect(error?.toBody()).toEqual({
         statusCode: 400,
         errorCode: 'INVALID_REQUEST',
@@ -108,7 +100,7 @@ describe('Operation B seed-rule pre-check', () => {
       ['one unknown code sent twice', [{ productCode: 'NOPE' }, { productCode: 'p', quantity: -1 }, { productCode: 'NOPE', quantity: 2 }], [{ productCode: 'NOPE' }, { productCode: 'p', quantity: -1 }, { productCode: 'NOPE', quantity: 2 }]],
       ['a known code with a bad quantity, once', [{ productCode: 'p', quantity: 0 }], [{ productCode: 'p', quantity: 0 }]],
     ])('%s', async (_name, items, invalid) => {
-      expect((await precheck(withItems(items)))?.toBody()).toEqual({
+      expect((await seedAnswer(withItems(items)))?.toBody()).toEqual({
         statusCode: 400,
         errorCode: 'INVALID_REQUEST',
         errorMessage: 'Invalid catalogue item(s)',
@@ -118,23 +110,23 @@ describe('Operation B seed-rule pre-check', () => {
 
     it('asks the catalogue once, for the distinct codes of the well-formed entries only', async () => {
       const catalogue = catalogueOf(['p']);
-      await precheck(withItems([{ productCode: 'p' }, { productCode: 'x', quantity: 0 }, { productCode: 'y' }, { productCode: 'p', quantity: 2 }, { productCode: 'y' }]), catalogue);
+      await seedAnswer(withItems([{ productCode: 'p' }, { productCode: 'x', quantity: 0 }, { productCode: 'y' }, { productCode: 'p', quantity: 2 }, { productCode: 'y' }]), catalogue);
       expect(catalogue.lookups).toEqual([['p', 'y']]);
     });
 
     it('does not ask the catalogue when no entry is malformed (the operation checks the codes in its order)', async () => {
       const catalogue = catalogueOf([]);
-      expect(await precheck(withItems([{ productCode: 'NOPE' }]), catalogue)).toBeNull();
+      expect(await seedAnswer(withItems([{ productCode: 'NOPE' }]), catalogue)).toBeNull();
       expect(catalogue.lookups).toEqual([]);
     });
 
     it(`lists entries up to the spec's ${catalogueItemsMax}, and past it asks nobody`, async () => {
       const catalogue = catalogueOf(['p']);
       const items = Array.from({ length: catalogueItemsMax }, (_, i) => ({ productCode: i === 0 ? 'p' : `unknown-${i}`, quantity: i === 1 ? 0 : 1 }));
-      expect((await precheck(withItems(items), catalogue))?.extras.invalidCatalogueItems).toEqual(items.slice(1));
+      expect((await seedAnswer(withItems(items), catalogue))?.extras.invalidCatalogueItems).toEqual(items.slice(1));
       expect(catalogue.lookups).toHaveLength(1);
 
-      const tooMany = await precheck(withItems([...items, { productCode: 'p' }]), catalogue);
+      const tooMany = await seedAnswer(withItems([...items, { productCode: 'p' }]), catalogue);
       expect(tooMany?.toBody()).toEqual({
         statusCode: 400,
         errorCode: 'INVALID_REQUEST',
@@ -145,7 +137,7 @@ describe('Operation B seed-rule pre-check', () => {
     });
   });
 
-  describe('leaves everything else to the schema', () => {
+  describe("leaves everything else to the validator's wording", () => {
     const emojiCode = '\u{1F600}'.repeat(64); // 64 code points, 128 UTF-16 units
     it.each<[string, unknown]>([
       ['a plain amount', { reservationAmount: 7500 }],
@@ -161,39 +153,39 @@ describe('Operation B seed-rule pre-check', () => {
       ['a productCode of 64 code points', withItems([{ productCode: emojiCode }])],
       ['an unknown field in an item', withItems([{ productCode: 'p', colour: 'red' }])],
     ])('%s', async (_name, body) => {
-      expect(await precheck(body)).toBeNull();
+      expect(await seedAnswer(body)).toBeNull();
     });
   });
 
   describe('reads own fields only', () => {
     it('ignores a channel inside a "__proto__" key', async () => {
-      expect(await precheck(JSON.parse('{"reservationAmount": 1, "__proto__": {"channel": 5}}'))).toBeNull();
+      expect(await seedAnswer(JSON.parse('{"reservationAmount": 1, "__proto__": {"channel": 5}}'))).toBeNull();
     });
 
     it('does not take a productCode from a "__proto__" key of an item', async () => {
       const body = JSON.parse(`{"reservationAmount": 1, "redemptionId": "r", "redeemerId": "m",
         "catalogueItems": [{"__proto__": {"productCode": "p"}}]}`);
-      expect((await precheck(body))?.message).toBe('Invalid catalogue item(s)');
+      expect((await seedAnswer(body))?.message).toBe('Invalid catalogue item(s)');
     });
 
     // JSON.parse makes "__proto__" an own key, so the cases above pass even
     // for code that reads inherited fields; these inherit for real.
     it('ignores a channel the body only inherits', async () => {
       const body: unknown = Object.assign(Object.create({ channel: 5 }), { reservationAmount: 1 });
-      expect(await precheck(body)).toBeNull();
+      expect(await seedAnswer(body)).toBeNull();
     });
 
     it('does not take a productCode an item only inherits', async () => {
       const item: unknown = Object.create({ productCode: 'p' });
       const body = { reservationAmount: 1, redemptionId: 'r', redeemerId: 'm', catalogueItems: [item] };
-      expect((await precheck(body))?.message).toBe('Invalid catalogue item(s)');
+      expect((await seedAnswer(body))?.message).toBe('Invalid catalogue item(s)');
     });
   });
 });
 
 describe('the limits it shares with the spec', () => {
   it("are the spec's CatalogueItems maxItems, CatalogueItem maxLength and maximum", async () => {
-    const spec = (await loadApiSpec()) as unknown as {
+    const spec = (await loadApiSpec()).document as unknown as {
       components: {
         schemas: {
           CatalogueItems: { maxItems: number };
@@ -207,5 +199,44 @@ describe('the limits it shares with the spec', () => {
       productCodeMaxLength: item.properties.productCode.maxLength,
       quantityMax: item.properties.quantity.maximum,
     });
+  });
+});
+
+describe('the redemption pair, the one rule the schema does not state: the service checks it first', () => {
+  // Any store call fails the test: the rule is judged on the body alone, before anything is read.
+  const untouchable = new Proxy({}, { get: (_target, method) => () => Promise.reject(new Error(`the store was asked: ${String(method)}`)) });
+  const service = createReservationService({
+    store: untouchable as Parameters<typeof createReservationService>[0]['store'],
+    clock: () => new Date('2030-01-01T00:00:00.000Z'),
+    walletLimits: defaultWalletLimits,
+  });
+  const update = (body: object, identifierType: SessionRecord['identifierType'] = 'CARD_NUMBER') =>
+    service.updateReservation(
+      {
+        client: { clientId: 'app' } as Parameters<typeof service.updateReservation>[0]['client'],
+        session: { identifierType, correlationId: 'm-alice' } as SessionRecord,
+        correlationId: 'm-alice',
+        reservationToken: 'rt-1',
+      },
+      body as Parameters<typeof service.updateReservation>[1],
+    );
+
+  it.each<[string, object]>([
+    ['redemptionId alone', { reservationAmount: 1, redemptionId: 'rd-100' }],
+    ['redeemerId alone', { reservationAmount: 1, redeemerId: 'm-alice' }],
+    ['items without either id', { catalogueItems: [{ productCode: 'p' }] }],
+    ['items with redeemerId only', { catalogueItems: [{ productCode: 'p' }], redeemerId: 'm-alice' }],
+  ])('%s', async (_name, body) => {
+    await expect(update(body)).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: 'redemptionId and redeemerId, both are required' });
+  });
+
+  it('before the account eligibility', async () => {
+    await expect(update({ reservationAmount: 1, redemptionId: 'rd-100' }, 'PHONE_NUMBER')).rejects.toThrow('redemptionId and redeemerId, both are required');
+    await expect(update({ reservationAmount: 1 }, 'PHONE_NUMBER')).rejects.toThrow('Account is not eligible for redemption');
+  });
+
+  it('lets a body that keeps it go on (to the store)', async () => {
+    await expect(update({ ...pair, catalogueItems: [{ productCode: 'p' }] })).rejects.toThrow(/the store was asked/);
+    await expect(update({ reservationAmount: 1 })).rejects.toThrow(/the store was asked/);
   });
 });
