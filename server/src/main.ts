@@ -24,12 +24,20 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** The process's tracing, when on: the store calls and rate-limit counts of requests are traced, and stopping sends the last spans. */
+  tracing?: Tracing | null;
+  /** Validate every response against the spec (tests): a response that breaks it becomes a 500. */
+  validateResponses?: boolean;
+}
+
 /**
  * Builds everything from `config`, listens on `config.port`; closes the store
- * again if the start fails. With `tracing`, the store calls and rate-limit
- * counts of requests are traced, and stopping sends the last spans.
+ * again if the start fails. Tests start the app through here too (their own
+ * `build`), so what they run is main's own wiring.
  */
-export async function startServer(config: AppConfig, logger: Logger, build: BuildDeps = buildDeps, tracing: Tracing | null = null): Promise<RunningServer> {
+export async function startServer(config: AppConfig, logger: Logger, build: BuildDeps = buildDeps, options: StartOptions = {}): Promise<RunningServer> {
+  const tracing = options.tracing ?? null;
   logger.info(`Using ${describeStore(config)}`);
   if (tracing) logger.info(tracing.description);
   // Loaded once, before anything connects: a broken spec stops the start cheaply.
@@ -45,6 +53,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       store: deps.store,
       logger,
       config,
+      ...(options.validateResponses && { validateResponses: true }),
       ...(deps.liveness && { liveness: deps.liveness }),
       ...(deps.requestCounter && { requestCounter: deps.requestCounter }),
       ...(deps.metrics && { metrics: deps.metrics, metricsRoute: metricsPort === null }),
@@ -153,7 +162,7 @@ async function main(): Promise<void> {
     // With tracing on, each line of a request carries its trace_id and span_id.
     const logger = pino({ level: config.logLevel, ...(tracing && { mixin: tracing.logFields }) }, pino.destination(logDestination));
     tracing?.reportProblemsTo(logger);
-    stopOnSignals(await startServer(config, logger, buildDeps, tracing), logger);
+    stopOnSignals(await startServer(config, logger, buildDeps, { tracing }), logger);
   } catch (error) {
     const verbose = config?.logLevel === 'debug' || config?.logLevel === 'trace';
     process.stderr.write(`${describeStartFailure(error, { config, verbose })}\n`);

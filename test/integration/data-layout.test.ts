@@ -6,7 +6,8 @@ import { currentLayout, LayoutMismatchError, readLayout, recordLayout } from '..
 import { migrate } from '../../server/src/store/mongo/migrations/runner';
 import { migratedKeyId } from '../../server/src/store/mongo/migrations/003-api-keys';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { apiClient, startTestServer } from '../support/harness';
+import { startTestApp } from '../../server/src/test-support/app-harness';
+import { apiClient } from '../../server/src/test-support/api-client';
 import { layoutOneDatabase, layoutOneFacts } from './data-layout/layout-one';
 import { layoutThreeDatabase } from './data-layout/layout-three';
 
@@ -78,7 +79,7 @@ if (source.kind === 'none') {
       expect(await db.collection(collectionNames.sessions).countDocuments({ keyId: { $exists: false } })).toBe(0);
 
       // Served by this release: the old key, the old session, a lowering of a household reservation.
-      const server = await startTestServer({ fixture: {}, startAt: Date.parse(layoutOneFacts.now), store: await connect() });
+      const server = await startTestApp({ fixture: {}, startAt: Date.parse(layoutOneFacts.now), store: await connect() });
       try {
         const api = apiClient(server.baseUrl);
         const lowered = await api.updateReservation(layoutOneFacts.apiKey, layoutOneFacts.sessionToken, 'm-a', 'rt-household', { reservationAmount: 200 });

@@ -1,4 +1,5 @@
-import { apiClient, startTestServer, type TestServer } from '../support/harness';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
+import { apiClient } from '../../server/src/test-support/api-client';
 import { baseFixture, keys, reservation, t0 } from './fixture';
 
 /**
@@ -18,10 +19,10 @@ const fixture = {
   redemptions: [],
 };
 
-let server: TestServer;
+let server: TestApp;
 let api: ReturnType<typeof apiClient>;
 beforeAll(async () => {
-  server = await startTestServer({ fixture, startAt: t0 });
+  server = await startTestApp({ fixture, startAt: t0 });
   api = apiClient(server.baseUrl);
 });
 afterAll(() => server.close());

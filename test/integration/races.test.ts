@@ -1,12 +1,13 @@
-import { apiClient, startTestServer, type TestServer } from '../support/harness';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
+import { apiClient } from '../../server/src/test-support/api-client';
 import type { Wallet } from '../../server/src/domain/model';
 import { baseFixture, keys, t0 } from './fixture';
 
-let server: TestServer;
+let server: TestApp;
 let api: ReturnType<typeof apiClient>;
 
 beforeEach(async () => {
-  server = await startTestServer({ fixture: baseFixture, startAt: t0 });
+  server = await startTestApp({ fixture: baseFixture, startAt: t0 });
   api = apiClient(server.baseUrl);
 });
 afterEach(() => server.close());

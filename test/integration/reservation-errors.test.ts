@@ -1,11 +1,12 @@
-import { apiClient, startTestServer, type TestServer } from '../support/harness';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
+import { apiClient } from '../../server/src/test-support/api-client';
 import { baseFixture, keys, t0 } from './fixture';
 
-let server: TestServer;
+let server: TestApp;
 let api: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
-  server = await startTestServer({ fixture: baseFixture, startAt: t0 });
+  server = await startTestApp({ fixture: baseFixture, startAt: t0 });
   api = apiClient(server.baseUrl);
 });
 afterAll(() => server.close());

@@ -1,9 +1,10 @@
 import { around } from '../../server/src/store/around';
 import type { Store } from '../../server/src/store/port';
-import { apiClient, startTestServer, type TestServer } from '../support/harness';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
+import { apiClient } from '../../server/src/test-support/api-client';
 import { baseFixture, keys, t0 } from './fixture';
 
-let server: TestServer;
+let server: TestApp;
 let api: ReturnType<typeof apiClient>;
 
 // Every test starts from the fixture: alice has 50000 points and holds
@@ -12,7 +13,7 @@ let api: ReturnType<typeof apiClient>;
 // m-hh-1 30000, m-hh-2 20000, m-hh-3 1000; rt-hh-1 holds 6000 + 4000 and rt-odd
 // 1 + 1 + 1, so 23999, 15999 and 999 are available (40997 in all, of 51000).
 beforeEach(async () => {
-  server = await startTestServer({ fixture: baseFixture, startAt: t0 });
+  server = await startTestApp({ fixture: baseFixture, startAt: t0 });
   api = apiClient(server.baseUrl);
 });
 afterEach(() => server.close());
@@ -148,7 +149,7 @@ describe('Operation B: one time per attempt', () => {
         }
         return result;
       });
-    const timed = await startTestServer({ fixture: baseFixture, startAt: t0, wrapStore: slowRead });
+    const timed = await startTestApp({ fixture: baseFixture, startAt: t0, wrapStore: slowRead });
     const timedApi = apiClient(timed.baseUrl);
     try {
       timed.advance(800);

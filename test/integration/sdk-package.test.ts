@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { demoFixturePath } from '../../server/src/store/fixture';
-import { startTestServer, type TestServer } from '../support/harness';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { childProcessEnv } from '../support/process-env';
 
 /*
@@ -74,7 +74,7 @@ function tsc(name: string, args: string[]): void {
 let scratch: string;
 let app: string;
 let packedFiles: string[];
-let server: TestServer;
+let server: TestApp;
 
 beforeAll(async () => {
   scratch = mkdtempSync(path.join(tmpdir(), 'loyalty-partner-'));
@@ -96,7 +96,7 @@ beforeAll(async () => {
   copyFileSync(example, path.join(app, 'src', 'bundled.ts'));
   for (const [name, options, include] of compilerSettings) writeTsconfig(name, options, include);
 
-  server = await startTestServer({ fixture: JSON.parse(readFileSync(demoFixturePath, 'utf8')), startAt: Date.now() });
+  server = await startTestApp({ fixture: JSON.parse(readFileSync(demoFixturePath, 'utf8')), startAt: Date.now() });
 });
 
 afterAll(async () => {

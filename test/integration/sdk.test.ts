@@ -1,12 +1,12 @@
 import { createLoyaltyClient, isLoyaltyRequestError } from '@loyalty/sdk';
-import { startTestServer, type TestServer } from '../support/harness';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { baseFixture, keys, t0 } from './fixture';
 
 // The SDK against the real server on port 0: what partner apps get.
-let server: TestServer;
+let server: TestApp;
 
 beforeEach(async () => {
-  server = await startTestServer({ fixture: baseFixture, startAt: t0 });
+  server = await startTestApp({ fixture: baseFixture, startAt: t0 });
 });
 afterEach(() => server.close());
 
@@ -92,7 +92,7 @@ describe('@loyalty/sdk against the server', () => {
     const loyalty = createLoyaltyClient({ baseUrl, apiKey: keys.partner, retries: 0 });
     const failure = await loyalty.startSession({ correlationId: 'm-alice', identifierType: 'EMAIL' }).catch((e: unknown) => e);
     expect(isLoyaltyRequestError(failure)).toBe(true);
-    server = await startTestServer({ fixture: baseFixture, startAt: t0 });
+    server = await startTestApp({ fixture: baseFixture, startAt: t0 });
   });
 
   it("runs the README's example from session to reservation update", async () => {

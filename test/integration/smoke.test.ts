@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { demoFixturePath } from '../../server/src/store/fixture';
-import { startTestServer, type TestServer } from '../support/harness';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 
 // scripts/smoke.mjs is what the GitHub workflow runs against the built image:
 // here it runs against the app on the demo data, and against one without it.
@@ -18,14 +18,14 @@ function smoke(baseUrl: string): Promise<{ code: number; stdout: string; stderr:
   });
 }
 
-let server: TestServer | undefined;
+let server: TestApp | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
 
 it('passes against a server with the demo data', async () => {
-  server = await startTestServer({ fixture: demo, startAt: Date.now() });
+  server = await startTestApp({ fixture: demo, startAt: Date.now() });
   const outcome = await smoke(server.baseUrl);
   expect(outcome.stderr).toBe('');
   expect(outcome.code).toBe(0);
@@ -33,7 +33,7 @@ it('passes against a server with the demo data', async () => {
 });
 
 it('fails, saying what came back, against a server without it', async () => {
-  server = await startTestServer({ fixture: { ...demo, members: [], reservations: [] }, startAt: Date.now() });
+  server = await startTestApp({ fixture: { ...demo, members: [], reservations: [] }, startAt: Date.now() });
   const outcome = await smoke(server.baseUrl);
   expect(outcome.code).toBe(1);
   expect(outcome.stderr).toMatch(/^smoke: FAILED POST \/client\/users\/m-alice\/sessions: expected HTTP 201 \(HTTP 404: .*MEMBER_NOT_FOUND/);

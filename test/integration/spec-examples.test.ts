@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { apiClient, startTestServer, type TestServer } from '../support/harness';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
+import { apiClient } from '../../server/src/test-support/api-client';
 
 /**
  * The spec's examples are answers the server gives on the demo data that
@@ -78,11 +79,11 @@ const examples = documentedExamples().filter(([key]) => key !== 'startSession 20
 const checked = examples.filter(([key]) => !key.startsWith('updateReservation 401'));
 
 describe('the spec examples are what the server answers on the demo data', () => {
-  let server: TestServer;
+  let server: TestApp;
   let api: ReturnType<typeof apiClient>;
   // A fresh server per example: each starts from the demo data.
   beforeEach(async () => {
-    server = await startTestServer({ fixture: demo, startAt: Date.parse('2026-11-24T12:00:00.000Z') });
+    server = await startTestApp({ fixture: demo, startAt: Date.parse('2026-11-24T12:00:00.000Z') });
     api = apiClient(server.baseUrl);
   });
   afterEach(() => server.close());

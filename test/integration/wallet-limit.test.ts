@@ -1,5 +1,6 @@
 import { defaultWalletLimits } from '../../server/src/domain/limits';
-import { apiClient, startTestServer, type TestServer } from '../support/harness';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
+import { apiClient } from '../../server/src/test-support/api-client';
 import { keys, t0 } from './fixture';
 
 /*
@@ -29,13 +30,13 @@ const reservation = (token: string, points: number, extra: Record<string, unknow
 const tooMany = { statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: 'Too many active reservations' };
 
 describe('a wallet at its limit of live reservations (limit 3 here)', () => {
-  let server: TestServer;
+  let server: TestApp;
   let api: ReturnType<typeof apiClient>;
   let token: string;
   const update = (reservationToken: string, body: unknown) => api.updateReservation(keys.partner, token, 'm-full', reservationToken, body);
 
   beforeEach(async () => {
-    server = await startTestServer({
+    server = await startTestApp({
       fixture: {
         clients: [client],
         members: [{ correlationId: 'm-full', pointBalance: 100000 }],
@@ -90,12 +91,12 @@ describe('a wallet at its limit of live reservations (limit 3 here)', () => {
 
 describe('the default limit', () => {
   const limit = defaultWalletLimits.maxActiveReservationsPerWallet;
-  let server: TestServer;
+  let server: TestApp;
   afterEach(() => server.close());
 
   it(`is ${limit}: a fixture fills a wallet with ${limit} live reservations, the next creation is refused`, async () => {
     expect(limit).toBe(1000);
-    server = await startTestServer({
+    server = await startTestApp({
       fixture: {
         clients: [client],
         members: [{ correlationId: 'm-full', pointBalance: 10 * limit }],

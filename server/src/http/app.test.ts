@@ -1,7 +1,7 @@
 import { StoreUnavailableError } from '../store/port';
-import { expectDocumentedBody } from './test-support/documented-response';
-import { aliceSession, aliceToken, apiKeys } from './test-support/fakes';
-import { asAlice, startTestApp, type SendInit, type TestApp } from './test-support/test-app';
+import { expectDocumentedBody } from '../test-support/documented-response';
+import { aliceSession, aliceToken, apiKeys, asAlice, startFakeApp, type FakeApp } from '../test-support/fake-services';
+import { type SendInit } from '../test-support/api-client';
 import type { OperationId } from './routes';
 
 /** One valid request per operation; tests vary one thing at a time. */
@@ -12,9 +12,9 @@ const operations: Array<[OperationId, string, string, SendInit]> = [
 ];
 const sessionOperations = operations.filter(([operationId]) => operationId !== 'startSession');
 
-let app: TestApp;
+let app: FakeApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startFakeApp();
 });
 afterAll(() => app.close());
 beforeEach(() => jest.clearAllMocks());
@@ -317,9 +317,9 @@ describe('JSON in request bodies', () => {
 });
 
 describe('rate limit per client key', () => {
-  let limited: TestApp;
+  let limited: FakeApp;
   beforeAll(async () => {
-    limited = await startTestApp({ rateLimitPerMinute: 3 });
+    limited = await startFakeApp({ rateLimitPerMinute: 3 });
   });
   afterAll(() => limited.close());
 

@@ -1,7 +1,8 @@
 import { corsAllowedHeaders, corsExposedHeaders, corsMaxAgeSeconds, specMethods } from './cors';
 import { methods } from './routes';
 import { loadApiSpec } from './spec';
-import { asAlice, startTestApp, type SendInit, type TestApp, type TestResponse } from './test-support/test-app';
+import { asAlice, startFakeApp, type FakeApp } from '../test-support/fake-services';
+import { type SendInit, type TestResponse } from '../test-support/api-client';
 
 const listed = 'http://127.0.0.1:5173';
 const alsoListed = 'https://app.example.com';
@@ -34,9 +35,9 @@ function varyOf(response: TestResponse): string[] {
 }
 
 describe('CORS_ORIGINS set', () => {
-  let app: TestApp;
+  let app: FakeApp;
   beforeAll(async () => {
-    app = await startTestApp({ corsOrigins });
+    app = await startFakeApp({ corsOrigins });
   });
   afterAll(() => app.close());
   beforeEach(() => jest.clearAllMocks());
@@ -121,9 +122,9 @@ describe('CORS_ORIGINS set', () => {
 });
 
 describe('CORS_ORIGINS set, with a rate limit', () => {
-  let app: TestApp;
+  let app: FakeApp;
   beforeAll(async () => {
-    app = await startTestApp({ corsOrigins, rateLimitPerMinute: 2 });
+    app = await startFakeApp({ corsOrigins, rateLimitPerMinute: 2 });
   });
   afterAll(() => app.close());
 
@@ -144,9 +145,9 @@ describe('CORS_ORIGINS set, with a rate limit', () => {
 });
 
 describe('CORS_ORIGINS unset', () => {
-  let app: TestApp;
+  let app: FakeApp;
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startFakeApp();
   });
   afterAll(() => app.close());
 

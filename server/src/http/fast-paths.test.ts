@@ -2,8 +2,7 @@ import { get } from 'node:http';
 import { hasFastCheck } from './request-validation';
 import { operationIds } from './routes';
 import { loadApiSpec } from './spec';
-import { aliceToken, apiKeys } from './test-support/fakes';
-import { asAlice, startTestApp, type TestApp } from './test-support/test-app';
+import { aliceToken, apiKeys, asAlice, startFakeApp, type FakeApp } from '../test-support/fake-services';
 
 /*
  * The accept-only request check (request-validation.ts) must answer exactly
@@ -13,9 +12,9 @@ import { asAlice, startTestApp, type TestApp } from './test-support/test-app';
  * here asserts its documented status, and no case may be a 500.
  */
 
-let app: TestApp;
+let app: FakeApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startFakeApp();
 });
 afterAll(() => app.close());
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { createApp } from '../app';
-import { fakeServices } from './test-support/fakes';
+import { fakeServices } from '../test-support/fake-services';
 import { createHttpServer } from './http-server';
 import { defaultSpecPath, InvalidSpecError, loadApiSpec, type LoadedSpec } from './spec';
 

@@ -5,7 +5,7 @@ import type { RuntimeDeps } from '../composition';
 import { loadConfig } from '../config';
 import { EventEmitter } from 'node:events';
 import { startServer, stopOnSignals, type RunningServer } from '../main';
-import { fakeServices } from './test-support/fakes';
+import { fakeServices } from '../test-support/fake-services';
 
 /** startServer with fake deps; the store records when it is closed. */
 async function start(env: Record<string, string> = {}) {

@@ -1,11 +1,11 @@
 import { reservationError, type ReservationErrorMessage } from '../../domain/errors';
-import { expectDocumentedBody } from '../../http/test-support/documented-response';
-import { aliceSession, reservationResult } from '../../http/test-support/fakes';
-import { asAlice, startTestApp, type SendInit, type TestApp } from '../../http/test-support/test-app';
+import { expectDocumentedBody } from '../../test-support/documented-response';
+import { aliceSession, asAlice, reservationResult, startFakeApp, type FakeApp } from '../../test-support/fake-services';
+import { type SendInit } from '../../test-support/api-client';
 
-let app: TestApp;
+let app: FakeApp;
 beforeAll(async () => {
-  app = await startTestApp({ bodyLimitBytes: 1024 });
+  app = await startFakeApp({ bodyLimitBytes: 1024 });
 });
 afterAll(() => app.close());
 beforeEach(() => jest.clearAllMocks());

@@ -1,12 +1,11 @@
 import { AppError } from '../../domain/errors';
 import { StoreUnavailableError } from '../../store/port';
-import { expectDocumentedBody } from '../../http/test-support/documented-response';
-import { aliceSession, aliceToken } from '../../http/test-support/fakes';
-import { startTestApp, type TestApp } from '../../http/test-support/test-app';
+import { expectDocumentedBody } from '../../test-support/documented-response';
+import { aliceSession, aliceToken, startFakeApp, type FakeApp } from '../../test-support/fake-services';
 
-let app: TestApp;
+let app: FakeApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startFakeApp();
 });
 afterAll(() => app.close());
 beforeEach(() => jest.clearAllMocks());

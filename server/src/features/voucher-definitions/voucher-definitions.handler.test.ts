@@ -1,11 +1,10 @@
 import { AppError, type VoucherErrorCode } from '../../domain/errors';
-import { expectDocumentedBody } from '../../http/test-support/documented-response';
-import { aliceToken, apiKeys, voucherSummary } from '../../http/test-support/fakes';
-import { asAlice, startTestApp, type TestApp } from '../../http/test-support/test-app';
+import { expectDocumentedBody } from '../../test-support/documented-response';
+import { aliceToken, apiKeys, asAlice, startFakeApp, voucherSummary, type FakeApp } from '../../test-support/fake-services';
 
-let app: TestApp;
+let app: FakeApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startFakeApp();
 });
 afterAll(() => app.close());
 beforeEach(() => jest.clearAllMocks());

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import { defaultSpecPath } from '../spec';
-import type { OperationId } from '../routes';
+import { defaultSpecPath } from '../http/spec';
+import type { OperationId } from '../http/routes';
 
 /**
  * Checks a response body against what the spec documents for this operation

@@ -1,5 +1,9 @@
-import type { ApiKeyRecord, ClientRecord, IdentifierType, SessionRecord } from '../../domain/model';
-import { isWellFormedItem } from '../../features/reservations/catalogue';
+import type { AppConfig } from '../config';
+import type { Liveness } from '../http/health';
+import type { SendInit, TestResponse } from './api-client';
+import { startTestApp, type TestApp } from './app-harness';
+import type { ApiKeyRecord, ClientRecord, IdentifierType, SessionRecord } from '../domain/model';
+import { isWellFormedItem } from '../features/reservations/catalogue';
 import type {
   AuthenticatedClient,
   ReservationContext,
@@ -8,7 +12,7 @@ import type {
   Services,
   SessionLookup,
   VoucherDefinitionSummary,
-} from '../../domain/services';
+} from '../domain/services';
 
 /** Canned data for app tests: one client, one member session. Every value matches the spec. */
 export const apiKeys = { partner: 'pk_test_partner', other: 'pk_test_other', unknown: 'pk_test_nobody' } as const;
@@ -111,5 +115,31 @@ export function fakeServices(): FakeServices {
       // The well-formed entries all name known products here: only malformed ones are invalid.
       findInvalidCatalogueItems: jest.fn(async (entries: readonly unknown[]) => entries.filter((entry) => !isWellFormedItem(entry))),
     },
+  };
+}
+
+/** As m-alice with a valid session. */
+export const asAlice: SendInit = { bearer: aliceToken };
+
+/** The app on fake services: their mocks, `/readyz`'s ping and `/healthz`'s liveness to inspect or make fail. */
+export interface FakeApp extends TestApp {
+  services: FakeServices;
+  ping: jest.Mock<Promise<void>, []>;
+  liveness: jest.Mock<ReturnType<Liveness>, []>;
+  /** Sends the partner's key unless `apiKey` says otherwise (null: none). */
+  send(method: string, path: string, init?: SendInit): Promise<TestResponse>;
+}
+
+export async function startFakeApp(config: Partial<AppConfig> = {}): Promise<FakeApp> {
+  const services = fakeServices();
+  const ping = jest.fn(async (): Promise<void> => undefined);
+  const liveness = jest.fn((): ReturnType<Liveness> => ({ live: true }));
+  const app = await startTestApp({ services, lifecycle: { ping }, liveness, config });
+  return {
+    ...app,
+    services,
+    ping,
+    liveness,
+    send: (method, path, init = {}) => app.send(method, path, { ...init, apiKey: init.apiKey === undefined ? apiKeys.partner : init.apiKey }),
   };
 }

@@ -1,0 +1,165 @@
+/**
+ * The one way tests start the app: `startTestApp` runs main's own start-up
+ * (`startServer`: the spec loaded once, createApp, the HTTP server, graceful
+ * stop) in this process, on a port of its own, every response validated
+ * against the spec. Handler tests give it fake services; the integration,
+ * reliability and contract tests give it a store (the embedded one by
+ * default) loaded from a fixture, and get the real services on it.
+ */
+import { pino } from 'pino';
+import type { RuntimeDeps } from '../composition';
+import { loadConfig, type AppConfig } from '../config';
+import type { Clock } from '../domain/clock';
+import type { WalletLimits } from '../domain/limits';
+import type { Services } from '../domain/services';
+import { createServices } from '../features';
+import type { Liveness } from '../http/health';
+import { startServer, type RunningServer } from '../main';
+import { loadFixture, parseFixture } from '../store/fixture';
+import { MemoryStore } from '../store/memory/memory-store';
+import type { Store, StoreLifecycle } from '../store/port';
+import { apiClient, send, type ApiClient, type SendInit, type TestResponse } from './api-client';
+
+export interface TestAppOptions {
+  /** Loaded into the store before the app starts. */
+  fixture?: unknown;
+  /** The store (default: a new embedded one on the app's clock). Closed by `close()`. */
+  store?: Store;
+  /** Between the services and the store: tests that watch, delay or fail its calls. `/readyz` pings it too. */
+  wrapStore?: (store: Store, clock: TestClock) => Store;
+  /** Epoch milliseconds a fixed clock starts at (it moves with `advance` only); absent: the real time, plus what `advance` added. */
+  startAt?: number;
+  /** A clock of the test's own instead (then `advance` is the test's business). */
+  clock?: Clock;
+  walletLimits?: WalletLimits;
+  /** Processes over the one store, each with its own services, as a fleet's would be (default 1). */
+  instances?: number;
+  /** Services of the test's own (fakes): no store is built or loaded. */
+  services?: Services;
+  /** What `/readyz` pings with `services` given (default: always ready). */
+  lifecycle?: Pick<StoreLifecycle, 'ping'>;
+  liveness?: Liveness;
+  /** Over the test defaults: no rate limit, the default body limit. */
+  config?: Partial<AppConfig>;
+  /** Receives every log line; absent: the lines are parsed into `logs`, up to `maxKeptLogLines`. */
+  log?: (line: string) => void;
+}
+
+export interface TestClock {
+  now: Clock;
+  /** Moves the harness's own clock (not one the test gave). */
+  advance(seconds: number): void;
+}
+
+export interface TestApp extends TestClock {
+  /** The first instance's `http://127.0.0.1:port`. */
+  baseUrl: string;
+  urls: string[];
+  running: RunningServer[];
+  /** The store under the wrappers (absent with fake services). */
+  store: Store;
+  api: ApiClient;
+  /** Every line logged, parsed (unless `log` was given). */
+  logs: Array<Record<string, unknown>>;
+  send(method: string, path: string, init?: SendInit): Promise<TestResponse>;
+  /** Waits for what answers left to do (the store's outbox), before reading the audit trail. */
+  settled(): Promise<void>;
+  /** Stops every instance (gracefully), then closes the store. */
+  close(): Promise<void>;
+}
+
+/** A test that logs more than this keeps the first lines only (a long run should pass `log`). */
+export const maxKeptLogLines = 10_000;
+
+const alwaysReady: Pick<StoreLifecycle, 'ping'> = { ping: async () => undefined };
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const clock = testClock(options);
+  const logs: Array<Record<string, unknown>> = [];
+  const write = options.log ?? ((line: string) => void (logs.length < maxKeptLogLines && logs.push(JSON.parse(line))));
+  const logger = pino({ level: 'info' }, { write });
+  const store = options.services ? null : await loadedStore(options, clock);
+  const served = store && options.wrapStore ? options.wrapStore(store, clock) : store;
+  const config: AppConfig = { ...loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' }), ...options.config };
+
+  const running: RunningServer[] = [];
+  try {
+    for (let i = 0; i < (options.instances ?? 1); i++) {
+      running.push(await startServer(config, logger, async () => instanceDeps(options, served, clock), { validateResponses: true }));
+    }
+  } catch (error) {
+    await Promise.all(running.map((r) => r.stop()));
+    await store?.close();
+    throw error;
+  }
+  const urls = running.map((r) => loopbackUrl(r.url));
+  const baseUrl = urls[0]!;
+  return {
+    ...clock,
+    baseUrl,
+    urls,
+    running,
+    store: store ?? noStore(),
+    api: apiClient(baseUrl),
+    logs,
+    send: (method, path, init) => send(baseUrl, method, path, init),
+    settled: async () => store?.drainOutbox(),
+    close: async () => {
+      await Promise.all(running.map((r) => r.stop()));
+      await store?.close();
+    },
+  };
+}
+
+function testClock(options: TestAppOptions): TestClock {
+  let offsetMs = 0;
+  const fixedStart = options.startAt;
+  const own: Clock = fixedStart === undefined ? () => new Date(Date.now() + offsetMs) : () => new Date(fixedStart + offsetMs);
+  return {
+    now: options.clock ?? own,
+    advance: (seconds) => {
+      offsetMs += seconds * 1000;
+    },
+  };
+}
+
+async function loadedStore(options: TestAppOptions, clock: TestClock): Promise<Store> {
+  const store = options.store ?? new MemoryStore({ clock: clock.now });
+  try {
+    if (options.fixture !== undefined) await loadFixture(store, parseFixture(options.fixture), clock.now(), options.walletLimits);
+    return store;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/**
+ * One instance's dependencies: its own services (as a separate process would
+ * have), the shared store pinged by `/readyz` but closed once, by the harness.
+ */
+function instanceDeps(options: TestAppOptions, store: Store | null, clock: TestClock): RuntimeDeps {
+  const pinged = store ?? options.lifecycle ?? alwaysReady;
+  const services =
+    options.services ??
+    createServices({ store: store!, clock: clock.now, ...(options.walletLimits && { walletLimits: options.walletLimits }) });
+  return {
+    services,
+    store: { ping: () => pinged.ping(), close: async () => undefined },
+    ...(options.liveness && { liveness: options.liveness }),
+  };
+}
+
+/** The server listens on every interface; tests call it on the loopback. */
+function loopbackUrl(url: string): string {
+  return url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0|\[::1\])/, 'http://127.0.0.1');
+}
+
+/** With fake services there is no store: reading one is a mistake of the test. */
+function noStore(): Store {
+  return new Proxy({} as Store, {
+    get: (_target, method) => {
+      throw new Error(`the app runs on fake services: it has no store (store.${String(method)})`);
+    },
+  });
+}
