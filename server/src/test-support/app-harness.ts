@@ -2,7 +2,7 @@
  * The one way tests start the app: `startTestApp` runs main's own start-up
  * (`startServer`: the spec loaded once, createApp, the HTTP server, graceful
  * stop) in this process, on a port of its own, every response validated
- * against the spec. Handler tests give it fake services; the integration,
+ * against the spec unless the test says otherwise. Handler tests give it fake services; the integration,
  * reliability and contract tests give it a store (the embedded one by
  * default) loaded from a fixture, and get the real services on it.
  */
@@ -41,6 +41,8 @@ export interface TestAppOptions {
   liveness?: Liveness;
   /** Over the test defaults: no rate limit, the default body limit. */
   config?: Partial<AppConfig>;
+  /** Default true. */
+  validateResponses?: boolean;
   /** Receives every log line; absent: the lines are parsed into `logs`, up to `maxKeptLogLines`. */
   log?: (line: string) => void;
 }
@@ -85,7 +87,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const running: RunningServer[] = [];
   try {
     for (let i = 0; i < (options.instances ?? 1); i++) {
-      running.push(await startServer(config, logger, async () => instanceDeps(options, served, clock), { validateResponses: true }));
+      running.push(await startServer(config, logger, async () => instanceDeps(options, served, clock), { validateResponses: options.validateResponses ?? true }));
     }
   } catch (error) {
     await Promise.all(running.map((r) => r.stop()));

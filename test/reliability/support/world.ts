@@ -1,15 +1,11 @@
-import { pino, type Logger } from 'pino';
 import type { Clock } from '../../../server/src/domain/clock';
 import type { AuditEntry, Wallet } from '../../../server/src/domain/model';
-import type { Services } from '../../../server/src/domain/services';
-import { createServices } from '../../../server/src/features';
-import { loadConfig } from '../../../server/src/config';
-import { startServer, type RunningServer } from '../../../server/src/main';
+import type { RunningServer } from '../../../server/src/main';
 import { around } from '../../../server/src/store/around';
-import { loadFixture, parseFixture } from '../../../server/src/store/fixture';
 import { MemoryStore } from '../../../server/src/store/memory/memory-store';
 import { faultInjecting, type FaultInjectingStore } from '../../../server/src/store/test-support/fault-injecting-store';
 import type { Store } from '../../../server/src/store/port';
+import { startTestApp } from '../../../server/src/test-support/app-harness';
 import { dailyCaps, reliabilityFixture, t0, walletIds } from './fixture';
 import { api, type Api } from './http';
 import { auditProblems, conservationProblems, totalsProblems, type AuditSummary } from './invariants';
@@ -17,8 +13,8 @@ import { everyCall, StoreSpy, withLatency, type LatencyControl, type LatencyOpti
 
 /**
  * A running system for the reliability tests: N instances of the real server
- * (`startServer` of main.ts: the production wiring, graceful shutdown
- * included), each with its own services, all over ONE store:
+ * (the test harness: main's own start-up, graceful shutdown included), each
+ * with its own services, all over ONE store:
  *
  *   services -> FaultInjectingStore -> StoreSpy -> LatencyStore -> base store
  *
@@ -93,51 +89,47 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       ? () => new Date(t0 + Math.round((Date.now() - startedReal) * (options.clockSpeed ?? 1)) + (fixedMs - t0))
       : () => new Date(fixedMs);
   const base = options.baseStore ?? new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
-  await loadFixture(base, parseFixture(options.fixture ?? reliabilityFixture), clock());
-
-  const latency = withLatency(base, options.latency ?? { minMs: 0, maxMs: 0 });
-  const spy = new StoreSpy(latency.store);
-  const faults = faultInjecting(spy.store);
-  // Outermost: counts what the services ask for, faults included (did a request reach a method at all?).
   const calls = new Map<string, number>();
-  const counted = around(
-    faults,
-    (method, _args, run) => {
-      calls.set(method, (calls.get(method) ?? 0) + 1);
-      return run();
-    },
-    everyCall,
-  );
+  let chain: { latency: LatencyControl; spy: StoreSpy; faults: FaultInjectingStore } | undefined;
+  const wrap = (store: Store): Store => {
+    const latency = withLatency(store, options.latency ?? { minMs: 0, maxMs: 0 });
+    const spy = new StoreSpy(latency.store);
+    const faults = faultInjecting(spy.store);
+    chain = { latency, spy, faults };
+    // Outermost: counts what the services ask for, faults included (did a request reach a method at all?).
+    return around(
+      faults,
+      (method, _args, run) => {
+        calls.set(method, (calls.get(method) ?? 0) + 1);
+        return run();
+      },
+      everyCall,
+    );
+  };
   const logs = new LogSink();
-  const logger: Logger = pino({ level: 'info' }, { write: (line: string) => logs.write(line) });
+  const app = await startTestApp({
+    store: base,
+    fixture: options.fixture ?? reliabilityFixture,
+    clock,
+    wrapStore: wrap,
+    instances: options.instances ?? 1,
+    config: {
+      rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
+      bodyLimitBytes: options.bodyLimitBytes ?? 16384,
+      shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
+    },
+    // The production wiring as it is: these tests judge the answers themselves (answers.ts).
+    validateResponses: false,
+    log: (line) => logs.write(line),
+  });
+  const { latency, spy, faults } = chain!;
 
   const initial = new Map<string, Wallet>();
   for (const id of walletIds) {
     const wallet = await base.loadWallet(id);
     if (wallet) initial.set(id, wallet);
   }
-
-  const config = loadConfig({
-    PORT: '0',
-    RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute ?? 0),
-    BODY_LIMIT_BYTES: String(options.bodyLimitBytes ?? 16384),
-    SHUTDOWN_GRACE_MS: String(options.shutdownGraceMs ?? 10_000),
-  });
-  const running: RunningServer[] = [];
-  const instances: Services[] = [];
-  for (let i = 0; i < (options.instances ?? 1); i++) {
-    // Each instance its own services, as separate processes would have.
-    const services = createServices({ store: counted, clock });
-    instances.push(services);
-    running.push(
-      await startServer(config, logger, async () => ({
-        services,
-        // The world closes the shared store, not each instance.
-        store: { ping: () => faults.ping(), close: async () => undefined },
-      })),
-    );
-  }
-  const urls = running.map((r) => r.url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0|\[::1\])/, 'http://127.0.0.1'));
+  const { running, urls } = app;
 
   // What the answers left to do: the store's outbox deliveries.
   const settled = () => base.drainOutbox();
@@ -186,10 +178,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       }
       spy.audit.splice(0);
     },
-    close: async () => {
-      await Promise.all(running.map((r) => r.stop()));
-      await base.close();
-    },
+    close: () => app.close(),
   };
 }
 
