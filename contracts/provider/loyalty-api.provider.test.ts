@@ -1,6 +1,7 @@
 /**
- * Verifies the committed pact (contracts/pacts/) against the real app:
- * `createApp` listening on port 0, responses validated against the spec,
+ * Verifies the committed pact (contracts/pacts/) against the real app,
+ * started by the test harness (main's own start-up on a free port, responses
+ * validated against the spec),
  * on the embedded store always and on MongoDB too when one is reachable
  * (MONGODB_URI, or a mongod binary; see mongo-test-server.ts).
  *
@@ -9,21 +10,17 @@
  * PACT_PUBLISH_VERIFICATION_RESULTS=true, publishes the results that
  * `can-i-deploy` reads. See the README's "Contracts" section.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Verifier, type VerifierOptions } from '@pact-foundation/pact';
 import type { RequestHandler } from 'express';
-import pino from 'pino';
-import { createApp } from '../../server/src/app';
 import { systemClock } from '../../server/src/domain/clock';
 import { createServices } from '../../server/src/features';
-import { createHttpServer } from '../../server/src/http/http-server';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { faultInjecting } from '../../server/src/store/test-support/fault-injecting-store';
+import { faultInjecting, type FaultInjectingStore } from '../../server/src/store/test-support/fault-injecting-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
+import { startTestApp } from '../../server/src/test-support/app-harness';
 import { participantBranch, participantVersion } from '../../scripts/pact-participant.mjs';
 import { committedPactDir, consumerName, pactFileName, providerName } from '../shared/contract';
 import { forwardUnparsedBody, sessionFilter } from './request-filter';
@@ -43,40 +40,32 @@ interface RunningProvider {
   close(): Promise<void>;
 }
 
-/** The app on `store`, wrapped so that states can make it fail, listening on a free port. */
+/** The app on `store`, wrapped so that states can make it fail, started by the test harness. */
 async function startProvider(store: Store): Promise<RunningProvider> {
-  const clock = systemClock;
-  const faults = faultInjecting(store);
-  const app = await createApp({
-    services: createServices({ store: faults, clock }),
-    store: faults,
-    logger: pino({ level: 'silent' }),
-    config: { rateLimitPerMinute, bodyLimitBytes: 16384, trustProxy: false },
-    validateResponses: true,
+  let faults: FaultInjectingStore | undefined;
+  const app = await startTestApp({
+    store,
+    wrapStore: (plain) => (faults = faultInjecting(plain)),
+    config: { rateLimitPerMinute },
   });
-  const server: Server = await new Promise((resolve) => {
-    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
   const context: StateContext = {
     store,
-    faults,
-    now: clock,
-    baseUrl,
+    faults: faults!,
+    now: app.now,
+    baseUrl: app.baseUrl,
     rateLimitPerMinute,
     sessionIdentifierType: 'CARD_NUMBER',
     failures: [],
   };
   // Sessions for the request filter come from the store without faults:
   // "the store is unavailable" must fail the request, not its set-up.
-  const filterServices = createServices({ store, clock });
+  const filterServices = createServices({ store, clock: app.now });
   const filter = sessionFilter({ services: filterServices, identifierType: () => context.sessionIdentifierType, failures: context.failures });
 
   return {
     context,
     options: {
-      providerBaseUrl: baseUrl,
+      providerBaseUrl: app.baseUrl,
       // Pact types the handlers too narrowly to take setup/teardown objects.
       stateHandlers: stateHandlers(context) as VerifierOptions['stateHandlers'],
       // The proxy mounts this with app.use, which takes a list: the error
@@ -85,10 +74,7 @@ async function startProvider(store: Store): Promise<RunningProvider> {
       beforeEach: () => resetState(context),
       afterEach: async () => context.faults.inject(null),
     },
-    close: async () => {
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-      await store.close();
-    },
+    close: () => app.close(),
   };
 }
 
