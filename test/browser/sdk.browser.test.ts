@@ -1,11 +1,9 @@
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { pino } from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import { buildDeps, type BuildDeps } from '../../server/src/composition';
-import { loadConfig } from '../../server/src/config';
 import { inProcessCounter } from '../../server/src/http/rate-limit';
-import { startServer, type RunningServer } from '../../server/src/main';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { launchChromium } from './support/chromium';
 import { bundleForBrowser, serveScript, type StaticSite } from './support/static-site';
 
@@ -26,14 +24,10 @@ type Sdk = typeof import('@loyalty/sdk');
 
 let browser: Browser;
 let site: StaticSite;
-let api: RunningServer;
-let limitedApi: RunningServer;
+let api: TestApp;
+let limitedApi: TestApp;
 let page: Page;
 let bundleInputs: string[];
-
-function localUrl(running: RunningServer): string {
-  return `http://127.0.0.1:${new URL(running.url).port}`;
-}
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -51,10 +45,10 @@ beforeAll(async () => {
   bundleInputs = bundle.inputs;
   site = await serveScript(bundle.code);
   const env = { PORT: '0', CORS_ORIGINS: site.origin, LOG_LEVEL: 'silent', METRICS: 'off' };
-  api = await startServer(loadConfig(env), pino({ level: 'silent' }));
+  api = await startTestApp({ env });
   // The real app and rate limiter, with a window of seconds instead of a minute.
   const shortWindow: BuildDeps = async (config, logger) => ({ ...(await buildDeps(config, logger)), requestCounter: inProcessCounter(shortWindowMs) });
-  limitedApi = await startServer(loadConfig({ ...env, RATE_LIMIT_PER_MINUTE: '2' }), pino({ level: 'silent' }), shortWindow);
+  limitedApi = await startTestApp({ env: { ...env, RATE_LIMIT_PER_MINUTE: '2' }, build: shortWindow });
   page = await browser.newPage();
   await page.goto(`${site.origin}/`);
   await page.waitForFunction(() => 'loyaltySdk' in globalThis);
@@ -62,7 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([api?.stop(), limitedApi?.stop(), site?.close()]);
+  await Promise.all([api?.close(), limitedApi?.close(), site?.close()]);
 });
 
 it('runs the committed build of the SDK, not its sources', () => {
@@ -89,7 +83,7 @@ it('Start Session, Operation A and Operation B succeed, and each request id is r
         rateLimit: vouchers.response.headers.get('RateLimit'),
       };
     },
-    { baseUrl: localUrl(api), key: apiKey },
+    { baseUrl: api.baseUrl, key: apiKey },
   );
   expect(outcome).not.toHaveProperty('failed');
   expect(outcome.session).toEqual({ sent: 'browser-test-session', answered: 'browser-test-session', status: 201 });
@@ -123,7 +117,7 @@ it('a documented error: the page reads the error body, its status and its reques
       });
       return [seen(raised), seen(unknownMember), seen(badKey)];
     },
-    { baseUrl: localUrl(api), key: apiKey },
+    { baseUrl: api.baseUrl, key: apiKey },
   );
   expect(outcome.map(({ status, error }) => [status, error])).toEqual([
     [400, { statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: 'New reservation amount cannot be greater than existing reservation amount' }],
@@ -167,7 +161,7 @@ it('a page on an origin CORS_ORIGINS does not list: the browser refuses, and the
           return { rejected: true, origin: location.origin, reason: isLoyaltyRequestError(error) ? error.reason : String(error) };
         }
       },
-      { baseUrl: localUrl(api), key: apiKey },
+      { baseUrl: api.baseUrl, key: apiKey },
     );
     expect(outcome).toEqual({ rejected: true, origin: `http://localhost:${site.port}`, reason: 'network' });
   } finally {
@@ -200,7 +194,7 @@ it('a 429: the SDK reads Retry-After across origins, waits that long, and the re
         attempts,
       };
     },
-    { baseUrl: localUrl(limitedApi), key: apiKey },
+    { baseUrl: limitedApi.baseUrl, key: apiKey },
   );
   expect(outcome.refused).toMatchObject({ status: 429, error: { errorCode: 'TOO_MANY_REQUESTS' }, retryAfter: expect.stringMatching(/^[1-3]$/), policy: expect.stringContaining('"2-in-1min"') });
   expect(outcome.retried).toEqual({ status: 200, count: expect.any(Number) });

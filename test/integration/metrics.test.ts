@@ -1,21 +1,21 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
-import { loadConfig } from '../../server/src/config';
-import { startServer, type RunningServer } from '../../server/src/main';
+import type { RunningServer } from '../../server/src/main';
 import { demoFixturePath } from '../../server/src/store/fixture';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { startTestApp } from '../../server/src/test-support/app-harness';
 
 /*
- * `/metrics` of the real process wiring (`startServer` with its own
- * buildDeps: the embedded store with the demo data), after some traffic.
+ * `/metrics` of the real process wiring (main's own buildDeps: the embedded
+ * store with the demo data), after some traffic.
  */
 
 const key = 'pk_test_partner_app_0001';
 
+/** main's own wiring from `env`: a limit of 20 a minute, metrics on unless `env` says otherwise. */
 async function start(env: Record<string, string> = {}): Promise<RunningServer & { base: string }> {
-  const running = await startServer(loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: '20', ...env }), pino({ level: 'silent' }));
-  return { ...running, base: local(running.url) };
+  const app = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '20', LOG_LEVEL: 'silent', ...env } });
+  return { ...app.running[0]!, base: app.baseUrl, stop: () => app.close() };
 }
 
 const local = (url: string) => url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0)/, 'http://127.0.0.1');

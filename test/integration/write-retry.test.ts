@@ -1,15 +1,13 @@
-import type { AddressInfo } from 'node:net';
 import { MongoClient, MongoNetworkError, type Collection, type Db } from 'mongodb';
 import { pino } from 'pino';
-import { createApp } from '../../server/src/app';
 import { depsOf } from '../../server/src/composition';
 import { defaultWalletLimits } from '../../server/src/domain/limits';
-import { createHttpServer } from '../../server/src/http/http-server';
 import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/store/fixture';
 import { storeDb } from '../../server/src/store/mongo/concerns';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { startTestApp } from '../../server/src/test-support/app-harness';
 
 /*
  * Operation B is safe to retry across an election. What a client sees when
@@ -78,14 +76,12 @@ if (source.kind === 'none') {
       store = MongoStore.over(fixedConnection(client, losing.db));
       await store.ensureIndexes();
       await loadFixture(store, await readFixtureFile(demoFixturePath), new Date());
-      const logger = pino({ level: 'silent' });
-      const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute: 0 }, logger);
-      const app = await createApp({ ...deps, logger, config: { rateLimitPerMinute: 0, bodyLimitBytes: 16384, trustProxy: false } });
-      const server = createHttpServer(app).listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      // The production services on this store (depsOf: main's wiring on MongoDB), started by the test harness.
+      const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute: 0 }, pino({ level: 'silent' }));
+      const app = await startTestApp({ services: deps.services, lifecycle: store });
+      base = app.baseUrl;
       close = async () => {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await app.close();
         await store.close();
         await client.close();
         await dropTestDatabase(source.uri, dbName);

@@ -1,11 +1,9 @@
-import { pino } from 'pino';
 import { runAdmin } from '../../server/src/admin/cli';
-import { loadConfig } from '../../server/src/config';
 import { systemClock } from '../../server/src/domain/clock';
-import { startServer, type RunningServer } from '../../server/src/main';
 import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/store/fixture';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 
 /*
  * Partner keys changed on a running fleet: two server processes' worth of
@@ -29,7 +27,7 @@ if (source.kind === 'none') {
   describe('partner keys on a fleet of two processes', () => {
     const dbName = uniqueDbName('fleetkeys');
     const env = { MONGODB_URI: source.uri, MONGODB_DB: dbName };
-    const running: RunningServer[] = [];
+    let fleet: TestApp | undefined;
     let urls: string[];
 
     const connect = () => MongoStore.connect({ uri: source.uri, dbName, serverSelectionTimeoutMS: 10_000 });
@@ -60,13 +58,12 @@ if (source.kind === 'none') {
       await loadFixture(seeding, await readFixtureFile(demoFixturePath), systemClock());
       await seeding.close();
       // main's own wiring (buildDeps), with the keys and sessions each process keeps for up to 2 s.
-      const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent', METRICS: 'off', MONGODB_URI: source.uri, MONGODB_DB: dbName });
-      for (let i = 0; i < 2; i++) running.push(await startServer(config, pino({ level: 'silent' })));
-      urls = running.map((r) => r.url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0)/, 'http://127.0.0.1'));
+      fleet = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent', METRICS: 'off', MONGODB_URI: source.uri, MONGODB_DB: dbName }, instances: 2 });
+      urls = fleet.urls;
     }, 60_000);
 
     afterAll(async () => {
-      await Promise.all(running.map((r) => r.stop()));
+      await fleet?.close();
       await dropTestDatabase(source.uri, dbName);
     }, 60_000);
 

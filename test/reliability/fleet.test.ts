@@ -1,14 +1,12 @@
-import { pino } from 'pino';
-import { loadConfig } from '../../server/src/config';
 import { systemClock } from '../../server/src/domain/clock';
 import type { AuditEntry, Wallet } from '../../server/src/domain/model';
 import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
-import { startServer, type RunningServer } from '../../server/src/main';
 import { loadFixture, parseFixture } from '../../server/src/store/fixture';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { blockBounds } from '../../server/src/store/mongo/quota-sizing';
 import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { clientIds, dailyCaps, keys, reliabilityFixture, walletIds } from './support/fixture';
 import { api, type Api } from './support/http';
 import { auditProblems, conservationProblems, reservationKey, totalsProblems } from './support/invariants';
@@ -33,7 +31,7 @@ if (source.kind === 'none') {
 } else {
   describe('a fleet of two processes on one MongoDB', () => {
     const dbName = uniqueDbName('fleet');
-    const running: RunningServer[] = [];
+    let fleet: TestApp | undefined;
     let apis: Api[];
     let initial: Map<string, Wallet>;
 
@@ -46,13 +44,12 @@ if (source.kind === 'none') {
       await seeding.close();
 
       // main's own wiring (buildDeps): its caches, its rate limit, its outbox sweep.
-      const config = loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: String(limit), LOG_LEVEL: 'silent', METRICS: 'off', MONGODB_URI: source.uri, MONGODB_DB: dbName });
-      for (let i = 0; i < 2; i++) running.push(await startServer(config, pino({ level: 'silent' })));
-      apis = running.map((r) => api(r.url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0)/, 'http://127.0.0.1')));
+      fleet = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: String(limit), LOG_LEVEL: 'silent', METRICS: 'off', MONGODB_URI: source.uri, MONGODB_DB: dbName }, instances: 2 });
+      apis = fleet.urls.map((url) => api(url));
     }, 60_000);
 
     afterAll(async () => {
-      await Promise.all(running.map((r) => r.stop()));
+      await fleet?.close();
       await dropTestDatabase(source.uri, dbName);
     }, 60_000);
 

@@ -2,12 +2,15 @@
  * The one way tests start the app: `startTestApp` runs main's own start-up
  * (`startServer`: the spec loaded once, createApp, the HTTP server, graceful
  * stop) in this process, on a port of its own, every response validated
- * against the spec unless the test says otherwise. Handler tests give it fake services; the integration,
- * reliability and contract tests give it a store (the embedded one by
- * default) loaded from a fixture, and get the real services on it.
+ * against the spec unless the test says otherwise. What it runs on:
+ * - fake services (handler tests);
+ * - a store (the embedded one by default) loaded from a fixture, with the
+ *   real services on it (integration, reliability and contract tests);
+ * - main's own dependencies from an environment (`env`: metrics, fleets of
+ *   processes on one MongoDB, the browser's CORS).
  */
 import { pino } from 'pino';
-import type { RuntimeDeps } from '../composition';
+import { buildDeps, type BuildDeps, type RuntimeDeps } from '../composition';
 import { loadConfig, type AppConfig } from '../config';
 import type { Clock } from '../domain/clock';
 import type { WalletLimits } from '../domain/limits';
@@ -34,7 +37,14 @@ export interface TestAppOptions {
   walletLimits?: WalletLimits;
   /** Processes over the one store, each with its own services, as a fleet's would be (default 1). */
   instances?: number;
-  /** Services of the test's own (fakes): no store is built or loaded. */
+  /**
+   * main's own wiring instead: each instance builds its dependencies from
+   * this environment with `build` (default `buildDeps`: the store it names,
+   * its caches, metrics and rate limit), as `npm start` would.
+   */
+  env?: Record<string, string>;
+  build?: BuildDeps;
+  /** Services of the test's own (fakes, or the production ones on a store the test owns): no store is built, loaded or closed. */
   services?: Services;
   /** What `/readyz` pings with `services` given (default: always ready). */
   lifecycle?: Pick<StoreLifecycle, 'ping'>;
@@ -58,7 +68,7 @@ export interface TestApp extends TestClock {
   baseUrl: string;
   urls: string[];
   running: RunningServer[];
-  /** The store under the wrappers (absent with fake services). */
+  /** The store under the wrappers (none with `services` or `env`: each instance has its own). */
   store: Store;
   api: ApiClient;
   /** Every line logged, parsed (unless `log` was given). */
@@ -80,14 +90,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logs: Array<Record<string, unknown>> = [];
   const write = options.log ?? ((line: string) => void (logs.length < maxKeptLogLines && logs.push(JSON.parse(line))));
   const logger = pino({ level: 'info' }, { write });
-  const store = options.services ? null : await loadedStore(options, clock);
+  const store = options.services || options.env ? null : await loadedStore(options, clock);
   const served = store && options.wrapStore ? options.wrapStore(store, clock) : store;
-  const config: AppConfig = { ...loadConfig({ PORT: '0', RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' }), ...options.config };
+  const env = options.env ?? { RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' };
+  const config: AppConfig = { ...loadConfig({ PORT: '0', ...env }), ...options.config };
+  const build: BuildDeps = options.env ? (options.build ?? buildDeps) : async () => instanceDeps(options, served, clock);
 
   const running: RunningServer[] = [];
   try {
     for (let i = 0; i < (options.instances ?? 1); i++) {
-      running.push(await startServer(config, logger, async () => instanceDeps(options, served, clock), { validateResponses: options.validateResponses ?? true }));
+      running.push(await startServer(config, logger, build, { validateResponses: options.validateResponses ?? true }));
     }
   } catch (error) {
     await Promise.all(running.map((r) => r.stop()));
