@@ -18,6 +18,8 @@ import { logDestination } from './log-destination';
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
   url: string;
+  /** The API's listener (tests watch the requests it takes). */
+  server: Server;
   /** Where `/metrics` is served when it has a port of its own (METRICS_PORT). */
   metricsUrl?: string;
   /** Stops gracefully (see `prepareGracefulClose`), then closes the store. Safe to call twice. */
@@ -84,7 +86,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
     if (tracing) await tracing.shutdown();
     logger.info('Stopped');
   };
-  return { url, ...(metricsListener && { metricsUrl: urlOf(metricsListener) }), stop: () => (stopping ??= stop()) };
+  return { url, server, ...(metricsListener && { metricsUrl: urlOf(metricsListener) }), stop: () => (stopping ??= stop()) };
 }
 
 function listen(server: Server, port: number): Promise<Server> {
@@ -122,7 +124,7 @@ const repeatedSignalMs = 1000;
  * waiting for requests in flight.
  */
 export function stopOnSignals(
-  running: RunningServer,
+  running: Pick<RunningServer, 'stop'>,
   logger: Logger,
   processLike: Pick<NodeJS.Process, 'on' | 'exit'> = process,
   now: () => number = Date.now,

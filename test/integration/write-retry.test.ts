@@ -78,11 +78,10 @@ if (source.kind === 'none') {
       await loadFixture(store, await readFixtureFile(demoFixturePath), new Date());
       // The production services on this store (depsOf: main's wiring on MongoDB), started by the test harness.
       const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute: 0 }, pino({ level: 'silent' }));
-      const app = await startTestApp({ services: deps.services, lifecycle: store });
+      const app = await startTestApp({ deps });
       base = app.baseUrl;
       close = async () => {
         await app.close();
-        await store.close();
         await client.close();
         await dropTestDatabase(source.uri, dbName);
       };

@@ -1,13 +1,9 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import type { Db, MongoClient } from 'mongodb';
-import { pino } from 'pino';
-import { createApp } from '../../server/src/app';
 import { createServices } from '../../server/src/features';
-import { createHttpServer } from '../../server/src/http/http-server';
 import { MongoConnection, type ConnectionEnvironment } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { rawSocketErrors } from '../../server/src/store/mongo/test-support/raw-errors';
+import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 
 /*
  * During an outage the MongoDB driver lets some of Node's own socket errors
@@ -49,25 +45,16 @@ const environment: ConnectionEnvironment = {
     }) as unknown as MongoClient,
 };
 
-let server: Server;
+let app: TestApp;
 let baseUrl: string;
 
 beforeAll(async () => {
   const connection = await MongoConnection.open({ uri: 'mongodb://db:27017', dbName: 'loyalty', watchdogIntervalMs: 0 }, {}, environment);
   const store = MongoStore.over(connection);
-  const app = await createApp({
-    services: createServices({ store, clock: () => new Date() }),
-    store,
-    logger: pino({ level: 'silent' }),
-    config: { rateLimitPerMinute: 0, bodyLimitBytes: 16384, trustProxy: false },
-    validateResponses: true,
-  });
-  server = await new Promise((resolve) => {
-    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await startTestApp({ deps: { services: createServices({ store, clock: () => new Date() }), store } });
+  baseUrl = app.baseUrl;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => app.close());
 
 const member = { 'x-api-key': 'pk_test_partner_app_0001', authorization: 'Bearer st_0123456789abcdefghijklmnopqrstuv' };
 const operations: Array<[string, string, string, RequestInit]> = [

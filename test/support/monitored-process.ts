@@ -1,14 +1,12 @@
-import type { AddressInfo } from 'node:net';
-import type { Server, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { pino } from 'pino';
-import { createApp } from '../../server/src/app';
 import { depsOf } from '../../server/src/composition';
 import { defaultWalletLimits } from '../../server/src/domain/limits';
-import { createHttpServer } from '../../server/src/http/http-server';
 import { storeDb } from '../../server/src/store/mongo/concerns';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { startTestApp } from '../../server/src/test-support/app-harness';
 
 /*
  * A server process as main builds it (`depsOf`: caches, rate limit, outbox
@@ -31,10 +29,8 @@ export async function startMonitoredProcess(uri: string, dbName: string, rateLim
   const store = MongoStore.over(fixedConnection(client, storeDb(client, dbName)));
   const logger = pino({ level: 'silent' });
   const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute }, logger);
-  const app = await createApp({ ...deps, logger, config: { rateLimitPerMinute, bodyLimitBytes: 16384, trustProxy: false } });
-  const server: Server = await new Promise((resolve) => {
-    const listening = createHttpServer(app).listen(0, '127.0.0.1', () => resolve(listening));
-  });
+  const app = await startTestApp({ deps, config: { rateLimitPerMinute }, validateResponses: false });
+  const server = app.running[0]!.server;
   const sent: MonitoredProcess['sent'] = [];
   let answered = true;
   server.on('request', (_req, res: ServerResponse) => {
@@ -50,12 +46,11 @@ export async function startMonitoredProcess(uri: string, dbName: string, rateLim
     sent.push({ name, afterAnswer: answered, writeConcern: event.command.writeConcern as Document | undefined, event });
   });
   return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    base: app.baseUrl,
     sent,
     store,
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.close();
+      await app.close();
       await client.close();
     },
   };

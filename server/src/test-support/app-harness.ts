@@ -14,13 +14,11 @@ import { buildDeps, type BuildDeps, type RuntimeDeps } from '../composition';
 import { loadConfig, type AppConfig } from '../config';
 import type { Clock } from '../domain/clock';
 import type { WalletLimits } from '../domain/limits';
-import type { Services } from '../domain/services';
 import { createServices } from '../features';
-import type { Liveness } from '../http/health';
 import { startServer, type RunningServer } from '../main';
 import { loadFixture, parseFixture } from '../store/fixture';
 import { MemoryStore } from '../store/memory/memory-store';
-import type { Store, StoreLifecycle } from '../store/port';
+import type { Store } from '../store/port';
 import { apiClient, send, type ApiClient, type SendInit, type TestResponse } from './api-client';
 
 export interface TestAppOptions {
@@ -44,11 +42,11 @@ export interface TestAppOptions {
    */
   env?: Record<string, string>;
   build?: BuildDeps;
-  /** Services of the test's own (fakes, or the production ones on a store the test owns): no store is built, loaded or closed. */
-  services?: Services;
-  /** What `/readyz` pings with `services` given (default: always ready). */
-  lifecycle?: Pick<StoreLifecycle, 'ping'>;
-  liveness?: Liveness;
+  /**
+   * Dependencies of the test's own (fake services, or main's on a store the
+   * test built): no store is built or loaded; stopping closes `deps.store`.
+   */
+  deps?: RuntimeDeps;
   /** Over the test defaults: no rate limit, the default body limit. */
   config?: Partial<AppConfig>;
   /** Default true. */
@@ -68,7 +66,7 @@ export interface TestApp extends TestClock {
   baseUrl: string;
   urls: string[];
   running: RunningServer[];
-  /** The store under the wrappers (none with `services` or `env`: each instance has its own). */
+  /** The store under the wrappers (none with `deps` or `env`). */
   store: Store;
   api: ApiClient;
   /** Every line logged, parsed (unless `log` was given). */
@@ -83,18 +81,16 @@ export interface TestApp extends TestClock {
 /** A test that logs more than this keeps the first lines only (a long run should pass `log`). */
 export const maxKeptLogLines = 10_000;
 
-const alwaysReady: Pick<StoreLifecycle, 'ping'> = { ping: async () => undefined };
-
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const clock = testClock(options);
   const logs: Array<Record<string, unknown>> = [];
   const write = options.log ?? ((line: string) => void (logs.length < maxKeptLogLines && logs.push(JSON.parse(line))));
   const logger = pino({ level: 'info' }, { write });
-  const store = options.services || options.env ? null : await loadedStore(options, clock);
+  const store = options.deps || options.env ? null : await loadedStore(options, clock);
   const served = store && options.wrapStore ? options.wrapStore(store, clock) : store;
   const env = options.env ?? { RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' };
   const config: AppConfig = { ...loadConfig({ PORT: '0', ...env }), ...options.config };
-  const build: BuildDeps = options.env ? (options.build ?? buildDeps) : async () => instanceDeps(options, served, clock);
+  const build: BuildDeps = options.env ? (options.build ?? buildDeps) : async () => options.deps ?? instanceDeps(options, served!, clock);
 
   const running: RunningServer[] = [];
   try {
@@ -152,15 +148,10 @@ async function loadedStore(options: TestAppOptions, clock: TestClock): Promise<S
  * One instance's dependencies: its own services (as a separate process would
  * have), the shared store pinged by `/readyz` but closed once, by the harness.
  */
-function instanceDeps(options: TestAppOptions, store: Store | null, clock: TestClock): RuntimeDeps {
-  const pinged = store ?? options.lifecycle ?? alwaysReady;
-  const services =
-    options.services ??
-    createServices({ store: store!, clock: clock.now, ...(options.walletLimits && { walletLimits: options.walletLimits }) });
+function instanceDeps(options: TestAppOptions, store: Store, clock: TestClock): RuntimeDeps {
   return {
-    services,
-    store: { ping: () => pinged.ping(), close: async () => undefined },
-    ...(options.liveness && { liveness: options.liveness }),
+    services: createServices({ store, clock: clock.now, ...(options.walletLimits && { walletLimits: options.walletLimits }) }),
+    store: { ping: () => store.ping(), close: async () => undefined },
   };
 }
 
@@ -169,7 +160,7 @@ function loopbackUrl(url: string): string {
   return url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0|\[::1\])/, 'http://127.0.0.1');
 }
 
-/** With fake services there is no store: reading one is a mistake of the test. */
+/** With the test's own `deps` or main's there is no store here: reading one is a mistake of the test. */
 function noStore(): Store {
   return new Proxy({} as Store, {
     get: (_target, method) => {

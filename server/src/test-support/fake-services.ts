@@ -134,7 +134,7 @@ export async function startFakeApp(config: Partial<AppConfig> = {}): Promise<Fak
   const services = fakeServices();
   const ping = jest.fn(async (): Promise<void> => undefined);
   const liveness = jest.fn((): ReturnType<Liveness> => ({ live: true }));
-  const app = await startTestApp({ services, lifecycle: { ping }, liveness, config });
+  const app = await startTestApp({ deps: { services, store: { ping, close: async () => undefined }, liveness }, config });
   return {
     ...app,
     services,
