@@ -44,7 +44,8 @@ export interface TestAppOptions {
   build?: BuildDeps;
   /**
    * Dependencies of the test's own (fake services, or main's on a store the
-   * test built): no store is built or loaded; stopping closes `deps.store`.
+   * test built), for one instance: no store is built or loaded; stopping
+   * closes `deps.store`.
    */
   deps?: RuntimeDeps;
   /** Over the test defaults: no rate limit, the default body limit. */
@@ -83,13 +84,13 @@ export const maxKeptLogLines = 10_000;
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const clock = testClock(options);
-  const logs: Array<Record<string, unknown>> = [];
-  const write = options.log ?? ((line: string) => void (logs.length < maxKeptLogLines && logs.push(JSON.parse(line))));
-  const logger = pino({ level: 'info' }, { write });
-  const store = options.deps || options.env ? null : await loadedStore(options, clock);
-  const served = store && options.wrapStore ? options.wrapStore(store, clock) : store;
   const env = options.env ?? { RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' };
   const config: AppConfig = { ...loadConfig({ PORT: '0', ...env }), ...options.config };
+  const logs: Array<Record<string, unknown>> = [];
+  const write = options.log ?? ((line: string) => void (logs.length < maxKeptLogLines && logs.push(JSON.parse(line))));
+  const logger = pino({ level: options.env ? config.logLevel : 'info' }, { write });
+  const store = options.deps || options.env ? null : await loadedStore(options, clock);
+  const served = store && options.wrapStore ? options.wrapStore(store, clock) : store;
   const build: BuildDeps = options.env ? (options.build ?? buildDeps) : async () => options.deps ?? instanceDeps(options, served!, clock);
 
   const running: RunningServer[] = [];
