@@ -23,12 +23,12 @@ import { apiPrefix, checkRoutesAgainst, methods, operationOf, routes, tagOperati
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
 import { loadApiSpec, type LoadedSpec } from './http/spec';
-import type { RequestCounter, Store } from './store/port';
+import type { RequestCounter, StoreLifecycle } from './store/port';
 
 export interface AppDeps {
   services: Services;
   /** Only `/readyz` touches the store directly. */
-  store: Pick<Store, 'ping'>;
+  store: Pick<StoreLifecycle, 'ping'>;
   /** What `/healthz` reports (see health.ts); always live when absent. */
   liveness?: Liveness;
   /** Counts requests for the rate limit; in this process when absent (see rate-limit.ts). */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AppError, serviceUnavailable } from '../domain/errors';
-import type { Store } from '../store/port';
+import type { StoreLifecycle } from '../store/port';
 
 /** How long /readyz waits for the store before it calls it unavailable. */
 const readinessTimeoutMs = 1000;
@@ -12,7 +12,7 @@ const readinessTimeoutMs = 1000;
  * routing to an instance whose store is down, and route to it again once it
  * answers).
  */
-export function healthRoutes(store: Pick<Store, 'ping'>, liveness: Liveness = alwaysLive): Router {
+export function healthRoutes(store: Pick<StoreLifecycle, 'ping'>, liveness: Liveness = alwaysLive): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.set('Cache-Control', 'no-store');
