@@ -1,6 +1,8 @@
 /**
  * Record builders for every test, the pact provider and the bench: each
- * gives a typical record, `overrides` change any field. Two families:
+ * gives a typical record, `overrides` change any field. The overrides are
+ * copied, so that one preset may serve many records and a test that changes
+ * a record changes no other. Two families:
  *
  * - `fixture...`: entries of a fixture file (store/fixture-schema.ts), the
  *   JSON `parseFixture` takes; as small as the schema allows, so that the
@@ -47,6 +49,8 @@ function contributionsOf(contributions: Contributions): Contribution[] {
     : Object.entries(contributions).map(([correlationId, points]) => ({ correlationId, points }));
 }
 
+const copied = <T>(overrides: T): T => structuredClone(overrides);
+
 const sumOf = (contributions: readonly Contribution[]): number => contributions.reduce((sum, c) => sum + c.points, 0);
 
 // ---------------------------------------------------------------------------
@@ -54,12 +58,12 @@ const sumOf = (contributions: readonly Contribution[]): number => contributions.
 
 /** A client with one API key, enabled for LCL; the schema's defaults for the rest. */
 export function fixtureClient(clientId: string, apiKey: string, overrides: Partial<FixtureClient> = {}): FixtureClient {
-  return { clientId, apiKey, enabledBusinessUnits: ['LCL'], ...overrides };
+  return { clientId, apiKey, enabledBusinessUnits: ['LCL'], ...copied(overrides) };
 }
 
 /** A member of no household; the schema's defaults for the rest (eligible, no privileges). */
 export function fixtureMember(correlationId: string, pointBalance: number, overrides: Partial<FixtureMember> = {}): FixtureMember {
-  return { correlationId, pointBalance, ...overrides };
+  return { correlationId, pointBalance, ...copied(overrides) };
 }
 
 /**
@@ -80,7 +84,7 @@ export function fixtureReservation(
     identifierType: 'CARD_NUMBER',
     reservationAmount: sumOf(funded),
     contributions: funded,
-    ...overrides,
+    ...copied(overrides),
   };
 }
 
@@ -104,7 +108,7 @@ export function fixtureRedemption(redemptionId: string, redeemerId: string, over
 
 /** A client enabled for LCL, its default unit; the fixture schema's defaults for the rest. */
 export function clientRecord(clientId: string, overrides: Partial<ClientRecord> = {}): ClientRecord {
-  return { ...clientDefaults, clientId, enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL', ...overrides };
+  return { ...clientDefaults, clientId, enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL', ...copied(overrides) };
 }
 
 /** A live key whose secret is `secret-of-<keyId>` (only its digest is kept). */
@@ -116,7 +120,7 @@ export function apiKeyRecord(keyId: string, clientId: string, overrides: Partial
     createdAt: new Date('2030-01-01T00:00:00.000Z'),
     expiresAt: null,
     revokedAt: null,
-    ...overrides,
+    ...copied(overrides),
   };
 }
 
@@ -129,7 +133,7 @@ export function memberRecord(correlationId: string, overrides: Partial<MemberRec
     householdId,
     eligibleForRedemption: true,
     privileges: ['REDEEM'],
-    ...overrides,
+    ...copied(overrides),
   };
 }
 
@@ -143,7 +147,7 @@ export function sessionRecord(tokenHash: string, overrides: Partial<SessionRecor
     correlationId: 'm-alice',
     identifierType: 'EMAIL',
     expiresAt: new Date(Date.now() + 3_600_000),
-    ...overrides,
+    ...copied(overrides),
   };
 }
 
@@ -159,7 +163,7 @@ export function definitionRecord(voucherDefinitionId: string, overrides: Partial
     adminId: `ADM-${voucherDefinitionId}`,
     businessUnit: 'LCL',
     status: 'PUBLISHED',
-    ...(usageChannels === undefined ? {} : { usageChannels }),
+    ...(usageChannels === undefined ? {} : { usageChannels: [...usageChannels] }),
     definitionName: `Definition ${voucherDefinitionId}`,
     rewardType: 'DOLLAR_OFF',
     rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART' },
@@ -171,7 +175,7 @@ export function definitionRecord(voucherDefinitionId: string, overrides: Partial
     version: 2,
     basedOn: null,
     features: ['STACKABLE'],
-    ...rest,
+    ...copied(rest),
   };
 }
 
@@ -184,12 +188,12 @@ export function catalogueItemRecord(productCode: string, overrides: Partial<Cata
     redemptionType: 'TENDER',
     pointsAmount: 2000,
     messages: { 'en-CA': { promptText: 'Redeem?', receiptTextLong: 'Redeemed with points', receiptTextShort: 'Redeemed' } },
-    ...overrides,
+    ...copied(overrides),
   };
 }
 
 export function redemptionRecord(redemptionId: string, redeemerId: string, overrides: Partial<RedemptionRecord> = {}): RedemptionRecord {
-  return { redemptionId, redeemerId, redemptionName: 'In-store coffee', ...overrides };
+  return { redemptionId, redeemerId, redemptionName: 'In-store coffee', ...copied(overrides) };
 }
 
 /**
@@ -213,7 +217,7 @@ export function reservationRecord(
     expiresAt: new Date('2030-01-01T00:15:00.000Z'),
     createdAt: new Date('2030-01-01T00:00:00.000Z'),
     excludedFromCap: false,
-    ...overrides,
+    ...copied(overrides),
   };
 }
 
@@ -224,7 +228,7 @@ export function wallet(walletId: string, balances: Record<string, number>, reser
     version: 0,
     balances: Object.entries(balances).map(([correlationId, pointBalance]) => ({ correlationId, pointBalance })),
     reservations,
-    ...overrides,
+    ...copied(overrides),
   };
 }
 
@@ -253,6 +257,6 @@ export function auditEntry(reservationToken: string, at: string, amount: number,
     before: { reservationAmount: amount + 1, contributions: [{ correlationId, points: amount + 1 }], expiresAt },
     after: { reservationAmount: amount, contributions: [{ correlationId, points: amount }], expiresAt },
     shares: [{ correlationId, points: 1 }],
-    ...overrides,
+    ...copied(overrides),
   };
 }
