@@ -10,9 +10,9 @@
  * - `...Record`, `wallet`, `auditEntry`: domain records (domain/model.ts), as
  *   the store keeps them and the Store port takes them.
  *
- * The bench compiles this file too: it imports nothing but what has no
- * imports of its own (the domain model, the secrets' hash, the fixture
- * schema), never the server's libraries.
+ * The bench compiles this file too, so it stays light: at run time it loads
+ * the domain model, the secrets' hash (node:crypto) and the fixture schema,
+ * none of which loads a library, and never the rest of the server.
  */
 import {
   auditEntryId,
