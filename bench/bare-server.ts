@@ -4,7 +4,7 @@
  * from it), precomputed, doing no work per request: no auth, no validation,
  * no logging, no body parsing. Runs in its own process, like the server.
  *
- *   node bench/dist/bare-server.js <responses.json>
+ *   node bench/dist/bench/bare-server.js <responses.json>
  *
  * Listens on the port the file names and tells its parent over IPC when it is
  * ready.

@@ -5,6 +5,8 @@
  *
  * Deterministic: the same options and `now` give the same fixture.
  */
+import type { FixtureClient, FixtureMember, FixtureReservation, FixtureVoucherDefinition } from '../server/src/store/fixture-schema';
+import { fixtureClient, fixtureDefinition, fixtureMember, fixtureReservation } from '../server/src/test-support/records';
 
 export interface FixtureOptions {
   /** Voucher definitions in total, over `businessUnits` units (default 2,000). */
@@ -77,19 +79,10 @@ export interface BenchPlan {
  * the bench measures uses them, and the schema makes them optional.
  */
 export interface FixtureJson {
-  clients: Array<Record<string, unknown>>;
-  members: Array<{ correlationId: string; pointBalance: number; householdId: string | null; privileges: string[] }>;
-  reservations: Array<{
-    reservationToken: string;
-    clientId: string;
-    correlationId: string;
-    identifierType: string;
-    reservationAmount: number;
-    contributions: Array<{ correlationId: string; points: number }>;
-    expiresAt: string;
-    createdAt: string;
-  }>;
-  voucherDefinitions: Array<Record<string, unknown>>;
+  clients: FixtureClient[];
+  members: FixtureMember[];
+  reservations: FixtureReservation[];
+  voucherDefinitions: FixtureVoucherDefinition[];
 }
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
@@ -111,14 +104,8 @@ export function generateFixture(partial: Partial<FixtureOptions> = {}, now = new
   reservations.push(...idle.reservations);
 
   const fixture: FixtureJson = {
-    clients: [...clients, flood].map((c) => ({
-      clientId: c.clientId,
-      apiKey: c.apiKey,
-      enabledBusinessUnits: units,
-      defaultBusinessUnit,
-      // A session outlives the run; the other settings are the schema's defaults.
-      sessionTtlSeconds: 86_400,
-    })),
+    // A session outlives the run; the other settings are the schema's defaults.
+    clients: [...clients, flood].map((c) => fixtureClient(c.clientId, c.apiKey, { enabledBusinessUnits: units, defaultBusinessUnit, sessionTtlSeconds: 86_400 })),
     members,
     reservations,
     voucherDefinitions: definitions(options, units),
@@ -157,12 +144,7 @@ function membersAndReservations(options: FixtureOptions, memberCount: number, cl
   for (let i = 0; i < memberCount; i++) {
     const partner = partnerOf(i);
     const householdId = householdOf(i);
-    members.push({
-      correlationId: id(i),
-      pointBalance: 10_000_000,
-      householdId,
-      privileges: householdId ? ['REDEEM'] : [],
-    });
+    members.push(fixtureMember(id(i), 10_000_000, { householdId, privileges: householdId ? ['REDEEM'] : [] }));
     // Members of one household use the same client: a reservation is the client's.
     const client = (partner === null ? i : Math.min(i, partner)) % clients.length;
     const planned: PlanMember = { correlationId: id(i), client, wallet: partner === null ? i : Math.min(i, partner), reservations: [] };
@@ -177,16 +159,7 @@ function membersAndReservations(options: FixtureOptions, memberCount: number, cl
             { correlationId: id(partner), points: (startingReservation * 2) / 5 },
           ]
         : [{ correlationId: id(i), points: startingReservation }];
-      reservations.push({
-        reservationToken: token,
-        clientId: clients[client]!.clientId,
-        correlationId: id(i),
-        identifierType: 'CARD_NUMBER',
-        reservationAmount: startingReservation,
-        contributions,
-        expiresAt,
-        createdAt,
-      });
+      reservations.push(fixtureReservation(token, id(i), contributions, { clientId: clients[client]!.clientId, expiresAt, createdAt }));
       planned.reservations.push({ token, amount: startingReservation });
     }
     plan.push(planned);
@@ -200,17 +173,14 @@ function idleWallets(options: FixtureOptions, client: PlanClient, now: Date) {
   const perWallet = 1000;
   for (let n = 0; n < options.idleReservations; n++) {
     const correlationId = `idle-${pad(Math.floor(n / perWallet), 5)}`;
-    if (n % perWallet === 0) members.push({ correlationId, pointBalance: 10_000_000, householdId: null, privileges: [] });
-    reservations.push({
-      reservationToken: `rt-${correlationId}-${pad(n % perWallet, 4)}`,
-      clientId: client.clientId,
-      correlationId,
-      identifierType: 'CARD_NUMBER',
-      reservationAmount: 1,
-      contributions: [{ correlationId, points: 1 }],
-      expiresAt: new Date(now.getTime() + 2 * 86_400_000).toISOString(),
-      createdAt: new Date(now.getTime() - 60_000).toISOString(),
-    });
+    if (n % perWallet === 0) members.push(fixtureMember(correlationId, 10_000_000, { householdId: null, privileges: [] }));
+    reservations.push(
+      fixtureReservation(`rt-${correlationId}-${pad(n % perWallet, 4)}`, correlationId, { [correlationId]: 1 }, {
+        clientId: client.clientId,
+        expiresAt: new Date(now.getTime() + 2 * 86_400_000).toISOString(),
+        createdAt: new Date(now.getTime() - 60_000).toISOString(),
+      }),
+    );
   }
   return { members, reservations };
 }
@@ -246,16 +216,14 @@ function definitions(options: FixtureOptions, units: string[]): FixtureJson['vou
   return deterministicShuffle(out);
 }
 
-function definition(serial: number, businessUnit: string, status: string, usageChannels: string[] | undefined): Record<string, unknown> {
+function definition(serial: number, businessUnit: string, status: string, usageChannels: string[] | undefined): FixtureVoucherDefinition {
   const amount = 1 + (serial % 20);
-  return {
-    voucherDefinitionId: `vd-${pad(serial, 6)}`,
+  return fixtureDefinition(`vd-${pad(serial, 6)}`, {
     adminId: `ADM-${pad(serial * 7, 7)}`,
     businessUnit,
     status,
-    ...(usageChannels === undefined ? {} : { usageChannels }),
+    usageChannels,
     definitionName: `$${amount} off your order`,
-    rewardType: 'DOLLAR_OFF',
     rewardMetadata: { amount, unit: 'FLAT', scopeType: serial % 4 === 0 ? 'ITEM' : 'CART' },
     expiryRule: serial % 5 === 0 ? { type: 'FIXED' } : { type: 'ROLLING', rollingDays: 30 },
     creative: {
@@ -264,11 +232,8 @@ function definition(serial: number, businessUnit: string, status: string, usageC
     },
     pointValue: amount * 1000,
     redeemableValue: serial % 3 === 0 ? null : amount * 1000,
-    systemOfRecord: 'LOYALTY_CORE',
     version: 1 + (serial % 4),
-    basedOn: null,
-    features: ['STACKABLE'],
-  };
+  });
 }
 
 function deterministicShuffle<T>(items: T[]): T[] {

@@ -1,5 +1,5 @@
 /**
- * Preloaded (`node --require bench/dist/gc-hook.js ...`) into the server the
+ * Preloaded (`node --require bench/dist/bench/gc-hook.js ...`) into the server the
  * bench measures, so that the memory check reads RSS in the same state every
  * time: on SIGUSR2 it runs full garbage collections through V8's inspector
  * (no `--expose-gc`, no other change to the process), then writes how many it

@@ -9,7 +9,8 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import type { BareConfig } from './bare-server';
 
-export const repoRoot = path.resolve(__dirname, '..', '..');
+/** Compiled to bench/dist/bench/ (the bench's build reaches server/src/test-support from the repository's root). */
+export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 /** The compiled server; BENCH_SERVER_MAIN points elsewhere (experiments on a modified build). */
 const serverMain = process.env.BENCH_SERVER_MAIN ?? path.join(repoRoot, 'server', 'dist', 'main.js');
 const bareMain = path.join(__dirname, 'bare-server.js');

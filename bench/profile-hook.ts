@@ -1,5 +1,5 @@
 /**
- * Preloaded (`node --require bench/dist/profile-hook.js ...`) into a process
+ * Preloaded (`node --require bench/dist/bench/profile-hook.js ...`) into a process
  * the bench profiles: the first SIGUSR2 starts V8's CPU profiler, the second
  * stops it and writes `$BENCH_PROFILE_FILE` (the bench waits for the file).
  * Unlike `--cpu-prof`, the profile covers only the measured

@@ -2,6 +2,15 @@
  * The data every integration test starts from. Numbers here are the ones the
  * tests' expected balances are computed from: change one, recompute those.
  */
+import {
+  fixtureCatalogueItem,
+  fixtureClient,
+  fixtureDefinition,
+  fixtureMember,
+  fixtureRedemption,
+  fixtureReservation,
+} from '../../server/src/test-support/records';
+
 export const t0 = Date.parse('2026-11-21T12:00:00.000Z');
 
 export const keys = {
@@ -11,94 +20,41 @@ export const keys = {
   noDefault: 'pk_test_nodefault_0004',
 } as const;
 
-const definition = (id: string, businessUnit: string, status: string, usageChannels?: string[]) => ({
-  voucherDefinitionId: id,
-  adminId: `ADM-${id}`,
-  businessUnit,
-  status,
-  ...(usageChannels ? { usageChannels } : {}),
-  definitionName: `Definition ${id}`,
-  rewardType: 'DOLLAR_OFF',
-  rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART' },
-  expiryRule: { type: 'ROLLING', rollingDays: 30 },
-  creative: { 'en-CA': { shortDescription1: '$5 off', smallImageURI: 'https://cdn.example.com/5.png' } },
-  pointValue: 5000,
-  redeemableValue: null,
-  systemOfRecord: 'LOYALTY_CORE',
-  version: 2,
-  basedOn: null,
-  features: ['STACKABLE'],
-});
-
 /** A reservation of the partner app, its amount the sum of its contributions. */
-export const reservation = (
-  reservationToken: string,
-  correlationId: string,
-  contributions: Record<string, number>,
-  extra: Record<string, unknown> = {},
-) => ({
-  reservationToken,
-  clientId: 'partner-app',
-  correlationId,
-  identifierType: 'CARD_NUMBER',
-  reservationAmount: Object.values(contributions).reduce((a, b) => a + b, 0),
-  contributions: Object.entries(contributions).map(([id, points]) => ({ correlationId: id, points })),
-  ...extra,
-});
+export const reservation = fixtureReservation;
+
+const coffeeMessages = {
+  'en-CA': { promptText: 'Redeem for a coffee?', receiptTextLong: 'Coffee redeemed with points', receiptTextShort: 'Coffee' },
+};
 
 export const baseFixture = {
   clients: [
-    {
-      clientId: 'partner-app',
-      apiKey: keys.partner,
+    fixtureClient('partner-app', keys.partner, {
       enabledBusinessUnits: ['LCL', 'SDM', 'GAS'],
       defaultBusinessUnit: 'LCL',
       sessionTtlSeconds: 3600,
       reservationDurationSeconds: 900,
       extendedDurationSeconds: 3600,
       dailyRedemptionCap: 100000,
-    },
-    {
-      clientId: 'tiered-app',
-      apiKey: keys.tiered,
-      enabledBusinessUnits: ['LCL'],
-      defaultBusinessUnit: 'LCL',
-      redemptionTiers: [1000, 2500, 5000],
-      dailyRedemptionCap: 6000,
-    },
-    { clientId: 'novouchers-app', apiKey: keys.noVouchers, enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL', vouchersEnabled: false },
-    { clientId: 'nodefault-app', apiKey: keys.noDefault, enabledBusinessUnits: ['LCL'], defaultBusinessUnit: null },
+    }),
+    fixtureClient('tiered-app', keys.tiered, { defaultBusinessUnit: 'LCL', redemptionTiers: [1000, 2500, 5000], dailyRedemptionCap: 6000 }),
+    fixtureClient('novouchers-app', keys.noVouchers, { defaultBusinessUnit: 'LCL', vouchersEnabled: false }),
+    fixtureClient('nodefault-app', keys.noDefault, { defaultBusinessUnit: null }),
   ],
   members: [
-    { correlationId: 'm-alice', pointBalance: 50000, privileges: ['REDEEM'] },
-    { correlationId: 'm-hh-1', pointBalance: 30000, householdId: 'hh-1', privileges: ['REDEEM'] },
-    { correlationId: 'm-hh-2', pointBalance: 20000, householdId: 'hh-1', privileges: ['REDEEM'] },
-    { correlationId: 'm-hh-3', pointBalance: 1000, householdId: 'hh-1' },
-    { correlationId: 'm-blocked', pointBalance: 9000, eligibleForRedemption: false },
-    { correlationId: 'm-solo', pointBalance: 100 },
-    { correlationId: 'm-tier', pointBalance: 10000, privileges: ['REDEEM'] },
+    fixtureMember('m-alice', 50000, { privileges: ['REDEEM'] }),
+    fixtureMember('m-hh-1', 30000, { householdId: 'hh-1', privileges: ['REDEEM'] }),
+    fixtureMember('m-hh-2', 20000, { householdId: 'hh-1', privileges: ['REDEEM'] }),
+    fixtureMember('m-hh-3', 1000, { householdId: 'hh-1' }),
+    fixtureMember('m-blocked', 9000, { eligibleForRedemption: false }),
+    fixtureMember('m-solo', 100),
+    fixtureMember('m-tier', 10000, { privileges: ['REDEEM'] }),
   ],
   catalogueItems: [
-    {
-      productCode: '0000000001',
-      catalogueItemId: 'ci-coffee',
-      catalogueItemName: 'Medium coffee',
-      redemptionType: 'TENDER',
-      pointsAmount: 2000,
-      messages: {
-        'en-CA': { promptText: 'Redeem for a coffee?', receiptTextLong: 'Coffee redeemed with points', receiptTextShort: 'Coffee' },
-      },
-    },
-    {
-      productCode: '0000000002',
-      catalogueItemId: 'ci-muffin',
-      catalogueItemName: 'Muffin',
-      redemptionType: 'TENDER',
-      pointsAmount: 1500,
-      messages: {},
-    },
+    fixtureCatalogueItem('0000000001', { catalogueItemId: 'ci-coffee', catalogueItemName: 'Medium coffee', messages: coffeeMessages }),
+    fixtureCatalogueItem('0000000002', { catalogueItemId: 'ci-muffin', catalogueItemName: 'Muffin', pointsAmount: 1500, messages: {} }),
   ],
-  redemptions: [{ redemptionId: 'rd-100', redeemerId: 'm-alice', redemptionName: 'In-store coffee' }],
+  redemptions: [fixtureRedemption('rd-100', 'm-alice')],
   reservations: [
     reservation('rt-alice-1', 'm-alice', { 'm-alice': 10000 }),
     reservation('rt-alice-email', 'm-alice', { 'm-alice': 1000 }, { identifierType: 'EMAIL' }),
@@ -109,13 +65,13 @@ export const baseFixture = {
     reservation('rt-tier', 'm-tier', { 'm-tier': 5000 }, { clientId: 'tiered-app' }),
   ],
   voucherDefinitions: [
-    definition('vd-0001', 'LCL', 'PUBLISHED', ['CUX', 'POS']),
-    definition('vd-0002', 'LCL', 'DRAFT', ['CUX']),
-    definition('vd-0003', 'LCL', 'PUBLISHED'),
-    definition('vd-0004', 'LCL', 'PUBLISHED', []),
-    definition('vd-0005', 'LCL', 'PUBLISHED', ['POS']),
-    definition('vd-0006', 'SDM', 'PUBLISHED', ['CUX']),
-    definition('vd-0007', 'LCL', 'ARCHIVED'),
-    definition('vd-0000', 'LCL', 'PUBLISHED', ['CUX']),
+    fixtureDefinition('vd-0001', { usageChannels: ['CUX', 'POS'] }),
+    fixtureDefinition('vd-0002', { status: 'DRAFT', usageChannels: ['CUX'] }),
+    fixtureDefinition('vd-0003'),
+    fixtureDefinition('vd-0004', { usageChannels: [] }),
+    fixtureDefinition('vd-0005', { usageChannels: ['POS'] }),
+    fixtureDefinition('vd-0006', { businessUnit: 'SDM', usageChannels: ['CUX'] }),
+    fixtureDefinition('vd-0007', { status: 'ARCHIVED' }),
+    fixtureDefinition('vd-0000', { usageChannels: ['CUX'] }),
   ],
 };

@@ -205,6 +205,19 @@ export const fixtureSchema = {
   },
 } as const;
 
+const clientSettings = fixtureSchema.properties.clients.items.properties;
+
+/** The schema's defaults of a client's optional settings (one place to change them: the schema above). */
+export const clientDefaults = {
+  defaultBusinessUnit: null,
+  vouchersEnabled: clientSettings.vouchersEnabled.default,
+  sessionTtlSeconds: clientSettings.sessionTtlSeconds.default,
+  reservationDurationSeconds: clientSettings.reservationDurationSeconds.default,
+  extendedDurationSeconds: clientSettings.extendedDurationSeconds.default,
+  redemptionTiers: clientSettings.redemptionTiers.default,
+  dailyRedemptionCap: clientSettings.dailyRedemptionCap.default,
+};
+
 /** A client as a fixture gives it: its API keys in clear (at least one), most settings optional. */
 export interface FixtureClient {
   clientId: string;

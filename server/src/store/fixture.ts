@@ -6,6 +6,7 @@ import type { ApiKeyRecord, ClientRecord, MemberRecord, ReservationRecord, Vouch
 import { walletIdOf } from '../domain/model';
 import { fixtureKeyId, hashSecret } from '../domain/secrets';
 import {
+  clientDefaults,
   fixtureSchema,
   type Fixture,
   type FixtureClient,
@@ -28,6 +29,7 @@ export type {
   FixtureReservation,
   FixtureVoucherDefinition,
 } from './fixture-schema';
+export { clientDefaults } from './fixture-schema';
 
 /**
  * The demo data `npm start` serves. Resolved from this file's folder so it
@@ -35,19 +37,7 @@ export type {
  */
 export const demoFixturePath = path.resolve(__dirname, '..', '..', 'fixtures', 'demo.json');
 
-const clientSettings = fixtureSchema.properties.clients.items.properties;
 const memberSettings = fixtureSchema.properties.members.items.properties;
-
-/** The schema's defaults of a client's optional settings (one place to change them: fixture-schema.ts). */
-export const clientDefaults = {
-  defaultBusinessUnit: null,
-  vouchersEnabled: clientSettings.vouchersEnabled.default,
-  sessionTtlSeconds: clientSettings.sessionTtlSeconds.default,
-  reservationDurationSeconds: clientSettings.reservationDurationSeconds.default,
-  extendedDurationSeconds: clientSettings.extendedDurationSeconds.default,
-  redemptionTiers: clientSettings.redemptionTiers.default,
-  dailyRedemptionCap: clientSettings.dailyRedemptionCap.default,
-};
 
 // ---------------------------------------------------------------------------
 // Errors

@@ -7,6 +7,14 @@
  * (rt-odd) and 1500 + 3000 + 500 (rt-hh-2).
  */
 import { identifierTypes, walletIdOf } from '../../../server/src/domain/model';
+import {
+  fixtureCatalogueItem,
+  fixtureClient,
+  fixtureDefinition,
+  fixtureMember,
+  fixtureRedemption,
+  fixtureReservation,
+} from '../../../server/src/test-support/records';
 
 export { identifierTypes };
 export const t0 = Date.parse('2026-11-21T12:00:00.000Z');
@@ -59,110 +67,67 @@ export const dailyCaps: Record<string, number | null> = {
   'novouchers-app': null,
 };
 
-const reservation = (
-  reservationToken: string,
-  clientId: string,
-  correlationId: string,
-  contributions: Record<string, number>,
-  extra: Record<string, unknown> = {},
-) => ({
-  reservationToken,
-  clientId,
-  correlationId,
-  identifierType: 'CARD_NUMBER',
-  reservationAmount: Object.values(contributions).reduce((a, b) => a + b, 0),
-  contributions: Object.entries(contributions).map(([id, points]) => ({ correlationId: id, points })),
-  ...extra,
-});
-
-const definition = (id: string, businessUnit: string, status: string, usageChannels?: string[]) => ({
-  voucherDefinitionId: id,
-  adminId: `ADM-${id}`,
-  businessUnit,
-  status,
-  ...(usageChannels ? { usageChannels } : {}),
-  definitionName: `Definition ${id}`,
-  rewardType: 'DOLLAR_OFF',
+/** Administrative fields members never see, with values the leak checks look for (answers.ts). */
+const administrative = {
   rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART', internalRef: 'INT-7' },
-  expiryRule: { type: 'ROLLING', rollingDays: 30 },
-  creative: { 'en-CA': { shortDescription1: '$5 off', smallImageURI: 'https://cdn.example.com/5.png' } },
-  pointValue: 5000,
-  redeemableValue: null,
-  systemOfRecord: 'LOYALTY_CORE',
   version: 7,
   basedOn: 'vd-base',
-  features: ['STACKABLE'],
-});
+};
 
-/** Reservations the fixture holds, by (client, member, token). */
+const coffeeMessages = {
+  'en-CA': { promptText: 'Redeem for a coffee?', receiptTextLong: 'Coffee redeemed with points', receiptTextShort: 'Coffee' },
+};
+
+/** Reservations the fixture holds: partner-app's unless another client is named. */
 export const fixtureReservations = [
-  reservation('rt-alice-1', 'partner-app', 'm-alice', { 'm-alice': 10000 }),
-  reservation('rt-alice-email', 'partner-app', 'm-alice', { 'm-alice': 1000 }, { identifierType: 'EMAIL' }),
-  reservation('rt-alice-expired', 'partner-app', 'm-alice', { 'm-alice': 400 }, { expiresAt: new Date(t0 - 1000).toISOString() }),
-  reservation('rt-alice-other', 'other-app', 'm-alice', { 'm-alice': 2000 }),
-  reservation('rt-hh-1', 'partner-app', 'm-hh-1', { 'm-hh-1': 6000, 'm-hh-2': 4000 }),
-  reservation('rt-odd', 'partner-app', 'm-hh-1', { 'm-hh-1': 1, 'm-hh-2': 1, 'm-hh-3': 1 }),
-  reservation('rt-hh-2', 'partner-app', 'm-hh-2', { 'm-hh-2': 3000, 'm-hh-1': 1500, 'm-hh-3': 500 }),
-  reservation('rt-bob-capped', 'capped-app', 'm-bob', { 'm-bob': 5000 }),
-  reservation('rt-bob-tier', 'tiered-app', 'm-bob', { 'm-bob': 2500 }),
+  fixtureReservation('rt-alice-1', 'm-alice', { 'm-alice': 10000 }),
+  fixtureReservation('rt-alice-email', 'm-alice', { 'm-alice': 1000 }, { identifierType: 'EMAIL' }),
+  fixtureReservation('rt-alice-expired', 'm-alice', { 'm-alice': 400 }, { expiresAt: new Date(t0 - 1000).toISOString() }),
+  fixtureReservation('rt-alice-other', 'm-alice', { 'm-alice': 2000 }, { clientId: clientIds.other }),
+  fixtureReservation('rt-hh-1', 'm-hh-1', { 'm-hh-1': 6000, 'm-hh-2': 4000 }),
+  fixtureReservation('rt-odd', 'm-hh-1', { 'm-hh-1': 1, 'm-hh-2': 1, 'm-hh-3': 1 }),
+  fixtureReservation('rt-hh-2', 'm-hh-2', { 'm-hh-2': 3000, 'm-hh-1': 1500, 'm-hh-3': 500 }),
+  fixtureReservation('rt-bob-capped', 'm-bob', { 'm-bob': 5000 }, { clientId: clientIds.capped }),
+  fixtureReservation('rt-bob-tier', 'm-bob', { 'm-bob': 2500 }, { clientId: clientIds.tiered }),
 ];
 
 export const reliabilityFixture = {
   clients: [
-    {
-      clientId: 'partner-app',
-      apiKey: keys.partner,
+    fixtureClient(clientIds.partner, keys.partner, {
       enabledBusinessUnits: ['LCL', 'SDM'],
       defaultBusinessUnit: 'LCL',
       sessionTtlSeconds: 3600,
       reservationDurationSeconds: 900,
       extendedDurationSeconds: 3600,
       dailyRedemptionCap: 100000,
-    },
-    { clientId: 'capped-app', apiKey: keys.capped, enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL', dailyRedemptionCap: 6000 },
-    {
-      clientId: 'tiered-app',
-      apiKey: keys.tiered,
-      enabledBusinessUnits: ['LCL'],
-      defaultBusinessUnit: 'LCL',
-      redemptionTiers: [1000, 2500, 5000],
-      dailyRedemptionCap: 6000,
-    },
-    { clientId: 'other-app', apiKey: keys.other, enabledBusinessUnits: ['LCL', 'GAS'], defaultBusinessUnit: 'GAS', sessionTtlSeconds: 600 },
-    { clientId: 'novouchers-app', apiKey: keys.noVouchers, enabledBusinessUnits: ['LCL'], vouchersEnabled: false },
+    }),
+    fixtureClient(clientIds.capped, keys.capped, { defaultBusinessUnit: 'LCL', dailyRedemptionCap: 6000 }),
+    fixtureClient(clientIds.tiered, keys.tiered, { defaultBusinessUnit: 'LCL', redemptionTiers: [1000, 2500, 5000], dailyRedemptionCap: 6000 }),
+    fixtureClient(clientIds.other, keys.other, { enabledBusinessUnits: ['LCL', 'GAS'], defaultBusinessUnit: 'GAS', sessionTtlSeconds: 600 }),
+    fixtureClient(clientIds.noVouchers, keys.noVouchers, { vouchersEnabled: false }),
   ],
   members: [
-    { correlationId: 'm-alice', pointBalance: initialBalances['m-alice'], privileges: ['REDEEM'] },
-    { correlationId: 'm-hh-1', pointBalance: initialBalances['m-hh-1'], householdId: 'hh-1', privileges: ['REDEEM'] },
-    { correlationId: 'm-hh-2', pointBalance: initialBalances['m-hh-2'], householdId: 'hh-1', privileges: ['REDEEM'] },
-    { correlationId: 'm-hh-3', pointBalance: initialBalances['m-hh-3'], householdId: 'hh-1' },
-    { correlationId: 'm-solo', pointBalance: initialBalances['m-solo'] },
-    { correlationId: 'm-blocked', pointBalance: initialBalances['m-blocked'], eligibleForRedemption: false },
-    { correlationId: 'm-bob', pointBalance: initialBalances['m-bob'], privileges: ['REDEEM'] },
+    fixtureMember('m-alice', initialBalances['m-alice'], { privileges: ['REDEEM'] }),
+    fixtureMember('m-hh-1', initialBalances['m-hh-1'], { householdId: 'hh-1', privileges: ['REDEEM'] }),
+    fixtureMember('m-hh-2', initialBalances['m-hh-2'], { householdId: 'hh-1', privileges: ['REDEEM'] }),
+    fixtureMember('m-hh-3', initialBalances['m-hh-3'], { householdId: 'hh-1' }),
+    fixtureMember('m-solo', initialBalances['m-solo']),
+    fixtureMember('m-blocked', initialBalances['m-blocked'], { eligibleForRedemption: false }),
+    fixtureMember('m-bob', initialBalances['m-bob'], { privileges: ['REDEEM'] }),
   ],
   catalogueItems: [
-    {
-      productCode: '0000000001',
-      catalogueItemId: 'ci-coffee',
-      catalogueItemName: 'Medium coffee',
-      redemptionType: 'TENDER',
-      pointsAmount: 2000,
-      messages: { 'en-CA': { promptText: 'Redeem for a coffee?', receiptTextLong: 'Coffee redeemed with points', receiptTextShort: 'Coffee' } },
-    },
-    { productCode: '0000000002', catalogueItemId: 'ci-muffin', catalogueItemName: 'Muffin', redemptionType: 'TENDER', pointsAmount: 1500, messages: {} },
-    { productCode: '0000000003', catalogueItemId: 'ci-gum', catalogueItemName: 'Gum', redemptionType: 'TENDER', pointsAmount: 7, messages: {} },
+    fixtureCatalogueItem('0000000001', { catalogueItemId: 'ci-coffee', catalogueItemName: 'Medium coffee', messages: coffeeMessages }),
+    fixtureCatalogueItem('0000000002', { catalogueItemId: 'ci-muffin', catalogueItemName: 'Muffin', pointsAmount: 1500, messages: {} }),
+    fixtureCatalogueItem('0000000003', { catalogueItemId: 'ci-gum', catalogueItemName: 'Gum', pointsAmount: 7, messages: {} }),
   ],
-  redemptions: [
-    { redemptionId: 'rd-100', redeemerId: 'm-alice', redemptionName: 'In-store coffee' },
-    { redemptionId: 'rd-200', redeemerId: 'm-hh-1', redemptionName: 'Household treats' },
-  ],
+  redemptions: [fixtureRedemption('rd-100', 'm-alice'), fixtureRedemption('rd-200', 'm-hh-1', { redemptionName: 'Household treats' })],
   reservations: fixtureReservations,
   voucherDefinitions: [
-    definition('vd-0001', 'LCL', 'PUBLISHED', ['CUX', 'POS']),
-    definition('vd-0002', 'LCL', 'DRAFT', ['CUX']),
-    definition('vd-0003', 'LCL', 'PUBLISHED'),
-    definition('vd-0004', 'SDM', 'PUBLISHED', ['CUX']),
-    definition('vd-0005', 'GAS', 'PUBLISHED', []),
+    fixtureDefinition('vd-0001', { ...administrative, usageChannels: ['CUX', 'POS'] }),
+    fixtureDefinition('vd-0002', { ...administrative, status: 'DRAFT', usageChannels: ['CUX'] }),
+    fixtureDefinition('vd-0003', administrative),
+    fixtureDefinition('vd-0004', { ...administrative, businessUnit: 'SDM', usageChannels: ['CUX'] }),
+    fixtureDefinition('vd-0005', { ...administrative, businessUnit: 'GAS', usageChannels: [] }),
   ],
 };
 

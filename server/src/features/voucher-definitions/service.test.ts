@@ -1,7 +1,7 @@
 import type { ClientRecord, VoucherDefinitionRecord } from '../../domain/model';
 import { isSnapshot } from '../../domain/snapshot';
-import { clientDefaults } from '../../store/fixture';
 import { MemoryStore } from '../../store/memory/memory-store';
+import { clientRecord, definitionRecord } from '../../test-support/records';
 import { createVoucherDefinitionService, maxCachedListings } from './service';
 
 /*
@@ -11,28 +11,11 @@ import { createVoucherDefinitionService, maxCachedListings } from './service';
  * cached path to the seed's rules (published only, usable on CUX).
  */
 
-const client: ClientRecord = {
-  ...clientDefaults,
-  clientId: 'client-partner',
-  enabledBusinessUnits: ['LCL'],
-  defaultBusinessUnit: 'LCL',
-};
+const client = clientRecord('client-partner');
 
-const definition = (voucherDefinitionId: string, changes: Partial<VoucherDefinitionRecord> = {}): VoucherDefinitionRecord => ({
-  voucherDefinitionId,
-  adminId: 'admin-1',
-  businessUnit: 'LCL',
-  status: 'PUBLISHED',
-  usageChannels: ['CUX'],
-  definitionName: `Definition ${voucherDefinitionId}`,
-  rewardType: 'DOLLAR_OFF',
-  rewardMetadata: { amount: 5, scopeType: 'CART', unit: 'FLAT' },
-  expiryRule: { type: 'ROLLING', rollingDays: 30 },
-  creative: {},
-  pointValue: 5000,
-  redeemableValue: 5000,
-  ...changes,
-});
+/** A published LCL definition usable on the member channel (CUX). */
+const definition = (voucherDefinitionId: string, changes: Partial<VoucherDefinitionRecord> = {}): VoucherDefinitionRecord =>
+  definitionRecord(voucherDefinitionId, { usageChannels: ['CUX'], ...changes });
 
 let store: MemoryStore;
 beforeEach(() => {

@@ -1,6 +1,7 @@
 import type { SessionRecord } from '../../domain/model';
 import { totalsOf, withChange } from '../../domain/wallet-totals';
 import { describeStoreContract } from '../test-support/store.contract';
+import { sessionRecord } from '../../test-support/records';
 import { MemoryStore } from './memory-store';
 
 describeStoreContract('MemoryStore', async () => {
@@ -9,15 +10,8 @@ describeStoreContract('MemoryStore', async () => {
 });
 
 describe('MemoryStore specifics', () => {
-  const session = (tokenHash: string, expiresAt: string): SessionRecord => ({
-    tokenHash,
-    sessionId: `sid-${tokenHash}`,
-    clientId: 'partner-app',
-    keyId: 'key_partner1',
-    correlationId: 'm-alice',
-    identifierType: 'CARD_NUMBER',
-    expiresAt: new Date(expiresAt),
-  });
+  const session = (tokenHash: string, expiresAt: string): SessionRecord =>
+    sessionRecord(tokenHash, { identifierType: 'CARD_NUMBER', expiresAt: new Date(expiresAt) });
 
   afterEach(() => {
     jest.useRealTimers();

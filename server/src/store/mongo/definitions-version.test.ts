@@ -2,8 +2,8 @@ import { PolledValue } from './definitions-version';
 import { MongoStore } from './mongo-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
 import { createVoucherDefinitionService } from '../../features/voucher-definitions/service';
-import { clientDefaults } from '../fixture';
 import type { VoucherDefinitionRecord } from '../../domain/model';
+import { clientRecord, definitionRecord } from '../../test-support/records';
 
 describe('PolledValue', () => {
   function setUp() {
@@ -80,20 +80,7 @@ if (source.kind === 'none') {
       await dropTestDatabase(source.uri, dbName);
     });
 
-    const definition = (voucherDefinitionId: string): VoucherDefinitionRecord => ({
-      voucherDefinitionId,
-      adminId: 'admin-1',
-      businessUnit: 'LCL',
-      status: 'PUBLISHED',
-      usageChannels: ['CUX'],
-      definitionName: voucherDefinitionId,
-      rewardType: 'DOLLAR_OFF',
-      rewardMetadata: { amount: 5, scopeType: 'CART', unit: 'FLAT' },
-      expiryRule: { type: 'ROLLING', rollingDays: 30 },
-      creative: {},
-      pointValue: null,
-      redeemableValue: null,
-    });
+    const definition = (voucherDefinitionId: string): VoucherDefinitionRecord => definitionRecord(voucherDefinitionId, { usageChannels: ['CUX'] });
 
     it('moves with every write of definitions, and at once on the process that wrote', async () => {
       const before = await writer.voucherDefinitionsVersion();
@@ -104,7 +91,7 @@ if (source.kind === 'none') {
     });
 
     it('shows a new definition on another process within 2 s, listing it once per change', async () => {
-      const client = { ...clientDefaults, clientId: 'c', enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL' };
+      const client = clientRecord('c');
       let listings = 0;
       const service = createVoucherDefinitionService({
         store: { listPublishedVoucherDefinitions: (bu, channel) => (listings++, reader.listPublishedVoucherDefinitions(bu, channel)) },

@@ -3,128 +3,32 @@
  * adapter's test file calls `describeStoreContract` with a factory that gives
  * a fresh, empty store per test.
  */
-import {
-  auditEntryId,
-  walletIdOf,
-  type ApiKeyRecord,
-  type AuditEntry,
-  type CatalogueItemRecord,
-  type ClientRecord,
-  type MemberRecord,
-  type ReservationRecord,
-  type SessionRecord,
-  type VoucherDefinitionRecord,
-  type Wallet,
-} from '../../domain/model';
+import type { ApiKeyRecord, AuditEntry, ClientRecord, ReservationRecord, Wallet } from '../../domain/model';
 import { fixtureKeyId, hashSecret } from '../../domain/secrets';
 import { totalsOf, withChange } from '../../domain/wallet-totals';
 import { deepCopy } from '../copy';
 import { demoFixturePath, FixtureError, loadFixture, readFixtureFile, type Fixture, type FixtureReservation } from '../fixture';
 import type { Store } from '../port';
+import {
+  apiKeyRecord,
+  auditEntry,
+  catalogueItemRecord,
+  clientRecord,
+  definitionRecord,
+  fixtureReservation,
+  memberRecord,
+  reservationRecord,
+  sessionRecord,
+  wallet,
+} from '../../test-support/records';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
 // ---------------------------------------------------------------------------
-// Record builders
+// Records
 
-const inOneHour = (): Date => new Date(Date.now() + 3_600_000);
-
-function clientRecord(clientId: string, overrides: Partial<ClientRecord> = {}): ClientRecord {
-  return {
-    clientId,
-    enabledBusinessUnits: ['LCL', 'SDM'],
-    defaultBusinessUnit: 'LCL',
-    vouchersEnabled: true,
-    sessionTtlSeconds: 3600,
-    reservationDurationSeconds: 900,
-    extendedDurationSeconds: 3600,
-    redemptionTiers: [1000, 2500],
-    dailyRedemptionCap: 6000,
-    ...overrides,
-  };
-}
-
-function memberRecord(correlationId: string, householdId: string | null = null): MemberRecord {
-  return {
-    correlationId,
-    walletId: walletIdOf(correlationId, householdId),
-    householdId,
-    eligibleForRedemption: true,
-    privileges: ['REDEEM'],
-  };
-}
-
-function sessionRecord(tokenHash: string, expiresAt = inOneHour()): SessionRecord {
-  return {
-    tokenHash,
-    sessionId: `sid-${tokenHash}`,
-    clientId: 'partner-app',
-    keyId: 'key_partner1',
-    correlationId: 'm-alice',
-    identifierType: 'EMAIL',
-    expiresAt,
-  };
-}
-
-function apiKeyRecord(keyId: string, clientId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
-  return {
-    keyId,
-    clientId,
-    digest: hashSecret(`secret-of-${keyId}`),
-    createdAt: new Date('2030-01-01T00:00:00.000Z'),
-    expiresAt: null,
-    revokedAt: null,
-    ...overrides,
-  };
-}
-
-function definitionRecord(id: string, businessUnit: string, status: string, usageChannels?: string[]): VoucherDefinitionRecord {
-  return {
-    voucherDefinitionId: id,
-    adminId: `ADM-${id}`,
-    businessUnit,
-    status,
-    ...(usageChannels ? { usageChannels } : {}),
-    definitionName: `Definition ${id}`,
-    rewardType: 'DOLLAR_OFF',
-    rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART' },
-    expiryRule: { type: 'ROLLING', rollingDays: 30 },
-    creative: { 'en-CA': { shortDescription1: '$5 off', smallImageURI: 'https://cdn.example.com/5.png' } },
-    pointValue: 5000,
-    redeemableValue: null,
-    systemOfRecord: 'LOYALTY_CORE',
-    version: 2,
-    basedOn: null,
-    features: ['STACKABLE'],
-  };
-}
-
-function catalogueItem(productCode: string, pointsAmount = 2000): CatalogueItemRecord {
-  return {
-    productCode,
-    catalogueItemId: `ci-${productCode}`,
-    catalogueItemName: `Item ${productCode}`,
-    redemptionType: 'TENDER',
-    pointsAmount,
-    messages: { 'en-CA': { promptText: 'Redeem?', receiptTextLong: 'Redeemed with points', receiptTextShort: 'Redeemed' } },
-  };
-}
-
-function reservation(token: string, contributions: Record<string, number>, overrides: Partial<ReservationRecord> = {}): ReservationRecord {
-  const entries = Object.entries(contributions).map(([correlationId, points]) => ({ correlationId, points }));
-  return {
-    reservationToken: token,
-    clientId: 'partner-app',
-    correlationId: entries[0]?.correlationId ?? 'm-nobody',
-    identifierType: 'CARD_NUMBER',
-    reservationAmount: entries.reduce((sum, c) => sum + c.points, 0),
-    contributions: entries,
-    expiresAt: new Date('2030-01-01T00:15:00.000Z'),
-    createdAt: new Date('2030-01-01T00:00:00.000Z'),
-    excludedFromCap: false,
-    ...overrides,
-  };
-}
+/** Client settings away from the defaults, so that a store that drops one is caught (the builders copy them). */
+const settings: Partial<ClientRecord> = { enabledBusinessUnits: ['LCL', 'SDM'], redemptionTiers: [1000, 2500], dailyRedemptionCap: 6000 };
 
 /**
  * A wallet's reservations come in no particular order (the memory store keeps
@@ -134,34 +38,6 @@ function sorted<W extends Wallet | null | undefined>(w: W): W {
   if (!w) return w;
   const key = (r: ReservationRecord) => JSON.stringify([r.clientId, r.correlationId, r.reservationToken]);
   return { ...w, reservations: [...w.reservations].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)) };
-}
-
-function wallet(walletId: string, balances: Record<string, number>, reservations: ReservationRecord[] = []): Wallet {
-  return {
-    walletId,
-    version: 0,
-    balances: Object.entries(balances).map(([correlationId, pointBalance]) => ({ correlationId, pointBalance })),
-    reservations,
-  };
-}
-
-/** The entry of the change that made wallet version `amount` of m-alice's wallet. */
-function auditEntry(reservationToken: string, at: string, amount: number): AuditEntry {
-  const expiresAt = new Date('2030-01-01T00:15:00.000Z');
-  return {
-    id: auditEntryId('member:m-alice', amount),
-    walletId: 'member:m-alice',
-    walletVersion: amount,
-    at: new Date(at),
-    action: 'UPDATE',
-    clientId: 'partner-app',
-    sessionId: 'sid-1',
-    correlationId: 'm-alice',
-    reservationToken,
-    before: { reservationAmount: amount + 1, contributions: [{ correlationId: 'm-alice', points: amount + 1 }], expiresAt },
-    after: { reservationAmount: amount, contributions: [{ correlationId: 'm-alice', points: amount }], expiresAt },
-    shares: [{ correlationId: 'm-alice', points: 1 }],
-  };
 }
 
 /**
@@ -213,14 +89,14 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
     describe('clients and their API keys', () => {
       it('finds a client by id, equal to what was stored, or null', async () => {
-        const client = clientRecord('partner-app');
-        await store.upsertClients([client, clientRecord('other-app')]);
+        const client = clientRecord('partner-app', settings);
+        await store.upsertClients([client, clientRecord('other-app', settings)]);
         expect(await store.findClient('partner-app')).toStrictEqual(client);
         expect(await store.findClient('unknown-app')).toBeNull();
       });
 
       it('keeps its own records: changing the input or a result does not change the store', async () => {
-        const client = clientRecord('partner-app');
+        const client = clientRecord('partner-app', settings);
         const original = deepCopy(client);
         await store.upsertClients([client]);
         client.enabledBusinessUnits.push('GAS');
@@ -230,7 +106,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       });
 
       it('finds a key by its digest, with its client; an unknown digest finds nothing', async () => {
-        const client = clientRecord('partner-app');
+        const client = clientRecord('partner-app', settings);
         const key = apiKeyRecord('key_partner1', 'partner-app');
         await store.upsertClients([client]);
         await store.insertApiKey(key);
@@ -239,7 +115,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       });
 
       it('finds a key by its public id, with its client; an unknown id finds nothing', async () => {
-        const client = clientRecord('partner-app');
+        const client = clientRecord('partner-app', settings);
         const key = apiKeyRecord('key_partner1', 'partner-app');
         await store.upsertClients([client]);
         await store.insertApiKey(key);
@@ -310,10 +186,10 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       });
 
       it('replaces a member with the same correlationId, household and wallet included', async () => {
-        await store.upsertMembers([memberRecord('m-a', 'hh-1'), memberRecord('m-b', 'hh-1')]);
-        await store.upsertMembers([memberRecord('m-a', 'hh-2')]);
-        expect(await store.findMember('m-a')).toStrictEqual(memberRecord('m-a', 'hh-2'));
-        expect(await store.findMember('m-b')).toStrictEqual(memberRecord('m-b', 'hh-1'));
+        await store.upsertMembers([memberRecord('m-a', { householdId: 'hh-1' }), memberRecord('m-b', { householdId: 'hh-1' })]);
+        await store.upsertMembers([memberRecord('m-a', { householdId: 'hh-2' })]);
+        expect(await store.findMember('m-a')).toStrictEqual(memberRecord('m-a', { householdId: 'hh-2' }));
+        expect(await store.findMember('m-b')).toStrictEqual(memberRecord('m-b', { householdId: 'hh-1' }));
       });
 
       it('keeps its own records: changing the input or a result does not change the store', async () => {
@@ -351,7 +227,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('finds a session with its client, member and the key that started it, in one call', async () => {
         const session = sessionRecord('hash-1');
-        const client = clientRecord('partner-app');
+        const client = clientRecord('partner-app', settings);
         const member = memberRecord('m-alice');
         const key = apiKeyRecord('key_partner1', 'partner-app');
         await store.insertSession(session);
@@ -367,16 +243,16 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     describe('voucher definitions', () => {
       // Stored out of order on purpose; ids compare as strings ("vd-1" < "vd-10").
       const definitions = [
-        definitionRecord('vd-10', 'LCL', 'PUBLISHED', []),
-        definitionRecord('vd-03', 'LCL', 'PUBLISHED', ['CUX', 'POS']),
-        definitionRecord('vd-07', 'SDM', 'PUBLISHED', ['POS']),
-        definitionRecord('vd-01', 'LCL', 'PUBLISHED'),
-        definitionRecord('vd-04', 'LCL', 'DRAFT', ['CUX']),
-        definitionRecord('vd-02', 'LCL', 'PUBLISHED', ['POS']),
-        definitionRecord('vd-05', 'LCL', 'ARCHIVED'),
-        definitionRecord('vd-06', 'SDM', 'PUBLISHED', ['CUX']),
-        definitionRecord('vd-08', 'LCL', 'PUBLISHED', ['cux']),
-        definitionRecord('vd-1', 'LCL', 'PUBLISHED', ['CUX']),
+        definitionRecord('vd-10', { usageChannels: [] }),
+        definitionRecord('vd-03', { usageChannels: ['CUX', 'POS'] }),
+        definitionRecord('vd-07', { businessUnit: 'SDM', usageChannels: ['POS'] }),
+        definitionRecord('vd-01'),
+        definitionRecord('vd-04', { status: 'DRAFT', usageChannels: ['CUX'] }),
+        definitionRecord('vd-02', { usageChannels: ['POS'] }),
+        definitionRecord('vd-05', { status: 'ARCHIVED' }),
+        definitionRecord('vd-06', { businessUnit: 'SDM', usageChannels: ['CUX'] }),
+        definitionRecord('vd-08', { usageChannels: ['cux'] }),
+        definitionRecord('vd-1', { usageChannels: ['CUX'] }),
       ];
 
       beforeEach(async () => {
@@ -416,9 +292,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('replaces a definition with the same id, across statuses and business units', async () => {
         await store.upsertVoucherDefinitions([
-          definitionRecord('vd-01', 'LCL', 'ARCHIVED'),
-          definitionRecord('vd-03', 'SDM', 'PUBLISHED', ['CUX']),
-          definitionRecord('vd-04', 'LCL', 'PUBLISHED', ['CUX']),
+          definitionRecord('vd-01', { status: 'ARCHIVED' }),
+          definitionRecord('vd-03', { businessUnit: 'SDM', usageChannels: ['CUX'] }),
+          definitionRecord('vd-04', { usageChannels: ['CUX'] }),
         ]);
         const ids = async (unit: string) => (await store.listPublishedVoucherDefinitions(unit, 'CUX')).map((d) => d.voucherDefinitionId);
         expect(await ids('LCL')).toEqual(['vd-04', 'vd-1', 'vd-10']);
@@ -428,7 +304,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
     describe('catalogue items and redemptions', () => {
       beforeEach(async () => {
-        await store.upsertCatalogueItems([catalogueItem('0001'), catalogueItem('0002', 1500), catalogueItem('0003')]);
+        await store.upsertCatalogueItems([catalogueItemRecord('0001'), catalogueItemRecord('0002', { pointsAmount: 1500 }), catalogueItemRecord('0003')]);
       });
 
       it.each([
@@ -440,11 +316,11 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       ])('finds the items of $codes, leaving unknown codes out', async ({ codes, found }) => {
         const items = await store.findCatalogueItems(codes);
         expect(items.map((i) => i.productCode).sort()).toEqual(found);
-        for (const item of items) expect(item).toStrictEqual(catalogueItem(item.productCode, item.productCode === '0002' ? 1500 : 2000));
+        for (const item of items) expect(item).toStrictEqual(catalogueItemRecord(item.productCode, { pointsAmount: item.productCode === '0002' ? 1500 : 2000 }));
       });
 
       it('replaces an item with the same product code', async () => {
-        await store.upsertCatalogueItems([{ ...catalogueItem('0001'), pointsAmount: 99 }]);
+        await store.upsertCatalogueItems([{ ...catalogueItemRecord('0001'), pointsAmount: 99 }]);
         expect((await store.findCatalogueItems(['0001']))[0]?.pointsAmount).toBe(99);
       });
 
@@ -458,11 +334,11 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
     describe('filter values are keys, never query operators', () => {
       beforeEach(async () => {
-        await store.upsertClients([clientRecord('partner-app')]);
-        await store.upsertMembers([memberRecord('m-a', 'hh-1')]);
+        await store.upsertClients([clientRecord('partner-app', settings)]);
+        await store.upsertMembers([memberRecord('m-a', { householdId: 'hh-1' })]);
         await store.insertSession(sessionRecord('hash-1'));
-        await store.upsertVoucherDefinitions([definitionRecord('vd-1', 'LCL', 'PUBLISHED')]);
-        await store.upsertCatalogueItems([catalogueItem('0001')]);
+        await store.upsertVoucherDefinitions([definitionRecord('vd-1')]);
+        await store.upsertCatalogueItems([catalogueItemRecord('0001')]);
         await store.upsertRedemptions([{ redemptionId: 'rd-1', redeemerId: 'm-a', redemptionName: 'Coffee' }]);
         await store.saveWallet(wallet('member:m-a', { 'm-a': 1 }), 0);
         await saveChangesCarrying(store, [auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5)]);
@@ -486,7 +362,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     });
 
     describe('wallets', () => {
-      const aliceWallet = (): Wallet => wallet('member:m-alice', { 'm-alice': 50000 }, [reservation('rt-1', { 'm-alice': 10000 })]);
+      const aliceWallet = (): Wallet => wallet('member:m-alice', { 'm-alice': 50000 }, [reservationRecord('rt-1', 'm-alice', { 'm-alice': 10000 })]);
 
       it('loads null for an unknown wallet', async () => {
         expect(await store.loadWallet('member:m-nobody')).toBeNull();
@@ -527,8 +403,8 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('round-trips reservations exactly: dates, flags, contribution order', async () => {
         const full = wallet('household:hh-1', { 'm-a': 10, 'm-b': 20 }, [
-          reservation('rt-1', { 'm-b': 3, 'm-a': 4 }, { excludedFromCap: true, identifierType: 'EMAIL' }),
-          reservation('rt-2', { 'm-a': 0 }, { expiresAt: new Date('2031-05-06T07:08:09.123Z') }),
+          reservationRecord('rt-1', 'm-b', { 'm-b': 3, 'm-a': 4 }, { excludedFromCap: true, identifierType: 'EMAIL' }),
+          reservationRecord('rt-2', 'm-a', { 'm-a': 0 }, { expiresAt: new Date('2031-05-06T07:08:09.123Z') }),
         ]);
         await store.saveWallet(full, 0);
         const loaded = await store.loadWallet('household:hh-1');
@@ -556,27 +432,15 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       const walletId = 'household:hh-1';
       const keyOf = (r: ReservationRecord) => ({ clientId: r.clientId, correlationId: r.correlationId, reservationToken: r.reservationToken });
       const stored = [
-        reservation('rt-1', { 'm-a': 60, 'm-b': 40 }),
-        reservation('rt-2', { 'm-b': 5 }, { clientId: 'other-app', createdAt: new Date('2029-12-31T23:00:00.000Z') }),
-        reservation('rt-gone', { 'm-a': 7 }, { expiresAt: new Date('2020-01-01T00:00:00.000Z') }),
+        reservationRecord('rt-1', 'm-a', { 'm-a': 60, 'm-b': 40 }),
+        reservationRecord('rt-2', 'm-b', { 'm-b': 5 }, { clientId: 'other-app', createdAt: new Date('2029-12-31T23:00:00.000Z') }),
+        reservationRecord('rt-gone', 'm-a', { 'm-a': 7 }, { expiresAt: new Date('2020-01-01T00:00:00.000Z') }),
       ];
       const saved = async (): Promise<void> => {
         expect(await store.saveWallet(wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), 0)).toBe(true);
       };
-      const audit = (version: number): AuditEntry => ({
-        id: auditEntryId(walletId, version),
-        walletId,
-        walletVersion: version,
-        at: new Date('2030-01-01T00:05:00.000Z'),
-        action: 'UPDATE',
-        clientId: 'partner-app',
-        sessionId: 'sid-1',
-        correlationId: 'm-a',
-        reservationToken: 'rt-1',
-        before: null,
-        after: { reservationAmount: 50, contributions: [{ correlationId: 'm-a', points: 50 }], expiresAt: new Date('2030-01-01T00:15:00.000Z') },
-        shares: [],
-      });
+      const audit = (version: number): AuditEntry =>
+        auditEntry('rt-1', '2030-01-01T00:05:00.000Z', 50, { walletId, walletVersion: version, correlationId: 'm-a', before: null, shares: [] });
 
       it('reads null for an unknown wallet', async () => {
         expect(await store.loadWalletSlice('member:m-nobody', keyOf(stored[0]!))).toBeNull();
@@ -584,8 +448,8 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('reads a member with the slice when asked, as stored now (null when there is none), whatever its wallet', async () => {
         await saved();
-        await store.upsertMembers([memberRecord('m-a', 'hh-1'), memberRecord('m-elsewhere')]);
-        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-a' }))?.member).toStrictEqual(memberRecord('m-a', 'hh-1'));
+        await store.upsertMembers([memberRecord('m-a', { householdId: 'hh-1' }), memberRecord('m-elsewhere')]);
+        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-a' }))?.member).toStrictEqual(memberRecord('m-a', { householdId: 'hh-1' }));
         expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-elsewhere' }))?.member).toStrictEqual(memberRecord('m-elsewhere'));
         expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-nobody' }))?.member).toBeNull();
         expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: '$where' }))?.member).toBeNull();
@@ -620,7 +484,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('replaces one reservation in place with the totals, leaving the rest as stored, its audit entry in the trail', async () => {
         await saved();
-        const lowered = reservation('rt-1', { 'm-a': 50, 'm-b': 30 });
+        const lowered = reservationRecord('rt-1', 'm-a', { 'm-a': 50, 'm-b': 30 });
         const totals = withChange(totalsOf(stored), stored[0]!, lowered);
         expect(await store.saveWalletSlice({ walletId, reservation: lowered, totals, audit: audit(2) }, 1)).toBe(true);
         expect(sorted(await store.loadWallet(walletId))).toStrictEqual(
@@ -637,7 +501,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         let current = stored[0]!;
         let totals = totalsOf(stored);
         for (let version = 1; version <= 4; version++) {
-          const next = reservation('rt-1', { 'm-a': 60 - version, 'm-b': 40 });
+          const next = reservationRecord('rt-1', 'm-a', { 'm-a': 60 - version, 'm-b': 40 });
           const after = withChange(totals, current, next);
           // No read in between: the store itself keeps the previous change's entry from being replaced before it is in the trail.
           expect(await store.saveWalletSlice({ walletId, reservation: next, totals: after, audit: audit(version + 1) }, version)).toBe(true);
@@ -651,7 +515,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('adds a reservation under a new key', async () => {
         await saved();
-        const added = reservation('rt-new', { 'm-b': 9 }, { excludedFromCap: true });
+        const added = reservationRecord('rt-new', 'm-b', { 'm-b': 9 }, { excludedFromCap: true });
         const totals = withChange(totalsOf(stored), null, added);
         expect(await store.saveWalletSlice({ walletId, reservation: added, totals, audit: audit(2) }, 1)).toBe(true);
         const whole = await store.loadWallet(walletId);
@@ -665,14 +529,14 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         ['a version from the future', 2],
       ])('refuses %s and changes nothing', async (_case, version) => {
         await saved();
-        const change = reservation('rt-1', { 'm-a': 1 });
+        const change = reservationRecord('rt-1', 'm-a', { 'm-a': 1 });
         const totals = withChange(totalsOf(stored), stored[0]!, change);
         expect(await store.saveWalletSlice({ walletId, reservation: change, totals, audit: null }, version)).toBe(false);
         expect(sorted(await store.loadWallet(walletId))).toStrictEqual(sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), version: 1 }));
       });
 
       it('refuses a slice save of a wallet that does not exist', async () => {
-        const added = reservation('rt-1', { 'm-a': 1 });
+        const added = reservationRecord('rt-1', 'm-a', { 'm-a': 1 });
         expect(await store.saveWalletSlice({ walletId, reservation: added, totals: totalsOf([added]), audit: null }, 0)).toBe(false);
         expect(await store.loadWallet(walletId)).toBeNull();
       });
@@ -680,7 +544,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       it('keeps the totals of a whole save equal to its reservations', async () => {
         await saved();
         const whole = deepCopy(await store.loadWallet(walletId))!;
-        whole.reservations = [reservation('rt-7', { 'm-b': 11 })];
+        whole.reservations = [reservationRecord('rt-7', 'm-b', { 'm-b': 11 })];
         expect(await store.saveWallet(whole, 1)).toBe(true);
         expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!)))?.totals).toStrictEqual(totalsOf(whole.reservations));
       });
@@ -968,15 +832,8 @@ function describeLoadFixture(currentStore: () => Store): void {
       const limits = { maxActiveReservationsPerWallet: 3 };
       const members = [{ correlationId: 'm-solo', pointBalance: 10_000 }];
       const clients = [{ clientId: 'minimal-app', apiKey: 'pk_minimal_0001', enabledBusinessUnits: ['LCL'] }];
-      const live = (token: string, extra: Partial<FixtureReservation> = {}): FixtureReservation => ({
-        reservationToken: token,
-        clientId: 'minimal-app',
-        correlationId: 'm-solo',
-        identifierType: 'EMAIL',
-        reservationAmount: 1,
-        contributions: [{ correlationId: 'm-solo', points: 1 }],
-        ...extra,
-      });
+      const live = (token: string, extra: Partial<FixtureReservation> = {}): FixtureReservation =>
+        fixtureReservation(token, 'm-solo', { 'm-solo': 1 }, { clientId: 'minimal-app', identifierType: 'EMAIL', ...extra });
       const expired = { expiresAt: new Date(fixtureNow.getTime() - 1000).toISOString() };
 
       it('takes a wallet filled to the limit; expired reservations do not count', async () => {
@@ -1037,8 +894,8 @@ function describeRace(currentStore: () => Store): void {
       async () => {
         const store = currentStore();
         const start = wallet(walletId, { 'm-a': 1000, 'm-b': 500 }, [
-          reservation('rt-race', { 'm-a': 60, 'm-b': 40 }),
-          reservation('rt-other', { 'm-b': 7 }),
+          reservationRecord('rt-race', 'm-a', { 'm-a': 60, 'm-b': 40 }),
+          reservationRecord('rt-other', 'm-b', { 'm-b': 7 }),
         ]);
         await store.saveWallet(start, 0);
         let conflicts = 0;
@@ -1084,7 +941,7 @@ function describeRace(currentStore: () => Store): void {
       `${racers} concurrent slice loops each lowering one reservation by 1 point end exact, with exact totals`,
       async () => {
         const store = currentStore();
-        await store.saveWallet(wallet(walletId, { 'm-a': 1000, 'm-b': 500 }, [reservation('rt-race', { 'm-a': 60, 'm-b': 40 }), reservation('rt-other', { 'm-b': 7 })]), 0);
+        await store.saveWallet(wallet(walletId, { 'm-a': 1000, 'm-b': 500 }, [reservationRecord('rt-race', 'm-a', { 'm-a': 60, 'm-b': 40 }), reservationRecord('rt-other', 'm-b', { 'm-b': 7 })]), 0);
         const key = { clientId: 'partner-app', correlationId: 'm-a', reservationToken: 'rt-race' };
         let conflicts = 0;
 
