@@ -2,6 +2,7 @@ import type { AppConfig } from '../config';
 import type { Liveness } from '../http/health';
 import type { SendInit, TestResponse } from './api-client';
 import { startTestApp, type TestApp } from './app-harness';
+import { apiKeyRecord, clientRecord, sessionRecord } from './records';
 import type { ApiKeyRecord, ClientRecord, IdentifierType, SessionRecord } from '../domain/model';
 import { isWellFormedItem } from '../features/reservations/catalogue';
 import type {
@@ -18,23 +19,13 @@ import type {
 export const apiKeys = { partner: 'pk_test_partner', other: 'pk_test_other', unknown: 'pk_test_nobody' } as const;
 export const aliceToken = 'st_alice_0123456789abcdefghijkl';
 
-export const partnerClient: ClientRecord = {
-  clientId: 'client-partner',
-  enabledBusinessUnits: ['LCL'],
-  defaultBusinessUnit: 'LCL',
-  vouchersEnabled: true,
-  sessionTtlSeconds: 3600,
-  reservationDurationSeconds: 900,
-  extendedDurationSeconds: 1800,
-  redemptionTiers: null,
-  dailyRedemptionCap: null,
-};
+export const partnerClient: ClientRecord = clientRecord('client-partner', { extendedDurationSeconds: 1800 });
 
-export const otherClient: ClientRecord = { ...partnerClient, clientId: 'client-other' };
+export const otherClient: ClientRecord = clientRecord('client-other', { extendedDurationSeconds: 1800 });
 
 /** The key record of each client's one key (the fakes never look at its digest). */
 function keyOf(client: ClientRecord): ApiKeyRecord {
-  return { keyId: `key_${client.clientId}`, clientId: client.clientId, digest: 'not-used-by-the-fakes', createdAt: new Date('2026-01-01T00:00:00Z'), expiresAt: null, revokedAt: null };
+  return apiKeyRecord(`key_${client.clientId}`, client.clientId, { digest: 'not-used-by-the-fakes' });
 }
 
 const clientsByKey = new Map<string | undefined, AuthenticatedClient>([
@@ -42,15 +33,13 @@ const clientsByKey = new Map<string | undefined, AuthenticatedClient>([
   [apiKeys.other, { client: otherClient, key: keyOf(otherClient) }],
 ]);
 
-export const aliceSession: SessionRecord = {
-  tokenHash: 'not-used-by-the-fakes',
+export const aliceSession: SessionRecord = sessionRecord('not-used-by-the-fakes', {
   sessionId: '3f6c1c9e-8f0a-4b7e-9a52-5d1e2c7b8a90',
   clientId: partnerClient.clientId,
   keyId: keyOf(partnerClient).keyId,
-  correlationId: 'm-alice',
   identifierType: 'CARD_NUMBER',
   expiresAt: new Date('2030-01-01T00:00:00.000Z'),
-};
+});
 
 export function voucherSummary(businessUnit: string): VoucherDefinitionSummary {
   return {
