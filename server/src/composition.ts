@@ -9,8 +9,9 @@ import { createServices, type ServiceDeps } from './features';
 import type { Liveness } from './http/health';
 import { rateLimitWindowSeconds } from './http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
-import { commandCollection, Metrics } from './metrics';
+import { Metrics } from './metrics';
 import { MemoryStore } from './store/memory/memory-store';
+import { commandLabels } from './store/mongo/command-labels';
 import { MongoStore } from './store/mongo/mongo-store';
 import { observedStore } from './store/observed-store';
 import type { RequestCounter, StoreLifecycle } from './store/port';
@@ -129,7 +130,7 @@ async function buildStore(config: AppConfig, logger: Logger, metrics: Metrics | 
             if (outcome === 'replaced') logger.warn(`MongoDB client replaced: ${reason}`);
             else logger.error(`MongoDB client could not be replaced: ${reason}`);
           },
-          ...(metrics && { onCommand: (event) => metrics.mongoCommand(event.commandName, commandCollection(event.commandName, event.command)) }),
+          ...(metrics && { onCommand: (event) => metrics.mongoCommand(commandLabels(event)) }),
         },
       )
     : new MemoryStore();

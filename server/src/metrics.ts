@@ -1,6 +1,4 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { collectionNames } from './store/mongo/collections';
-import { requestCounterCollection } from './store/mongo/request-counter';
 
 /*
  * The server's Prometheus metrics (prom-client), served as text on
@@ -31,22 +29,6 @@ const latencyBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0
 export const eventLoopSampleMs = 100;
 
 export type StoreErrorKind = 'unavailable' | 'error';
-
-/** Command names counted under their own name; any other is `other`. */
-const knownCommands = new Set([
-  'find', 'aggregate', 'getMore', 'killCursors', 'count', 'distinct',
-  'insert', 'update', 'delete', 'findAndModify', 'bulkWrite',
-  'createIndexes', 'listIndexes', 'listCollections', 'create', 'drop', 'dropDatabase', 'collMod',
-  'commitTransaction', 'abortTransaction', 'endSessions', 'ping', 'hello', 'buildInfo',
-]);
-
-/** The project's collections, counted under their own name; any other (or none: `ping`) is `other`. */
-const knownCollections = new Set<string>([...Object.values(collectionNames), requestCounterCollection]);
-
-/** The collection a command names: its first field's value (`{ find: 'members' }`), or `collection` for `getMore`. */
-export function commandCollection(commandName: string, command: Readonly<Record<string, unknown>>): unknown {
-  return commandName === 'getMore' ? command.collection : command[commandName];
-}
 
 export interface MetricsOptions {
   /** prom-client's process metrics: once per process (`main`), not per app (tests build many). */
@@ -110,14 +92,13 @@ export class Metrics {
    * One command a MongoDB client sent (the driver's `commandStarted`): the
    * store's own, the rate limit's count, and the readiness and watchdog
    * `ping`s, each under its name; never the driver's own monitoring
-   * (heartbeats and connection handshakes are not command events).
+   * (heartbeats and connection handshakes are not command events). Its
+   * labels come from a fixed set (store/mongo/command-labels.ts).
    */
-  mongoCommand(commandName: string, collection: unknown): void {
-    const command = knownCommands.has(commandName) ? commandName : 'other';
-    const target = typeof collection === 'string' && knownCollections.has(collection) ? collection : 'other';
-    const key = `${command} ${target}`;
+  mongoCommand({ command, collection }: { command: string; collection: string }): void {
+    const key = `${command} ${collection}`;
     let counter = this.commandChildren.get(key);
-    if (!counter) this.commandChildren.set(key, (counter = this.mongoCommands.labels(command, target)));
+    if (!counter) this.commandChildren.set(key, (counter = this.mongoCommands.labels(command, collection)));
     counter.inc();
   }
 

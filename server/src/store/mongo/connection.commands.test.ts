@@ -1,4 +1,5 @@
-import { commandCollection, Metrics } from '../../metrics';
+import { Metrics } from '../../metrics';
+import { commandLabels } from './command-labels';
 import { MongoConnection } from './connection';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
 
@@ -36,7 +37,7 @@ if (source.kind === 'none') {
       metrics = new Metrics();
       connection = await MongoConnection.open(
         { uri: source.uri, dbName, serverSelectionTimeoutMS: 10_000, watchdogIntervalMs: 0 },
-        { onCommand: (event) => metrics.mongoCommand(event.commandName, commandCollection(event.commandName, event.command)) },
+        { onCommand: (event) => metrics.mongoCommand(commandLabels(event)) },
       );
     });
 

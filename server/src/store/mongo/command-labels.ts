@@ -1,0 +1,34 @@
+import type { CommandStartedEvent } from 'mongodb';
+import { collectionNames } from './collections';
+import { requestCounterCollection } from './request-counter';
+
+/** Command names counted under their own name; any other is `other`. */
+const knownCommands = new Set([
+  'find', 'aggregate', 'getMore', 'killCursors', 'count', 'distinct',
+  'insert', 'update', 'delete', 'findAndModify', 'bulkWrite',
+  'createIndexes', 'listIndexes', 'listCollections', 'create', 'drop', 'dropDatabase', 'collMod',
+  'commitTransaction', 'abortTransaction', 'endSessions', 'ping', 'hello', 'buildInfo',
+]);
+
+/** The project's collections, counted under their own name; any other (or none: `ping`) is `other`. */
+const knownCollections = new Set<string>([...Object.values(collectionNames), requestCounterCollection]);
+
+export interface CommandLabels {
+  command: string;
+  collection: string;
+}
+
+/**
+ * The labels a command a MongoDB client sent is counted under
+ * (loyalty_mongodb_commands_total): its name and the collection it names,
+ * each from a fixed set, so that the metric's series stay bounded.
+ */
+export function commandLabels(event: Pick<CommandStartedEvent, 'commandName' | 'command'>): CommandLabels {
+  const { commandName, command } = event;
+  // The collection is the first field's value (`{ find: 'members' }`), or `collection` for `getMore`.
+  const collection: unknown = commandName === 'getMore' ? command.collection : command[commandName];
+  return {
+    command: knownCommands.has(commandName) ? commandName : 'other',
+    collection: typeof collection === 'string' && knownCollections.has(collection) ? collection : 'other',
+  };
+}
