@@ -1,10 +1,11 @@
 import { MongoClient } from 'mongodb';
-import { auditEntryId, type AuditEntry, type ReservationRecord, type Wallet } from '../../server/src/domain/model';
+import { auditEntryId } from '../../server/src/domain/model';
 import { totalsOf, withChange } from '../../server/src/domain/wallet-totals';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import type { WalletDoc } from '../../server/src/store/mongo/documents';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { auditEntry, reservationRecord, wallet } from '../../server/src/test-support/records';
 import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /*
@@ -36,29 +37,10 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
   let other: MongoStore;
   let raw: MongoClient;
 
-  const reservation = (amount: number): ReservationRecord => ({
-    ...key,
-    identifierType: 'CARD_NUMBER',
-    reservationAmount: amount,
-    contributions: [{ correlationId: 'm-outbox', points: amount }],
-    expiresAt: new Date(Date.now() + 3_600_000),
-    createdAt: new Date(),
-    excludedFromCap: false,
-  });
-  const entry = (version: number, amount: number): AuditEntry => ({
-    id: auditEntryId(walletId, version),
-    walletId,
-    walletVersion: version,
-    at: new Date(),
-    action: 'UPDATE',
-    clientId: key.clientId,
-    sessionId: 'sid-outbox',
-    correlationId: key.correlationId,
-    reservationToken: key.reservationToken,
-    before: null,
-    after: { reservationAmount: amount, contributions: [{ correlationId: 'm-outbox', points: amount }], expiresAt: new Date() },
-    shares: [],
-  });
+  const reservation = (amount: number) => reservationRecord(key.reservationToken, key.correlationId, { 'm-outbox': amount });
+  /** The entry of the change to `amount` as wallet version `version`. */
+  const entry = (version: number, amount: number) =>
+    auditEntry(key.reservationToken, new Date().toISOString(), amount, { correlationId: key.correlationId, walletVersion: version, sessionId: 'sid-outbox' });
   const walletDoc = () => raw.db(dbName).collection<WalletDoc>(collectionNames.wallets).findOne({ _id: walletId });
   const storedAmount = async () =>
     (await raw.db(dbName).collection(collectionNames.reservations).findOne({ walletId, removedAt: { $exists: false } }))?.reservationAmount;
@@ -69,7 +51,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
     proxy = await startTcpProxy(target!);
     other = await MongoStore.connect({ uri, dbName, serverSelectionTimeoutMS: 10_000 });
     killed = await MongoStore.connect({ uri: throughProxy(uri, proxy), dbName, serverSelectionTimeoutMS: 300, socketTimeoutMS: 1000 });
-    const start: Wallet = { walletId, version: 0, balances: [{ correlationId: 'm-outbox', pointBalance: 1000 }], reservations: [reservation(500)] };
+    const start = wallet(walletId, { 'm-outbox': 1000 }, [reservation(500)]);
     expect(await other.saveWallet(start, 0)).toBe(true);
   });
 

@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { apiClient } from '../../server/src/test-support/api-client';
+import { fixtureMember } from '../../server/src/test-support/records';
 import { baseFixture, keys, reservation, t0 } from './fixture';
 
 /**
@@ -11,9 +12,9 @@ import { baseFixture, keys, reservation, t0 } from './fixture';
 const fixture = {
   ...baseFixture,
   members: [
-    { correlationId: 'm-low', pointBalance: 1000, privileges: ['REDEEM'] },
-    { correlationId: 'm-hl-1', pointBalance: 500, householdId: 'hh-low', privileges: ['REDEEM'] },
-    { correlationId: 'm-hl-2', pointBalance: 4000, householdId: 'hh-low', privileges: ['REDEEM'] },
+    fixtureMember('m-low', 1000, { privileges: ['REDEEM'] }),
+    fixtureMember('m-hl-1', 500, { householdId: 'hh-low', privileges: ['REDEEM'] }),
+    fixtureMember('m-hl-2', 4000, { householdId: 'hh-low', privileges: ['REDEEM'] }),
   ],
   reservations: [reservation('rt-low', 'm-low', { 'm-low': 3000 }), reservation('rt-hl', 'm-hl-1', { 'm-hl-1': 2000, 'm-hl-2': 1000 })],
   redemptions: [],

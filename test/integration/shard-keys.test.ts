@@ -4,6 +4,7 @@ import { demoFixturePath, loadFixture, parseFixture, readFixtureFile } from '../
 import { planOf, shardPlan, type ShardKey } from '../../server/src/store/mongo/shard-plan';
 import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { fixtureReservation } from '../../server/src/test-support/records';
 import { startMonitoredProcess, type MonitoredProcess } from '../support/monitored-process';
 
 /*
@@ -124,8 +125,8 @@ if (source.kind === 'none') {
       await fleet[0]!.store.ensureIndexes();
       await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
       // A reservation of m-alice that has expired: her wallet is then read and written whole.
-      const expired = { reservationToken: 'rt-alice-expired', clientId: 'partner-app', correlationId: 'm-alice', identifierType: 'CARD_NUMBER', reservationAmount: 100, contributions: [{ correlationId: 'm-alice', points: 100 }] };
-      await loadFixture(fleet[0]!.store, parseFixture({ reservations: [{ ...expired, expiresAt: '2026-01-01T00:00:00Z' }] }), new Date('2025-12-31T23:00:00Z'));
+      const expired = fixtureReservation('rt-alice-expired', 'm-alice', { 'm-alice': 100 }, { expiresAt: '2026-01-01T00:00:00Z' });
+      await loadFixture(fleet[0]!.store, parseFixture({ reservations: [expired] }), new Date('2025-12-31T23:00:00Z'));
       await windowWithRoom('partner-app', rateLimitWindowSeconds * 1000, 20_000);
       for (const p of fleet) p.sent.length = 0;
     }, 60_000);

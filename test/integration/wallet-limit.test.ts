@@ -1,6 +1,8 @@
 import { defaultWalletLimits } from '../../server/src/domain/limits';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { apiClient } from '../../server/src/test-support/api-client';
+import type { FixtureReservation } from '../../server/src/store/fixture-schema';
+import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/test-support/records';
 import { keys, t0 } from './fixture';
 
 /*
@@ -10,23 +12,8 @@ import { keys, t0 } from './fixture';
  * one never is; an expired reservation does not count.
  */
 
-const client = {
-  clientId: 'partner-app',
-  apiKey: keys.partner,
-  enabledBusinessUnits: ['LCL'],
-  defaultBusinessUnit: 'LCL',
-  reservationDurationSeconds: 900,
-  dailyRedemptionCap: 100000,
-};
-const reservation = (token: string, points: number, extra: Record<string, unknown> = {}) => ({
-  reservationToken: token,
-  clientId: 'partner-app',
-  correlationId: 'm-full',
-  identifierType: 'CARD_NUMBER',
-  reservationAmount: points,
-  contributions: [{ correlationId: 'm-full', points }],
-  ...extra,
-});
+const client = fixtureClient('partner-app', keys.partner, { defaultBusinessUnit: 'LCL', reservationDurationSeconds: 900, dailyRedemptionCap: 100000 });
+const reservation = (token: string, points: number, overrides: Partial<FixtureReservation> = {}) => fixtureReservation(token, 'm-full', { 'm-full': points }, overrides);
 const tooMany = { statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: 'Too many active reservations' };
 
 describe('a wallet at its limit of live reservations (limit 3 here)', () => {
@@ -39,7 +26,7 @@ describe('a wallet at its limit of live reservations (limit 3 here)', () => {
     server = await startTestApp({
       fixture: {
         clients: [client],
-        members: [{ correlationId: 'm-full', pointBalance: 100000 }],
+        members: [fixtureMember('m-full', 100000)],
         reservations: [
           reservation('rt-1', 1000),
           reservation('rt-2', 1000, { expiresAt: new Date(t0 + 60_000).toISOString() }),
@@ -99,7 +86,7 @@ describe('the default limit', () => {
     server = await startTestApp({
       fixture: {
         clients: [client],
-        members: [{ correlationId: 'm-full', pointBalance: 10 * limit }],
+        members: [fixtureMember('m-full', 10 * limit)],
         reservations: Array.from({ length: limit }, (_, i) => reservation(`rt-${i}`, 1)),
       },
       startAt: t0,

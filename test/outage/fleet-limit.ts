@@ -23,6 +23,7 @@ import { windowOf } from '../../server/src/store/mongo/quota-windows';
 import { requestCounterCollection, windowDocumentKey } from '../../server/src/store/mongo/request-counter';
 import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
 import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { fixtureClient, fixtureMember } from '../../server/src/test-support/records';
 import { send } from '../reliability/support/http';
 import { startServerProcess } from './server-process';
 
@@ -37,8 +38,8 @@ async function main(): Promise<void> {
   const dbName = `fleet_limit_${process.pid}_${randomBytes(3).toString('hex')}`;
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'loyalty-fleet-limit-'));
   const fixture = {
-    clients: [{ clientId, apiKey, enabledBusinessUnits: ['LCL'] }],
-    members: [{ correlationId: 'm-fleet', pointBalance: 1000 }],
+    clients: [fixtureClient(clientId, apiKey)],
+    members: [fixtureMember('m-fleet', 1000)],
   };
   writeFileSync(path.join(tmp, 'fixture.json'), JSON.stringify(fixture));
   const env = { MONGODB_URI: uri, MONGODB_DB: dbName, RATE_LIMIT_PER_MINUTE: String(limit) };

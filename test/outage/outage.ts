@@ -34,6 +34,7 @@ import { walletIdOf, type Wallet } from '../../server/src/domain/model';
 import { auditFromDoc, type AuditDoc } from '../../server/src/store/mongo/documents';
 import { collectionNames, MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { fixtureClient, fixtureMember, wallet } from '../../server/src/test-support/records';
 import { serviceUnavailableBody } from '../reliability/support/answers';
 import { HangError, send, type RawResponse } from '../reliability/support/http';
 import { auditProblems, conservationProblems } from '../reliability/support/invariants';
@@ -94,18 +95,16 @@ function fixture(members: string[]): unknown {
   const demo = JSON.parse(readFileSync(path.join(repoRoot, 'server/fixtures/example.json'), 'utf8')) as { voucherDefinitions: unknown[] };
   return {
     clients: [
-      {
-        clientId: 'outage-app',
-        apiKey,
+      fixtureClient('outage-app', apiKey, {
         enabledBusinessUnits: ['LCL', 'SDM'],
         defaultBusinessUnit: 'LCL',
         sessionTtlSeconds: 86_400,
         // Short, so that released reservations expire during the run and wallets are cleaned up as they go.
         reservationDurationSeconds: 30,
         dailyRedemptionCap: null,
-      },
+      }),
     ],
-    members: members.map((correlationId) => ({ correlationId, pointBalance: startingBalance, privileges: ['REDEEM'] })),
+    members: members.map((correlationId) => fixtureMember(correlationId, startingBalance, { privileges: ['REDEEM'] })),
     voucherDefinitions: demo.voucherDefinitions,
   };
 }
@@ -274,9 +273,7 @@ async function conservation(dbName: string, members: string[]): Promise<string[]
   const store = await MongoStore.connect({ uri, dbName, serverSelectionTimeoutMS: 10_000 });
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
   try {
-    const initial = new Map<string, Wallet>(
-      members.map((m) => [walletIdOf(m, null), { walletId: walletIdOf(m, null), version: 0, balances: [{ correlationId: m, pointBalance: startingBalance }], reservations: [] }]),
-    );
+    const initial = new Map<string, Wallet>(members.map((m) => [walletIdOf(m, null), wallet(walletIdOf(m, null), { [m]: startingBalance })]));
     const wallets = new Map<string, Wallet | null>();
     for (const walletId of initial.keys()) wallets.set(walletId, await store.loadWallet(walletId));
     const audit = (await client.db(dbName).collection<AuditDoc>(collectionNames.audit).find().toArray()).map(auditFromDoc);

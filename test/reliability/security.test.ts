@@ -4,6 +4,7 @@ import type { Db, MongoClient } from 'mongodb';
 import { totalsOf } from '../../server/src/domain/wallet-totals';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { reservationRecord, wallet } from '../../server/src/test-support/records';
 import { problemsOfAnswer, serviceUnavailableBody } from './support/answers';
 import { keys, type ClientName } from './support/fixture';
 import { operatorObjects } from './support/generators';
@@ -322,8 +323,8 @@ describe('no operator injection reaches the store', () => {
       await store.listAudit(value);
       await store.loadWalletSlice(value, { clientId: 'c', correlationId: 'm', reservationToken: 'rt' });
       await store.loadWalletSlice('member:m', { clientId: value, correlationId: value, reservationToken: value });
-      await expect(store.saveWallet({ walletId: value, version: 1, balances: [], reservations: [] }, 1)).rejects.toThrow();
-      const reservation = { reservationToken: value, clientId: 'c', correlationId: 'm', identifierType: 'EMAIL', reservationAmount: 1, contributions: [], expiresAt: new Date(), createdAt: new Date(), excludedFromCap: false };
+      await expect(store.saveWallet(wallet(value, {}, [], { version: 1 }), 1)).rejects.toThrow();
+      const reservation = reservationRecord(value, 'm', { m: 1 }, { clientId: 'c' });
       await expect(store.saveWalletSlice({ walletId: 'member:m', reservation, totals: totalsOf([]), audit: null }, 1)).rejects.toThrow();
     }
     // The adapter's own: the listing's filters, the whole read's, and the slice read's pipeline.

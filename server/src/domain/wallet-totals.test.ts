@@ -1,23 +1,14 @@
 import fc from 'fast-check';
+import { reservationRecord } from '../test-support/records';
 import type { ReservationRecord } from './model';
 import { heldOf, isStale, reservedOn, totalsOf, withChange, type WalletTotals } from './wallet-totals';
 
 const at = (iso: string) => new Date(iso);
 
+/** A reservation of `app` for its first contributor (m-a without one), made at midnight, expiring at 01:00. */
 function reservation(token: string, contributions: Record<string, number>, overrides: Partial<ReservationRecord> = {}): ReservationRecord {
-  const entries = Object.entries(contributions).map(([correlationId, points]) => ({ correlationId, points }));
-  return {
-    reservationToken: token,
-    clientId: 'app',
-    correlationId: entries[0]?.correlationId ?? 'm-a',
-    identifierType: 'EMAIL',
-    reservationAmount: entries.reduce((sum, c) => sum + c.points, 0),
-    contributions: entries,
-    expiresAt: at('2030-01-01T01:00:00Z'),
-    createdAt: at('2030-01-01T00:00:00Z'),
-    excludedFromCap: false,
-    ...overrides,
-  };
+  const correlationId = Object.keys(contributions)[0] ?? 'm-a';
+  return reservationRecord(token, correlationId, contributions, { clientId: 'app', expiresAt: at('2030-01-01T01:00:00Z'), ...overrides });
 }
 
 describe('totalsOf', () => {

@@ -1,6 +1,7 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { MemoryStore } from '../store/memory/memory-store';
 import { StoreUnavailableError, voucherDefinitionsVersionReader, type RequestCounter } from '../store/port';
+import { memberRecord } from '../test-support/records';
 import { rateLimitHitsAttribute, rateLimitSpanName, tracedRequestCounter } from './traced-request-counter';
 import { tracedStore } from './traced-store';
 import { useInMemoryTracing } from './test-support/in-memory-tracing';
@@ -65,8 +66,7 @@ describe('tracedStore', () => {
   it('passes the store calls on with their arguments, bound to the store', async () => {
     const memory = new MemoryStore();
     const store = tracedStore(memory, tracer);
-    const member = { correlationId: 'm-1', walletId: 'w-1', householdId: null, eligibleForRedemption: true, privileges: [] };
-    await inRequest(() => store.upsertMembers([member]));
+    await inRequest(() => store.upsertMembers([memberRecord('m-1')]));
     expect(await memory.findMember('m-1')).toMatchObject({ correlationId: 'm-1' });
   });
 });

@@ -2,8 +2,9 @@ import { around } from './around';
 import { MemoryStore } from './memory/memory-store';
 import { observedStore } from './observed-store';
 import { StoreUnavailableError, storeMethods, voucherDefinitionsVersionReader, type Store } from './port';
+import { memberRecord, redemptionRecord } from '../test-support/records';
 
-const member = { correlationId: 'm-1', walletId: 'member:m-1', householdId: null, eligibleForRedemption: true, privileges: [] };
+const member = memberRecord('m-1');
 
 describe('around', () => {
   it('sends every port method through the hook, with its arguments, and returns what the hook returns', async () => {
@@ -23,10 +24,11 @@ describe('around', () => {
 
   it('calls the store bound to itself, and lets the hook answer instead', async () => {
     const memory = new MemoryStore({ sessionSweepIntervalMs: 0 });
-    const store = around(memory, async (method, _args, call) => (method === 'findRedemption' ? { redemptionId: 'made-up' } : call()));
+    const madeUp = redemptionRecord('made-up', 'm-1');
+    const store = around(memory, async (method, _args, call) => (method === 'findRedemption' ? madeUp : call()));
     await store.upsertMembers([member]);
     expect(await memory.findMember('m-1')).toStrictEqual(member);
-    expect(await store.findRedemption('r-1')).toEqual({ redemptionId: 'made-up' });
+    expect(await store.findRedemption('r-1')).toBe(madeUp);
   });
 
   it('forwards the voucher definitions version synchronously, unless told not to', async () => {

@@ -2,6 +2,7 @@ import type { Wallet } from '../domain/model';
 import { deepCopy } from './copy';
 import { compareKeys } from './key-order';
 import { MemoryStore } from './memory/memory-store';
+import { wallet } from '../test-support/records';
 import type { WholeWalletStore } from './port';
 import { assertExpectedVersion, updateWallet, WalletConflictError } from './wallet-update';
 
@@ -23,7 +24,7 @@ describe('updateWallet', () => {
 
   it('creates a missing wallet at version 1 and returns it as stored', async () => {
     const saved = await updateWallet(store, 'member:m-a', addPoints(5));
-    expect(saved).toEqual({ walletId: 'member:m-a', version: 1, balances: [{ correlationId: 'm-a', pointBalance: 5 }], reservations: [] });
+    expect(saved).toEqual(wallet('member:m-a', { 'm-a': 5 }, [], { version: 1 }));
     expect(await store.loadWallet('member:m-a')).toEqual(saved);
   });
 

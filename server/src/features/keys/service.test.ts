@@ -1,6 +1,7 @@
 import { MemoryStore } from '../../store/memory/memory-store';
 import { hashSecret } from '../../domain/secrets';
 import { loadFixture } from '../../store/fixture';
+import { fixtureClient } from '../../test-support/records';
 import { createAuthService } from '../sessions/auth-service';
 import { createKeyService, KeyAdminError, maxLiveKeysPerClient } from './service';
 
@@ -10,7 +11,7 @@ async function setUp() {
   let now = start;
   const clock = () => now;
   const store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
-  await loadFixture(store, { clients: [{ clientId: 'partner-app', apiKey: 'pk_fixture_0001', enabledBusinessUnits: ['LCL'] }] }, start);
+  await loadFixture(store, { clients: [fixtureClient('partner-app', 'pk_fixture_0001')] }, start);
   const keys = createKeyService({ store, clock });
   const auth = createAuthService({ store, clock });
   const authenticates = async (apiKey: string) => (await auth.authenticateClient(apiKey))?.client.clientId === 'partner-app';

@@ -1,7 +1,8 @@
 import type { AppError } from '../../domain/errors';
-import type { CatalogueItemRecord, SessionRecord } from '../../domain/model';
+import type { SessionRecord } from '../../domain/model';
 import { defaultWalletLimits } from '../../domain/limits';
 import { loadApiSpec } from '../../http/spec';
+import { catalogueItemRecord, clientRecord, sessionRecord } from '../../test-support/records';
 import { seedAnswerToRefusedBody } from './body-rules';
 import { catalogueItemsMax, findInvalidCatalogueItems, productCodeMaxLength, quantityMax } from './catalogue';
 import { createReservationService } from './service';
@@ -16,7 +17,7 @@ function catalogueOf(codes: readonly string[]) {
   const store = {
     findCatalogueItems: async (asked: string[]) => {
       lookups.push(asked);
-      return asked.filter((code) => codes.includes(code)).map((productCode) => ({ productCode }) as CatalogueItemRecord);
+      return asked.filter((code) => codes.includes(code)).map((productCode) => catalogueItemRecord(productCode));
     },
   };
   return { lookups, findInvalidCatalogueItems: (entries: readonly unknown[]) => findInvalidCatalogueItems(store, entries) };
@@ -213,8 +214,8 @@ describe('the redemption pair, the one rule the schema does not state: the servi
   const update = (body: object, identifierType: SessionRecord['identifierType'] = 'CARD_NUMBER') =>
     service.updateReservation(
       {
-        client: { clientId: 'app' } as Parameters<typeof service.updateReservation>[0]['client'],
-        session: { identifierType, correlationId: 'm-alice' } as SessionRecord,
+        client: clientRecord('app'),
+        session: sessionRecord('h', { identifierType, correlationId: 'm-alice' }),
         correlationId: 'm-alice',
         reservationToken: 'rt-1',
       },

@@ -1,8 +1,9 @@
-import type { MemberRecord, SessionRecord } from '../../domain/model';
+import type { MemberRecord } from '../../domain/model';
 import { defaultWalletLimits } from '../../domain/limits';
 import { loadFixture } from '../../store/fixture';
 import { MemoryStore } from '../../store/memory/memory-store';
 import { around } from '../../store/around';
+import { fixtureClient, fixtureMember, fixtureReservation, sessionRecord } from '../../test-support/records';
 import { createReservationService } from './service';
 
 /*
@@ -20,12 +21,9 @@ async function setUp() {
   await loadFixture(
     memory,
     {
-      clients: [{ clientId: 'app', apiKey: 'pk_app_000000000001', enabledBusinessUnits: ['LCL'] }],
-      members: [
-        { correlationId: 'm-a', pointBalance: 1000 },
-        { correlationId: 'm-b', pointBalance: 500 },
-      ],
-      reservations: [{ reservationToken: 'rt-1', clientId: 'app', correlationId: 'm-a', identifierType: 'CARD_NUMBER', reservationAmount: 400, contributions: [{ correlationId: 'm-a', points: 400 }] }],
+      clients: [fixtureClient('app', 'pk_app_000000000001')],
+      members: [fixtureMember('m-a', 1000), fixtureMember('m-b', 500)],
+      reservations: [fixtureReservation('rt-1', 'm-a', { 'm-a': 400 }, { clientId: 'app' })],
     },
     now,
   );
@@ -37,16 +35,16 @@ async function setUp() {
   });
   const service = createReservationService({ store, clock: () => now, walletLimits: defaultWalletLimits });
   const client = (await memory.findClient('app'))!;
-  const session = (walletId: string | undefined): SessionRecord => ({
-    tokenHash: 'h',
-    sessionId: '00000000-0000-4000-8000-000000000001',
-    clientId: 'app',
-    keyId: 'key_x',
-    correlationId: 'm-a',
-    identifierType: 'CARD_NUMBER',
-    expiresAt: new Date(now.getTime() + 3_600_000),
-    ...(walletId !== undefined && { walletId }),
-  });
+  // By card number, as the reservation was made: Operation B refuses a change by another identifier type.
+  const session = (walletId: string | undefined) =>
+    sessionRecord('h', {
+      clientId: 'app',
+      keyId: 'key_x',
+      correlationId: 'm-a',
+      identifierType: 'CARD_NUMBER',
+      expiresAt: new Date(now.getTime() + 3_600_000),
+      ...(walletId !== undefined && { walletId }),
+    });
   const lower = (walletId: string | undefined, member?: MemberRecord | null) =>
     service.updateReservation(
       { client, session: session(walletId), correlationId: 'm-a', reservationToken: 'rt-1', ...(member !== undefined && { member }) },

@@ -1,24 +1,14 @@
 import type { ReservationRecord, Wallet, WalletSlice } from '../../domain/model';
 import { totalsOf } from '../../domain/wallet-totals';
 import type { ReservationStore } from '../../store/port';
+import { reservationRecord, wallet } from '../../test-support/records';
 import { loadWalletState } from './wallet-view';
 
 const now = new Date('2030-01-01T12:00:00Z');
 const key = { clientId: 'app', correlationId: 'm-a', reservationToken: 'rt-1' };
 
-function reservation(token: string, expiresAt: string): ReservationRecord {
-  return {
-    reservationToken: token,
-    clientId: 'app',
-    correlationId: 'm-a',
-    identifierType: 'EMAIL',
-    reservationAmount: 100,
-    contributions: [{ correlationId: 'm-a', points: 100 }],
-    expiresAt: new Date(expiresAt),
-    createdAt: new Date('2030-01-01T11:00:00Z'),
-    excludedFromCap: false,
-  };
-}
+const reservation = (token: string, expiresAt: string) =>
+  reservationRecord(token, 'm-a', { 'm-a': 100 }, { clientId: 'app', expiresAt: new Date(expiresAt) });
 
 const live = reservation('rt-1', '2030-01-01T13:00:00Z');
 const expired = reservation('rt-1', '2030-01-01T11:59:59Z');
@@ -41,8 +31,6 @@ function storeWith(slice: Pick<WalletSlice, 'totals' | 'reservation'>, whole: Wa
 }
 
 describe('loadWalletState', () => {
-  const balances = [{ correlationId: 'm-a', pointBalance: 1000 }];
-
   it.each<[string, Pick<WalletSlice, 'totals' | 'reservation'>, ReservationRecord[], string[], ReservationRecord | null]>([
     ['totals not stale, the reservation live: the slice', { totals: totalsOf([live, other]), reservation: live }, [live, other], ['slice'], live],
     ['totals not stale, no reservation under the key: the slice', { totals: totalsOf([other]), reservation: null }, [other], ['slice'], null],
@@ -51,7 +39,7 @@ describe('loadWalletState', () => {
     // delivery that put it back after its tombstone was gone): it is checked on its own.
     ['totals not stale but the reservation expired: the whole wallet', { totals: totalsOf([other]), reservation: expired }, [expired, other], ['slice', 'whole'], null],
   ])('%s', async (_case, slice, stored, expectedCalls, expectedCurrent) => {
-    const { store, calls } = storeWith(slice, { walletId: 'member:m-a', version: 3, balances, reservations: stored });
+    const { store, calls } = storeWith(slice, wallet('member:m-a', { 'm-a': 1000 }, stored, { version: 3 }));
     const state = await loadWalletState(store, 'member:m-a', key, now);
     expect(calls).toEqual(expectedCalls);
     expect(state?.current).toBe(expectedCurrent);

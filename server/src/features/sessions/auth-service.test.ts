@@ -1,5 +1,6 @@
 import { MemoryStore } from '../../store/memory/memory-store';
 import { loadFixture } from '../../store/fixture';
+import { fixtureClient, fixtureMember } from '../../test-support/records';
 import { createKeyService } from '../keys/service';
 import { createAuthService } from './auth-service';
 import { createSessionService } from './service';
@@ -14,11 +15,8 @@ async function setUp() {
   await loadFixture(
     store,
     {
-      clients: [
-        { clientId: 'partner-app', apiKeys: ['pk_partner_fixture_1'], enabledBusinessUnits: ['LCL'], sessionTtlSeconds: 3600 },
-        { clientId: 'other-app', apiKey: 'pk_other_fixture_1', enabledBusinessUnits: ['LCL'] },
-      ],
-      members: [{ correlationId: 'm-alice', pointBalance: 100 }],
+      clients: [fixtureClient('partner-app', 'pk_partner_fixture_1', { sessionTtlSeconds: 3600 }), fixtureClient('other-app', 'pk_other_fixture_1')],
+      members: [fixtureMember('m-alice', 100)],
     },
     start,
   );
@@ -97,7 +95,7 @@ describe('authentication with credential caching (processes sharing a database)'
     lookups.splice(0);
     const clock = () => now;
     store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
-    await loadFixture(store, { clients: [{ clientId: 'partner-app', apiKeys: ['pk_partner_fixture_1'], enabledBusinessUnits: ['LCL'], sessionTtlSeconds: 60 }], members: [{ correlationId: 'm-alice', pointBalance: 100 }] }, start);
+    await loadFixture(store, { clients: [fixtureClient('partner-app', 'pk_partner_fixture_1', { sessionTtlSeconds: 60 })], members: [fixtureMember('m-alice', 100)] }, start);
     const counted = {
       findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
       findApiKeyById: (keyId: string) => (reads.findApiKeyById++, store.findApiKeyById(keyId)),

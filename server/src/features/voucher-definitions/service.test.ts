@@ -1,4 +1,4 @@
-import type { ClientRecord, VoucherDefinitionRecord } from '../../domain/model';
+import type { VoucherDefinitionRecord } from '../../domain/model';
 import { isSnapshot } from '../../domain/snapshot';
 import { MemoryStore } from '../../store/memory/memory-store';
 import { clientRecord, definitionRecord } from '../../test-support/records';
@@ -73,7 +73,7 @@ describe('the listing kept by version (a store that answers its version asynchro
     });
     return { service, listed, lookups, bump: () => version++ };
   }
-  const twoUnits: ClientRecord = { ...client, enabledBusinessUnits: ['LCL', 'SDM'] };
+  const twoUnits = clientRecord('client-partner', { enabledBusinessUnits: ['LCL', 'SDM'] });
 
   it('lists each business unit once while the version stays, and again once it moves', async () => {
     await store.upsertVoucherDefinitions([definition('vd-1'), definition('vd-2', { businessUnit: 'SDM' })]);
@@ -92,7 +92,7 @@ describe('the listing kept by version (a store that answers its version asynchro
 
   it(`keeps the listings of at most ${maxCachedListings} business units, the least recently listed going first`, async () => {
     const units = Array.from({ length: maxCachedListings + 1 }, (_, i) => `BU-${i}`);
-    const everyUnit: ClientRecord = { ...client, enabledBusinessUnits: units };
+    const everyUnit = clientRecord('client-partner', { enabledBusinessUnits: units });
     const { service, listed } = setUp();
     for (const unit of units) await service.listVoucherDefinitions(everyUnit, unit);
     listed.splice(0);

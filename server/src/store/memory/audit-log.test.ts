@@ -1,24 +1,15 @@
-import { auditEntryId, type AuditEntry } from '../../domain/model';
+import type { AuditEntry } from '../../domain/model';
+import { auditEntry } from '../../test-support/records';
 import { AuditLog } from './audit-log';
 import { packAudit } from './packed';
 
-/** An entry of `walletVersion` on `rt-1`; `shares` members make it as long as a test needs. */
+/** The entry of `walletVersion` on `rt-1`, one second apart; `shares` members make it as long as a test needs. */
 function entry(walletVersion: number, shares = 1): AuditEntry {
+  const at = new Date(Date.UTC(2030, 0, 1, 0, 0, walletVersion)).toISOString();
+  const built = auditEntry('rt-1', at, 10, { correlationId: 'm-0', walletVersion });
+  if (shares === 1) return built;
   const contributions = Array.from({ length: shares }, (_, i) => ({ correlationId: `m-${i}`, points: 10 }));
-  return {
-    id: auditEntryId('member:m-0', walletVersion),
-    walletId: 'member:m-0',
-    walletVersion,
-    at: new Date(Date.UTC(2030, 0, 1, 0, 0, walletVersion)),
-    action: 'UPDATE',
-    clientId: 'partner-app',
-    sessionId: 'session-1',
-    correlationId: 'm-0',
-    reservationToken: 'rt-1',
-    before: { reservationAmount: 20, contributions, expiresAt: new Date('2030-01-01T00:15:00.000Z') },
-    after: { reservationAmount: 10, contributions, expiresAt: new Date('2030-01-01T00:15:00.000Z') },
-    shares: contributions,
-  };
+  return { ...built, before: { ...built.before!, contributions }, after: { ...built.after, contributions }, shares: contributions };
 }
 
 describe('AuditLog', () => {

@@ -1,7 +1,7 @@
 import type { SessionRecord } from '../../domain/model';
 import { totalsOf, withChange } from '../../domain/wallet-totals';
 import { describeStoreContract } from '../test-support/store.contract';
-import { sessionRecord } from '../../test-support/records';
+import { memberRecord, reservationRecord, sessionRecord, wallet } from '../../test-support/records';
 import { MemoryStore } from './memory-store';
 
 describeStoreContract('MemoryStore', async () => {
@@ -58,7 +58,7 @@ describe('MemoryStore specifics', () => {
     const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
     const given = session('h1', '2999-01-01T00:00:00.000Z');
     await store.insertSession(given);
-    await store.upsertMembers([{ correlationId: 'm-alice', walletId: 'member:m-alice', householdId: null, eligibleForRedemption: true, privileges: ['REDEEM'] }]);
+    await store.upsertMembers([memberRecord('m-alice')]);
     const found = await store.findSession('h1');
     const context = await store.findSessionContext('h1');
     expect(found).not.toBe(given);
@@ -72,7 +72,7 @@ describe('MemoryStore specifics', () => {
   it('forgets everything on close', async () => {
     const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
     await store.insertSession(session('h1', '2999-01-01T00:00:00.000Z'));
-    await store.saveWallet({ walletId: 'member:m', version: 0, balances: [], reservations: [] }, 0);
+    await store.saveWallet(wallet('member:m', {}), 0);
     await store.close();
     expect(await store.findSession('h1')).toBeNull();
     expect(await store.loadWallet('member:m')).toBeNull();
@@ -80,23 +80,8 @@ describe('MemoryStore specifics', () => {
 });
 
 describe('MemoryStore wallets: frozen values, shared between versions', () => {
-  const reservation = (token: string, amount: number) => ({
-    reservationToken: token,
-    clientId: 'partner-app',
-    correlationId: 'm-a',
-    identifierType: 'CARD_NUMBER',
-    reservationAmount: amount,
-    contributions: [{ correlationId: 'm-a', points: amount }],
-    expiresAt: new Date('2030-01-01T00:15:00.000Z'),
-    createdAt: new Date('2030-01-01T00:00:00.000Z'),
-    excludedFromCap: false,
-  });
-  const input = () => ({
-    walletId: 'member:m-a',
-    version: 0,
-    balances: [{ correlationId: 'm-a', pointBalance: 500 }],
-    reservations: [reservation('rt-1', 100), reservation('rt-2', 200)],
-  });
+  const reservation = (token: string, amount: number) => reservationRecord(token, 'm-a', { 'm-a': amount });
+  const input = () => wallet('member:m-a', { 'm-a': 500 }, [reservation('rt-1', 100), reservation('rt-2', 200)]);
 
   it('hands out a deep-frozen wallet, and copies what it is given', async () => {
     const store = new MemoryStore({ sessionSweepIntervalMs: 0 });

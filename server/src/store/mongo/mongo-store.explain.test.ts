@@ -1,9 +1,20 @@
 import path from 'node:path';
 import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
-import { auditEntryId, type AuditEntry, type ClientRecord, type MemberRecord, type VoucherDefinitionRecord, type Wallet } from '../../domain/model';
+import type { AuditEntry, Wallet } from '../../domain/model';
 import { hashSecret } from '../../domain/secrets';
 import { totalsOf } from '../../domain/wallet-totals';
-import { clientDefaults } from '../fixture';
+import {
+  apiKeyRecord,
+  auditEntry,
+  catalogueItemRecord,
+  clientRecord,
+  definitionRecord,
+  memberRecord,
+  redemptionRecord,
+  reservationRecord,
+  sessionRecord,
+  wallet,
+} from '../../test-support/records';
 import { fixedConnection } from './connection';
 import { MongoStore } from './mongo-store';
 import { explainMissing, testMongoSource, stageNames, uniqueDbName } from './test-support/mongo-test-server';
@@ -139,96 +150,61 @@ function planProblems(explained: Document): string[] {
 async function seed(store: MongoStore): Promise<void> {
   const n = 40;
   const ids = Array.from({ length: n }, (_, i) => String(i).padStart(3, '0'));
-  const clients: ClientRecord[] = ids.map((id, i) => ({
-    ...clientDefaults,
-    clientId: `client-${id}`,
-    enabledBusinessUnits: ['BU-1'],
-    defaultBusinessUnit: 'BU-1',
-  }));
-  await store.upsertClients(clients);
-  await store.upsertApiKeys(
-    ids.map((id, i) => ({ keyId: `key_${id}`, clientId: `client-${id}`, digest: hashSecret(`key-${i}`), createdAt: new Date(), expiresAt: null, revokedAt: null })),
-  );
-  const members: MemberRecord[] = ids.map((id) => ({
-    correlationId: `m-${id}`,
-    walletId: `member:m-${id}`,
-    householdId: null,
-    eligibleForRedemption: true,
-    privileges: [],
-  }));
-  await store.upsertMembers(members);
+  await store.upsertClients(ids.map((id) => clientRecord(`client-${id}`, { enabledBusinessUnits: ['BU-1'], defaultBusinessUnit: 'BU-1' })));
+  await store.upsertApiKeys(ids.map((id, i) => apiKeyRecord(`key_${id}`, `client-${id}`, { digest: hashSecret(`key-${i}`), createdAt: new Date() })));
+  await store.upsertMembers(ids.map((id) => memberRecord(`m-${id}`, { privileges: [] })));
   for (const [i, id] of ids.entries()) {
-    await store.insertSession({
-      tokenHash: `token-hash-${i}`,
-      sessionId: `00000000-0000-4000-8000-000000000${id}`,
-      clientId: `client-${id}`,
-      keyId: `key_${id}`,
-      correlationId: `m-${id}`,
-      identifierType: 'CARD_NUMBER',
-      expiresAt: new Date(Date.now() + 3_600_000),
-    });
+    await store.insertSession(
+      sessionRecord(`token-hash-${i}`, {
+        sessionId: `00000000-0000-4000-8000-000000000${id}`,
+        clientId: `client-${id}`,
+        keyId: `key_${id}`,
+        correlationId: `m-${id}`,
+        identifierType: 'CARD_NUMBER',
+      }),
+    );
     await store.saveWallet({ ...sampleWallet(`member:m-${id}`), audit: sampleAudit(`member:m-${id}`, 1) }, 0);
   }
   await store.drainOutbox();
   await store.upsertCatalogueItems(
-    ids.map((id) => ({ productCode: `p-${id}`, catalogueItemId: `ci-${id}`, catalogueItemName: `Item ${id}`, redemptionType: 'TENDER', pointsAmount: 100, messages: {} })),
+    ids.map((id) => catalogueItemRecord(`p-${id}`, { catalogueItemId: `ci-${id}`, catalogueItemName: `Item ${id}`, pointsAmount: 100, messages: {} })),
   );
-  await store.upsertRedemptions(ids.map((id) => ({ redemptionId: `rd-${id}`, redeemerId: `m-${id}`, redemptionName: `Redemption ${id}` })));
+  await store.upsertRedemptions(ids.map((id) => redemptionRecord(`rd-${id}`, `m-${id}`, { redemptionName: `Redemption ${id}` })));
   const statuses = ['PUBLISHED', 'DRAFT', 'RETIRED'];
-  const definitions: VoucherDefinitionRecord[] = Array.from({ length: 200 }, (_, i) => ({
-    voucherDefinitionId: `vd-${String(i).padStart(4, '0')}`,
-    adminId: `ADM-${i}`,
-    businessUnit: `BU-${i % 5}`,
-    status: statuses[Math.floor(i / 5) % 3]!,
-    ...(i % 2 === 0 ? { usageChannels: ['CUX'] } : {}),
-    definitionName: `Definition ${i}`,
-    rewardType: 'DOLLAR_OFF',
-    rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART' },
-    expiryRule: { type: 'ROLLING', rollingDays: 30 },
-    creative: {},
-    pointValue: 5000,
-    redeemableValue: null,
-  }));
+  const definitions = Array.from({ length: 200 }, (_, i) =>
+    definitionRecord(`vd-${String(i).padStart(4, '0')}`, {
+      adminId: `ADM-${i}`,
+      businessUnit: `BU-${i % 5}`,
+      status: statuses[Math.floor(i / 5) % 3]!,
+      ...(i % 2 === 0 ? { usageChannels: ['CUX'] } : {}),
+      definitionName: `Definition ${i}`,
+      creative: {},
+    }),
+  );
   await store.upsertVoucherDefinitions(definitions);
 }
 
+/** The wallet of one member, holding one reservation of client-000 that expires in 15 minutes. */
 function sampleWallet(walletId: string): Wallet {
   const correlationId = walletId.slice('member:'.length);
-  return {
-    walletId,
-    version: 0,
-    balances: [{ correlationId, pointBalance: 10_000 }],
-    reservations: [
-      {
-        reservationToken: `rt-${correlationId}`,
-        clientId: 'client-000',
-        correlationId,
-        identifierType: 'CARD_NUMBER',
-        reservationAmount: 100,
-        contributions: [{ correlationId, points: 100 }],
-        expiresAt: new Date(Date.now() + 900_000),
-        createdAt: new Date(),
-        excludedFromCap: false,
-      },
-    ],
-  };
+  const reservation = reservationRecord(`rt-${correlationId}`, correlationId, { [correlationId]: 100 }, {
+    clientId: 'client-000',
+    expiresAt: new Date(Date.now() + 900_000),
+    createdAt: new Date(),
+  });
+  return wallet(walletId, { [correlationId]: 10_000 }, [reservation]);
 }
 
+/** The entry of the change that lowered the sample reservation from 101 to 100, as `walletVersion`. */
 function sampleAudit(walletId: string, walletVersion: number): AuditEntry {
   const correlationId = walletId.slice('member:'.length);
   const expiresAt = new Date(Date.now() + 900_000);
-  return {
-    id: auditEntryId(walletId, walletVersion),
+  const entry = auditEntry(`rt-${correlationId}`, new Date().toISOString(), 100, {
     walletId,
     walletVersion,
-    at: new Date(),
-    action: 'UPDATE',
     clientId: 'client-000',
     sessionId: '00000000-0000-4000-8000-000000000000',
     correlationId,
-    reservationToken: `rt-${correlationId}`,
-    before: { reservationAmount: 101, contributions: [{ correlationId, points: 101 }], expiresAt },
-    after: { reservationAmount: 100, contributions: [{ correlationId, points: 100 }], expiresAt },
-    shares: [{ correlationId, points: 1 }],
-  };
+  });
+  return { ...entry, before: { ...entry.before!, expiresAt }, after: { ...entry.after, expiresAt } };
 }

@@ -1,5 +1,6 @@
 import { MongoNetworkError, MongoServerError, type Db, type MongoClient } from 'mongodb';
-import type { VoucherDefinitionRecord, Wallet } from '../../domain/model';
+import type { VoucherDefinitionRecord } from '../../domain/model';
+import { redemptionRecord, reservationRecord, wallet as walletOf } from '../../test-support/records';
 import { StoreUnavailableError } from '../port';
 import { totalsOf } from '../../domain/wallet-totals';
 import { fixedConnection } from './connection';
@@ -61,24 +62,7 @@ function fakeStore(respond: Responder = () => null): { store: MongoStore; calls:
   return { store: MongoStore.over(fixedConnection(client as unknown as MongoClient, { collection } as unknown as Db)), calls };
 }
 
-const wallet: Wallet = {
-  walletId: 'member:m-a',
-  version: 7,
-  balances: [{ correlationId: 'm-a', pointBalance: 10 }],
-  reservations: [
-    {
-      reservationToken: 'rt-1',
-      clientId: 'c',
-      correlationId: 'm-a',
-      identifierType: 'EMAIL',
-      reservationAmount: 4,
-      contributions: [{ correlationId: 'm-a', points: 4 }],
-      expiresAt: new Date('2030-01-01T00:15:00Z'),
-      createdAt: new Date('2030-01-01T00:00:00Z'),
-      excludedFromCap: false,
-    },
-  ],
-};
+const wallet = walletOf('member:m-a', { 'm-a': 10 }, [reservationRecord('rt-1', 'm-a', { 'm-a': 4 }, { clientId: 'c' })], { version: 7 });
 
 const { walletId: _walletId, version: _version, ...walletFields } = wallet;
 /** The wallet's sweep bucket: part of every filter of it (its shard key). */
@@ -283,6 +267,7 @@ describe('MongoStore requests', () => {
   });
 
   it('lists definitions with one indexed filter, sorted by id, fields mapped explicitly', async () => {
+    // A raw document without the optional fields (and a null list of channels): its record leaves them out.
     const stored = { _id: 'vd-1', voucherDefinitionId: 'vd-1', adminId: 'A', businessUnit: 'LCL', status: 'PUBLISHED', usageChannels: null, definitionName: 'D', rewardType: 'DOLLAR_OFF', rewardMetadata: { amount: 1, scopeType: 'CART' }, expiryRule: { type: 'ROLLING' }, creative: {}, pointValue: 1, redeemableValue: null, basedOn: null };
     const { store, calls } = fakeStore((what) => (what === 'voucherDefinitions.find' ? [stored] : null));
     const listed = await store.listPublishedVoucherDefinitions('LCL', 'CUX');
@@ -316,8 +301,8 @@ describe('MongoStore requests', () => {
     await store.upsertRedemptions([]);
     expect(calls).toEqual([]);
     await store.upsertRedemptions([
-      { redemptionId: 'rd-1', redeemerId: 'm-a', redemptionName: 'One' },
-      { redemptionId: 'rd-1', redeemerId: 'm-b', redemptionName: 'Two' },
+      redemptionRecord('rd-1', 'm-a', { redemptionName: 'One' }),
+      redemptionRecord('rd-1', 'm-b', { redemptionName: 'Two' }),
     ]);
     expect(calls[0]?.args).toEqual([
       [

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
+import type { ReservationRecord } from '../../domain/model';
+import { reservationRecord, sessionRecord, wallet } from '../../test-support/records';
 import { StoreUnavailableError } from '../port';
 import { describeStoreContract } from '../test-support/store.contract';
 import { collectionNames, MongoStore } from './mongo-store';
@@ -131,23 +133,9 @@ if (source.kind === 'none') {
 
     describe("delivering a change's outbox to the reservation documents", () => {
       const key = { clientId: 'c', correlationId: 'm-late', reservationToken: 'rt-1' };
-      const record = (points: number) => ({
-        reservationToken: key.reservationToken,
-        clientId: key.clientId,
-        correlationId: key.correlationId,
-        identifierType: 'EMAIL' as const,
-        reservationAmount: points,
-        contributions: [{ correlationId: key.correlationId, points }],
-        expiresAt: new Date('2999-01-01T00:00:00.000Z'),
-        createdAt: new Date('2030-01-01T00:00:00.000Z'),
-        excludedFromCap: false,
-      });
-      const walletOf = (reservations: ReturnType<typeof record>[]) => ({
-        walletId: 'member:m-late',
-        version: 0,
-        balances: [{ correlationId: 'm-late', pointBalance: 1000 }],
-        reservations,
-      });
+      const record = (points: number) =>
+        reservationRecord(key.reservationToken, key.correlationId, { [key.correlationId]: points }, { clientId: key.clientId, expiresAt: new Date('2999-01-01T00:00:00.000Z') });
+      const walletOf = (reservations: ReservationRecord[]) => wallet('member:m-late', { 'm-late': 1000 }, reservations);
       const rawReservations = () => admin.db(dbName).collection(collectionNames.reservations).find({ walletId: 'member:m-late' }).toArray();
 
       it('writes a reservation created again over the tombstone its removal left', async () => {
@@ -184,15 +172,7 @@ if (source.kind === 'none') {
     });
 
     it('stores dates as BSON dates and keeps internal fields inside the adapter', async () => {
-      await store.insertSession({
-        tokenHash: 'h1',
-        sessionId: 's1',
-        clientId: 'c1',
-        keyId: 'key_c1',
-        correlationId: 'm1',
-        identifierType: 'EMAIL',
-        expiresAt: new Date('2999-01-01T00:00:00.000Z'),
-      });
+      await store.insertSession(sessionRecord('h1'));
       const raw = await admin.db(dbName).collection<{ _id: string; expiresAt: unknown }>(collectionNames.sessions).findOne({ _id: 'h1' });
       expect(raw?.expiresAt).toBeInstanceOf(Date);
       expect(Object.keys((await store.findSession('h1')) ?? {})).not.toContain('_id');

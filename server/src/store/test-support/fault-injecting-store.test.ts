@@ -1,5 +1,6 @@
 import { MemoryStore } from '../memory/memory-store';
 import { StoreUnavailableError, voucherDefinitionsVersionReader } from '../port';
+import { redemptionRecord } from '../../test-support/records';
 import { faultInjecting } from './fault-injecting-store';
 
 describe('faultInjecting', () => {
@@ -7,8 +8,9 @@ describe('faultInjecting', () => {
 
   it('delegates while healthy', async () => {
     const store = make();
-    await store.upsertRedemptions([{ redemptionId: 'r', redeemerId: 'm', redemptionName: 'n' }]);
-    expect(await store.findRedemption('r')).toEqual({ redemptionId: 'r', redeemerId: 'm', redemptionName: 'n' });
+    const redemption = redemptionRecord('r', 'm');
+    await store.upsertRedemptions([redemption]);
+    expect(await store.findRedemption('r')).toEqual(redemption);
   });
 
   it.each([

@@ -15,8 +15,11 @@ import {
   catalogueItemRecord,
   clientRecord,
   definitionRecord,
+  fixtureClient,
+  fixtureMember,
   fixtureReservation,
   memberRecord,
+  redemptionRecord,
   reservationRecord,
   sessionRecord,
   wallet,
@@ -325,9 +328,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       });
 
       it('finds a redemption, or null; the same id replaces', async () => {
-        await store.upsertRedemptions([{ redemptionId: 'rd-1', redeemerId: 'm-alice', redemptionName: 'Coffee' }]);
-        await store.upsertRedemptions([{ redemptionId: 'rd-1', redeemerId: 'm-bob', redemptionName: 'Tea' }]);
-        expect(await store.findRedemption('rd-1')).toStrictEqual({ redemptionId: 'rd-1', redeemerId: 'm-bob', redemptionName: 'Tea' });
+        await store.upsertRedemptions([redemptionRecord('rd-1', 'm-alice', { redemptionName: 'Coffee' })]);
+        await store.upsertRedemptions([redemptionRecord('rd-1', 'm-bob', { redemptionName: 'Tea' })]);
+        expect(await store.findRedemption('rd-1')).toStrictEqual(redemptionRecord('rd-1', 'm-bob', { redemptionName: 'Tea' }));
         expect(await store.findRedemption('rd-2')).toBeNull();
       });
     });
@@ -339,7 +342,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         await store.insertSession(sessionRecord('hash-1'));
         await store.upsertVoucherDefinitions([definitionRecord('vd-1')]);
         await store.upsertCatalogueItems([catalogueItemRecord('0001')]);
-        await store.upsertRedemptions([{ redemptionId: 'rd-1', redeemerId: 'm-a', redemptionName: 'Coffee' }]);
+        await store.upsertRedemptions([redemptionRecord('rd-1', 'm-a')]);
         await store.saveWallet(wallet('member:m-a', { 'm-a': 1 }), 0);
         await saveChangesCarrying(store, [auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5)]);
       });
@@ -615,41 +618,20 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 function describeLoadFixture(currentStore: () => Store): void {
   describe('loadFixture', () => {
     const baseFixture = (): Fixture => ({
-      clients: [
-        { clientId: 'minimal-app', apiKey: 'pk_minimal_0001', enabledBusinessUnits: ['LCL'] },
-        { clientId: 'slow-app', apiKey: 'pk_slow_0002', enabledBusinessUnits: ['LCL'], reservationDurationSeconds: 60 },
-      ],
+      clients: [fixtureClient('minimal-app', 'pk_minimal_0001'), fixtureClient('slow-app', 'pk_slow_0002', { reservationDurationSeconds: 60 })],
       members: [
-        { correlationId: 'm-solo', pointBalance: 500 },
-        { correlationId: 'm-a', pointBalance: 300, householdId: 'hh-1', privileges: ['REDEEM'], eligibleForRedemption: false },
-        { correlationId: 'm-b', pointBalance: 200, householdId: 'hh-1' },
+        fixtureMember('m-solo', 500),
+        fixtureMember('m-a', 300, { householdId: 'hh-1', privileges: ['REDEEM'], eligibleForRedemption: false }),
+        fixtureMember('m-b', 200, { householdId: 'hh-1' }),
       ],
       reservations: [
-        {
-          reservationToken: 'rt-1',
-          clientId: 'slow-app',
-          correlationId: 'm-a',
-          identifierType: 'CARD_NUMBER',
-          reservationAmount: 100,
-          contributions: [
-            { correlationId: 'm-a', points: 70 },
-            { correlationId: 'm-b', points: 30 },
-          ],
-        },
-        {
-          reservationToken: 'rt-2',
-          clientId: 'elsewhere-app',
-          correlationId: 'm-solo',
-          identifierType: 'EMAIL',
-          reservationAmount: 50,
-          contributions: [{ correlationId: 'm-solo', points: 50 }],
-          expiresAt: '2030-02-01T00:00:00Z',
-          createdAt: '2029-12-31T00:00:00Z',
-        },
+        fixtureReservation('rt-1', 'm-a', { 'm-a': 70, 'm-b': 30 }, { clientId: 'slow-app' }),
+        fixtureReservation('rt-2', 'm-solo', { 'm-solo': 50 }, { clientId: 'elsewhere-app', identifierType: 'EMAIL', expiresAt: '2030-02-01T00:00:00Z', createdAt: '2029-12-31T00:00:00Z' }),
       ],
     });
 
     it('applies client defaults and stores only the key digest, under an id of its own', async () => {
+      // The loader's defaults spelled out, not built: the record builders take the same defaults.
       await loadFixture(currentStore(), baseFixture(), fixtureNow);
       expect((await currentStore().findApiKey(hashSecret('pk_minimal_0001')))?.key).toStrictEqual({
         keyId: fixtureKeyId('minimal-app', 0),
@@ -673,7 +655,7 @@ function describeLoadFixture(currentStore: () => Store): void {
     });
 
     it("loads a client's several keys, and loading again never brings back a revoked one", async () => {
-      const fixture: Fixture = { clients: [{ clientId: 'multi-app', apiKey: 'pk_multi_0001', apiKeys: ['pk_multi_0002'], enabledBusinessUnits: ['LCL'] }] };
+      const fixture: Fixture = { clients: [fixtureClient('multi-app', 'pk_multi_0001', { apiKeys: ['pk_multi_0002'] })] };
       await loadFixture(currentStore(), fixture, fixtureNow);
       expect((await currentStore().listApiKeys('multi-app')).map((k) => k.keyId).sort()).toEqual([fixtureKeyId('multi-app', 0), fixtureKeyId('multi-app', 1)].sort());
       const revokedAt = new Date('2030-01-02T00:00:00.000Z');
@@ -764,21 +746,21 @@ function describeLoadFixture(currentStore: () => Store): void {
       const fixture = baseFixture();
       fixture.reservations = [];
       await loadFixture(currentStore(), fixture, fixtureNow);
-      await loadFixture(currentStore(), { members: [{ correlationId: 'm-b', pointBalance: 250, householdId: 'hh-2' }] }, fixtureNow);
+      await loadFixture(currentStore(), { members: [fixtureMember('m-b', 250, { householdId: 'hh-2' })] }, fixtureNow);
 
       expect((await currentStore().loadWallet('household:hh-1'))?.balances).toEqual([{ correlationId: 'm-a', pointBalance: 300 }]);
       expect((await currentStore().loadWallet('household:hh-2'))?.balances).toEqual([{ correlationId: 'm-b', pointBalance: 250 }]);
       expect((await currentStore().findMember('m-b'))?.walletId).toBe('household:hh-2');
       expect((await currentStore().findMember('m-a'))?.walletId).toBe('household:hh-1');
 
-      await loadFixture(currentStore(), { members: [{ correlationId: 'm-b', pointBalance: 250 }] }, fixtureNow);
+      await loadFixture(currentStore(), { members: [fixtureMember('m-b', 250)] }, fixtureNow);
       expect((await currentStore().loadWallet('household:hh-2'))?.balances).toEqual([]);
       expect((await currentStore().loadWallet('member:m-b'))?.balances).toEqual([{ correlationId: 'm-b', pointBalance: 250 }]);
     });
 
     it('refuses to move a member that funds an active reservation in its old wallet', async () => {
       await loadFixture(currentStore(), baseFixture(), fixtureNow);
-      const move = loadFixture(currentStore(), { members: [{ correlationId: 'm-b', pointBalance: 200, householdId: 'hh-2' }] }, fixtureNow);
+      const move = loadFixture(currentStore(), { members: [fixtureMember('m-b', 200, { householdId: 'hh-2' })] }, fixtureNow);
       await expect(move).rejects.toThrow(FixtureError);
       await expect(move).rejects.toThrow('/members/0/householdId');
       expect((await currentStore().findMember('m-b'))?.walletId).toBe('household:hh-1');
@@ -789,9 +771,7 @@ function describeLoadFixture(currentStore: () => Store): void {
       await loadFixture(
         currentStore(),
         {
-          reservations: [
-            { reservationToken: 'rt-9', clientId: 'x', correlationId: 'm-b', identifierType: 'EMAIL', reservationAmount: 5, contributions: [{ correlationId: 'm-a', points: 5 }], expiresAt: '2030-01-02T00:00:00Z' },
-          ],
+          reservations: [fixtureReservation('rt-9', 'm-b', { 'm-a': 5 }, { clientId: 'x', identifierType: 'EMAIL', expiresAt: '2030-01-02T00:00:00Z' })],
         },
         fixtureNow,
       );
@@ -816,9 +796,9 @@ function describeLoadFixture(currentStore: () => Store): void {
       },
     ])('refuses $problem with its path, before writing anything', async ({ reservation: r, path }) => {
       const fixture: Fixture = {
-        clients: [{ clientId: 'minimal-app', apiKey: 'pk_minimal_0001', enabledBusinessUnits: ['LCL'] }],
+        clients: [fixtureClient('minimal-app', 'pk_minimal_0001')],
         members: baseFixture().members,
-        reservations: [{ reservationToken: 'rt-x', clientId: 'minimal-app', identifierType: 'EMAIL', reservationAmount: 5, ...r }],
+        reservations: [fixtureReservation('rt-x', r.correlationId, r.contributions, { clientId: 'minimal-app', identifierType: 'EMAIL' })],
       };
       const load = loadFixture(currentStore(), fixture, fixtureNow);
       await expect(load).rejects.toThrow(FixtureError);
@@ -830,8 +810,8 @@ function describeLoadFixture(currentStore: () => Store): void {
 
     describe('the limit of live reservations per wallet', () => {
       const limits = { maxActiveReservationsPerWallet: 3 };
-      const members = [{ correlationId: 'm-solo', pointBalance: 10_000 }];
-      const clients = [{ clientId: 'minimal-app', apiKey: 'pk_minimal_0001', enabledBusinessUnits: ['LCL'] }];
+      const members = [fixtureMember('m-solo', 10_000)];
+      const clients = [fixtureClient('minimal-app', 'pk_minimal_0001')];
       const live = (token: string, extra: Partial<FixtureReservation> = {}): FixtureReservation =>
         fixtureReservation(token, 'm-solo', { 'm-solo': 1 }, { clientId: 'minimal-app', identifierType: 'EMAIL', ...extra });
       const expired = { expiresAt: new Date(fixtureNow.getTime() - 1000).toISOString() };
@@ -861,7 +841,7 @@ function describeLoadFixture(currentStore: () => Store): void {
       it('loads thousands of reservations into one wallet in one pass (linear in the fixture)', async () => {
         const count = 5000;
         const reservations = Array.from({ length: count }, (_, i) => live(`rt-${i}`));
-        await loadFixture(currentStore(), { clients, members: [{ correlationId: 'm-solo', pointBalance: count }], reservations }, fixtureNow, {
+        await loadFixture(currentStore(), { clients, members: [fixtureMember('m-solo', count)], reservations }, fixtureNow, {
           maxActiveReservationsPerWallet: count,
         });
         const stored = await currentStore().loadWallet('member:m-solo');
