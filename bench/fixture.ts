@@ -6,7 +6,7 @@
  * Deterministic: the same options and `now` give the same fixture.
  */
 import type { FixtureClient, FixtureMember, FixtureReservation, FixtureVoucherDefinition } from '../server/src/store/fixture-schema';
-import { fixtureClient, fixtureDefinition, fixtureMember, fixtureReservation } from '../server/src/test-support/records';
+import { fixtureClient, fixtureDefinition, fixtureMember, fixtureReservation } from '../server/src/store/test-support/records';
 
 export interface FixtureOptions {
   /** Voucher definitions in total, over `businessUnits` units (default 2,000). */

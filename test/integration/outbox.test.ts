@@ -5,7 +5,7 @@ import { collectionNames } from '../../server/src/store/mongo/collections';
 import type { WalletDoc } from '../../server/src/store/mongo/documents';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
-import { auditEntry, reservationRecord, wallet } from '../../server/src/test-support/records';
+import { auditEntry, reservationRecord, wallet } from '../../server/src/store/test-support/records';
 import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /*

@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { apiClient } from '../../server/src/test-support/api-client';
-import { fixtureMember } from '../../server/src/test-support/records';
+import { fixtureMember } from '../../server/src/store/test-support/records';
 import { baseFixture, keys, reservation, t0 } from './fixture';
 
 /**

@@ -4,7 +4,7 @@ import { demoFixturePath, loadFixture, parseFixture, readFixtureFile } from '../
 import { planOf, shardPlan, type ShardKey } from '../../server/src/store/mongo/shard-plan';
 import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
-import { fixtureReservation } from '../../server/src/test-support/records';
+import { fixtureReservation } from '../../server/src/store/test-support/records';
 import { startMonitoredProcess, type MonitoredProcess } from '../support/monitored-process';
 
 /*

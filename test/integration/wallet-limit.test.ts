@@ -2,7 +2,7 @@ import { defaultWalletLimits } from '../../server/src/domain/limits';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { apiClient } from '../../server/src/test-support/api-client';
 import type { FixtureReservation } from '../../server/src/store/fixture-schema';
-import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/test-support/records';
+import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/store/test-support/records';
 import { keys, t0 } from './fixture';
 
 /*

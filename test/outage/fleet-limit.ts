@@ -23,7 +23,7 @@ import { windowOf } from '../../server/src/store/mongo/quota-windows';
 import { requestCounterCollection, windowDocumentKey } from '../../server/src/store/mongo/request-counter';
 import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
 import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
-import { fixtureClient, fixtureMember } from '../../server/src/test-support/records';
+import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
 import { send } from '../reliability/support/http';
 import { startServerProcess } from './server-process';
 

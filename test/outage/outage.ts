@@ -34,7 +34,7 @@ import { walletIdOf, type Wallet } from '../../server/src/domain/model';
 import { auditFromDoc, type AuditDoc } from '../../server/src/store/mongo/documents';
 import { collectionNames, MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
-import { fixtureClient, fixtureMember, wallet } from '../../server/src/test-support/records';
+import { fixtureClient, fixtureMember, wallet } from '../../server/src/store/test-support/records';
 import { serviceUnavailableBody } from '../reliability/support/answers';
 import { HangError, send, type RawResponse } from '../reliability/support/http';
 import { auditProblems, conservationProblems } from '../reliability/support/invariants';

@@ -4,7 +4,7 @@ import type { Db, MongoClient } from 'mongodb';
 import { totalsOf } from '../../server/src/domain/wallet-totals';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { reservationRecord, wallet } from '../../server/src/test-support/records';
+import { reservationRecord, wallet } from '../../server/src/store/test-support/records';
 import { problemsOfAnswer, serviceUnavailableBody } from './support/answers';
 import { keys, type ClientName } from './support/fixture';
 import { operatorObjects } from './support/generators';

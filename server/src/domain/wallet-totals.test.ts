@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { reservationRecord } from '../test-support/records';
+import { reservationRecord } from '../store/test-support/records';
 import type { ReservationRecord } from './model';
 import { heldOf, isStale, reservedOn, totalsOf, withChange, type WalletTotals } from './wallet-totals';
 

@@ -1,7 +1,7 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { MemoryStore } from '../store/memory/memory-store';
 import { StoreUnavailableError, voucherDefinitionsVersionReader, type RequestCounter } from '../store/port';
-import { memberRecord } from '../test-support/records';
+import { memberRecord } from '../store/test-support/records';
 import { rateLimitHitsAttribute, rateLimitSpanName, tracedRequestCounter } from './traced-request-counter';
 import { tracedStore } from './traced-store';
 import { useInMemoryTracing } from './test-support/in-memory-tracing';

@@ -2,7 +2,7 @@ import { around } from './around';
 import { MemoryStore } from './memory/memory-store';
 import { observedStore } from './observed-store';
 import { StoreUnavailableError, storeMethods, voucherDefinitionsVersionReader, type Store } from './port';
-import { memberRecord, redemptionRecord } from '../test-support/records';
+import { memberRecord, redemptionRecord } from './test-support/records';
 
 const member = memberRecord('m-1');
 

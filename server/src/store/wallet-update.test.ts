@@ -2,7 +2,7 @@ import type { Wallet } from '../domain/model';
 import { deepCopy } from './copy';
 import { compareKeys } from './key-order';
 import { MemoryStore } from './memory/memory-store';
-import { wallet } from '../test-support/records';
+import { wallet } from './test-support/records';
 import type { WholeWalletStore } from './port';
 import { assertExpectedVersion, updateWallet, WalletConflictError } from './wallet-update';
 

@@ -2,7 +2,7 @@ import type { AppConfig } from '../config';
 import type { Liveness } from '../http/health';
 import type { SendInit, TestResponse } from './api-client';
 import { startTestApp, type TestApp } from './app-harness';
-import { apiKeyRecord, clientRecord, sessionRecord } from './records';
+import { apiKeyRecord, clientRecord, sessionRecord } from '../store/test-support/records';
 import type { ApiKeyRecord, ClientRecord, IdentifierType, SessionRecord } from '../domain/model';
 import { isWellFormedItem } from '../features/reservations/catalogue';
 import type {

@@ -1,7 +1,7 @@
 import { MemoryStore } from '../../store/memory/memory-store';
 import { hashSecret } from '../../domain/secrets';
 import { loadFixture } from '../../store/fixture';
-import { fixtureClient } from '../../test-support/records';
+import { fixtureClient } from '../../store/test-support/records';
 import { createAuthService } from '../sessions/auth-service';
 import { createKeyService, KeyAdminError, maxLiveKeysPerClient } from './service';
 

@@ -2,7 +2,7 @@ import type { AppError } from '../../domain/errors';
 import type { SessionRecord } from '../../domain/model';
 import { defaultWalletLimits } from '../../domain/limits';
 import { loadApiSpec } from '../../http/spec';
-import { catalogueItemRecord, clientRecord, sessionRecord } from '../../test-support/records';
+import { catalogueItemRecord, clientRecord, sessionRecord } from '../../store/test-support/records';
 import { seedAnswerToRefusedBody } from './body-rules';
 import { catalogueItemsMax, findInvalidCatalogueItems, productCodeMaxLength, quantityMax } from './catalogue';
 import { createReservationService } from './service';

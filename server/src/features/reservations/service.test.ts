@@ -3,7 +3,7 @@ import { defaultWalletLimits } from '../../domain/limits';
 import { loadFixture } from '../../store/fixture';
 import { MemoryStore } from '../../store/memory/memory-store';
 import { around } from '../../store/around';
-import { fixtureClient, fixtureMember, fixtureReservation, sessionRecord } from '../../test-support/records';
+import { fixtureClient, fixtureMember, fixtureReservation, sessionRecord } from '../../store/test-support/records';
 import { createReservationService } from './service';
 
 /*

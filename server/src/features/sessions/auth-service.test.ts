@@ -1,6 +1,6 @@
 import { MemoryStore } from '../../store/memory/memory-store';
 import { loadFixture } from '../../store/fixture';
-import { fixtureClient, fixtureMember } from '../../test-support/records';
+import { fixtureClient, fixtureMember } from '../../store/test-support/records';
 import { createKeyService } from '../keys/service';
 import { createAuthService } from './auth-service';
 import { createSessionService } from './service';

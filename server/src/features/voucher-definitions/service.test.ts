@@ -1,7 +1,7 @@
 import type { VoucherDefinitionRecord } from '../../domain/model';
 import { isSnapshot } from '../../domain/snapshot';
 import { MemoryStore } from '../../store/memory/memory-store';
-import { clientRecord, definitionRecord } from '../../test-support/records';
+import { clientRecord, definitionRecord } from '../../store/test-support/records';
 import { createVoucherDefinitionService, maxCachedListings } from './service';
 
 /*

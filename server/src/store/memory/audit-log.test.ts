@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../domain/model';
-import { auditEntry } from '../../test-support/records';
+import { auditEntry } from '../test-support/records';
 import { AuditLog } from './audit-log';
 import { packAudit } from './packed';
 

@@ -1,7 +1,7 @@
 import type { SessionRecord } from '../../domain/model';
 import { totalsOf, withChange } from '../../domain/wallet-totals';
 import { describeStoreContract } from '../test-support/store.contract';
-import { memberRecord, reservationRecord, sessionRecord, wallet } from '../../test-support/records';
+import { memberRecord, reservationRecord, sessionRecord, wallet } from '../test-support/records';
 import { MemoryStore } from './memory-store';
 
 describeStoreContract('MemoryStore', async () => {

@@ -3,7 +3,7 @@ import { MongoStore } from './mongo-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
 import { createVoucherDefinitionService } from '../../features/voucher-definitions/service';
 import type { VoucherDefinitionRecord } from '../../domain/model';
-import { clientRecord, definitionRecord } from '../../test-support/records';
+import { clientRecord, definitionRecord } from '../test-support/records';
 
 describe('PolledValue', () => {
   function setUp() {

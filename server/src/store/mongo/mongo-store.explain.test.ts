@@ -14,7 +14,7 @@ import {
   reservationRecord,
   sessionRecord,
   wallet,
-} from '../../test-support/records';
+} from '../test-support/records';
 import { fixedConnection } from './connection';
 import { MongoStore } from './mongo-store';
 import { explainMissing, testMongoSource, stageNames, uniqueDbName } from './test-support/mongo-test-server';

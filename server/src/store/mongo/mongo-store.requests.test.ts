@@ -1,6 +1,6 @@
 import { MongoNetworkError, MongoServerError, type Db, type MongoClient } from 'mongodb';
 import type { VoucherDefinitionRecord } from '../../domain/model';
-import { redemptionRecord, reservationRecord, wallet as walletOf } from '../../test-support/records';
+import { redemptionRecord, reservationRecord, wallet as walletOf } from '../test-support/records';
 import { StoreUnavailableError } from '../port';
 import { totalsOf } from '../../domain/wallet-totals';
 import { fixedConnection } from './connection';

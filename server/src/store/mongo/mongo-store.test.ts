@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import type { ReservationRecord } from '../../domain/model';
-import { reservationRecord, sessionRecord, wallet } from '../../test-support/records';
+import { reservationRecord, sessionRecord, wallet } from '../test-support/records';
 import { StoreUnavailableError } from '../port';
 import { describeStoreContract } from '../test-support/store.contract';
 import { collectionNames, MongoStore } from './mongo-store';

@@ -1,6 +1,6 @@
 import { MemoryStore } from '../memory/memory-store';
 import { StoreUnavailableError, voucherDefinitionsVersionReader } from '../port';
-import { redemptionRecord } from '../../test-support/records';
+import { redemptionRecord } from './records';
 import { faultInjecting } from './fault-injecting-store';
 
 describe('faultInjecting', () => {

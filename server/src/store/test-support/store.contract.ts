@@ -23,7 +23,7 @@ import {
   reservationRecord,
   sessionRecord,
   wallet,
-} from '../../test-support/records';
+} from './records';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 

@@ -1,5 +1,5 @@
-import { loadFixture, parseFixture } from '../store/fixture';
-import { MemoryStore } from '../store/memory/memory-store';
+import { loadFixture, parseFixture } from '../fixture';
+import { MemoryStore } from '../memory/memory-store';
 import {
   catalogueItemRecord,
   clientRecord,

@@ -28,8 +28,8 @@ import {
   type SessionRecord,
   type VoucherDefinitionRecord,
   type Wallet,
-} from '../domain/model';
-import { hashSecret } from '../domain/secrets';
+} from '../../domain/model';
+import { hashSecret } from '../../domain/secrets';
 import {
   clientDefaults,
   type FixtureCatalogueItem,
@@ -38,7 +38,7 @@ import {
   type FixtureRedemption,
   type FixtureReservation,
   type FixtureVoucherDefinition,
-} from '../store/fixture-schema';
+} from '../fixture-schema';
 
 /** Who funds a reservation: points by member (in that order), or the contributions themselves. */
 export type Contributions = Record<string, number> | readonly Contribution[];
