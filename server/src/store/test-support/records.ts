@@ -53,6 +53,19 @@ const copied = <T>(overrides: T): T => structuredClone(overrides);
 
 const sumOf = (contributions: readonly Contribution[]): number => contributions.reduce((sum, c) => sum + c.points, 0);
 
+/** What a fixture's reservation and the domain's share: partner-app's, by card number, its amount the sum of its contributions. */
+function reservationOf(reservationToken: string, correlationId: string, contributions: Contributions) {
+  const funded = contributionsOf(contributions);
+  return {
+    reservationToken,
+    clientId: 'partner-app',
+    correlationId,
+    identifierType: 'CARD_NUMBER' as const,
+    reservationAmount: sumOf(funded),
+    contributions: funded,
+  };
+}
+
 // ---------------------------------------------------------------------------
 // Fixture entries
 
@@ -76,16 +89,7 @@ export function fixtureReservation(
   contributions: Contributions,
   overrides: Partial<FixtureReservation> = {},
 ): FixtureReservation {
-  const funded = contributionsOf(contributions);
-  return {
-    reservationToken,
-    clientId: 'partner-app',
-    correlationId,
-    identifierType: 'CARD_NUMBER',
-    reservationAmount: sumOf(funded),
-    contributions: funded,
-    ...copied(overrides),
-  };
+  return { ...reservationOf(reservationToken, correlationId, contributions), ...copied(overrides) };
 }
 
 /** See `definitionRecord`: a fixture gives a definition in the same shape. */
@@ -206,14 +210,8 @@ export function reservationRecord(
   contributions: Contributions,
   overrides: Partial<ReservationRecord> = {},
 ): ReservationRecord {
-  const funded = contributionsOf(contributions);
   return {
-    reservationToken,
-    clientId: 'partner-app',
-    correlationId,
-    identifierType: 'CARD_NUMBER',
-    reservationAmount: sumOf(funded),
-    contributions: funded,
+    ...reservationOf(reservationToken, correlationId, contributions),
     expiresAt: new Date('2030-01-01T00:15:00.000Z'),
     createdAt: new Date('2030-01-01T00:00:00.000Z'),
     excludedFromCap: false,
