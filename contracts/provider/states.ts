@@ -14,6 +14,7 @@ import { walletIdOf } from '../../server/src/domain/model';
 import { loadFixture, parseFixture } from '../../server/src/store/fixture';
 import type { Store } from '../../server/src/store/port';
 import type { FaultInjectingStore } from '../../server/src/store/test-support/fault-injecting-store';
+import { fixtureRedemption } from '../../server/src/store/test-support/records';
 import { updateWallet } from '../../server/src/store/wallet-update';
 import { clientIds, states, type StateName, type StateParams } from '../shared/contract';
 import {
@@ -22,7 +23,6 @@ import {
   catalogueItem,
   member,
   partnerClient,
-  redemption,
   reservation,
   voucherDefinition,
 } from './fixtures/records';
@@ -138,7 +138,7 @@ const handlers: { [S in StateName]: Handler<S> | HandlerWithTeardown<S> } = {
   [states.redemptionExists]: async ({ redemptionId, redeemerId, productCode, pointsAmount }, context) => {
     await load(
       context,
-      { redemptions: [redemption(redemptionId, redeemerId)], catalogueItems: [catalogueItem(productCode, pointsAmount)] },
+      { redemptions: [fixtureRedemption(redemptionId, redeemerId)], catalogueItems: [catalogueItem(productCode, pointsAmount)] },
       states.redemptionExists,
     );
   },

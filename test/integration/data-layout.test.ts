@@ -7,7 +7,7 @@ import { migrate } from '../../server/src/store/mongo/migrations/runner';
 import { migratedKeyId } from '../../server/src/store/mongo/migrations/003-api-keys';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { startTestApp } from '../../server/src/test-support/app-harness';
-import { apiClient } from '../../server/src/test-support/api-client';
+import type { ApiClient } from '../../server/src/test-support/api-client';
 import { layoutOneDatabase, layoutOneFacts } from './data-layout/layout-one';
 import { layoutThreeDatabase } from './data-layout/layout-three';
 
@@ -81,7 +81,7 @@ if (source.kind === 'none') {
       // Served by this release: the old key, the old session, a lowering of a household reservation.
       const server = await startTestApp({ fixture: {}, startAt: Date.parse(layoutOneFacts.now), store: await connect() });
       try {
-        const api = apiClient(server.baseUrl);
+        const api = server.api;
         const lowered = await api.updateReservation(layoutOneFacts.apiKey, layoutOneFacts.sessionToken, 'm-a', 'rt-household', { reservationAmount: 200 });
         expect(lowered.status).toBe(200);
         // 500 held by m-a (300) and m-b (200): 300 returned, 180 to m-a and 120 to m-b.

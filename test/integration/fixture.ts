@@ -20,8 +20,6 @@ export const keys = {
   noDefault: 'pk_test_nodefault_0004',
 } as const;
 
-/** A reservation of the partner app, its amount the sum of its contributions. */
-export const reservation = fixtureReservation;
 
 const coffeeMessages = {
   'en-CA': { promptText: 'Redeem for a coffee?', receiptTextLong: 'Coffee redeemed with points', receiptTextShort: 'Coffee' },
@@ -56,13 +54,13 @@ export const baseFixture = {
   ],
   redemptions: [fixtureRedemption('rd-100', 'm-alice')],
   reservations: [
-    reservation('rt-alice-1', 'm-alice', { 'm-alice': 10000 }),
-    reservation('rt-alice-email', 'm-alice', { 'm-alice': 1000 }, { identifierType: 'EMAIL' }),
-    reservation('rt-alice-late', 'm-alice', { 'm-alice': 500 }, { expiresAt: new Date(t0 + 7200_000).toISOString() }),
-    reservation('rt-alice-expired', 'm-alice', { 'm-alice': 400 }, { expiresAt: new Date(t0 - 1000).toISOString() }),
-    reservation('rt-hh-1', 'm-hh-1', { 'm-hh-1': 6000, 'm-hh-2': 4000 }),
-    reservation('rt-odd', 'm-hh-1', { 'm-hh-1': 1, 'm-hh-2': 1, 'm-hh-3': 1 }),
-    reservation('rt-tier', 'm-tier', { 'm-tier': 5000 }, { clientId: 'tiered-app' }),
+    fixtureReservation('rt-alice-1', 'm-alice', { 'm-alice': 10000 }),
+    fixtureReservation('rt-alice-email', 'm-alice', { 'm-alice': 1000 }, { identifierType: 'EMAIL' }),
+    fixtureReservation('rt-alice-late', 'm-alice', { 'm-alice': 500 }, { expiresAt: new Date(t0 + 7200_000).toISOString() }),
+    fixtureReservation('rt-alice-expired', 'm-alice', { 'm-alice': 400 }, { expiresAt: new Date(t0 - 1000).toISOString() }),
+    fixtureReservation('rt-hh-1', 'm-hh-1', { 'm-hh-1': 6000, 'm-hh-2': 4000 }),
+    fixtureReservation('rt-odd', 'm-hh-1', { 'm-hh-1': 1, 'm-hh-2': 1, 'm-hh-3': 1 }),
+    fixtureReservation('rt-tier', 'm-tier', { 'm-tier': 5000 }, { clientId: 'tiered-app' }),
   ],
   voucherDefinitions: [
     fixtureDefinition('vd-0001', { usageChannels: ['CUX', 'POS'] }),

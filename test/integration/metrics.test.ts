@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { RunningServer } from '../../server/src/main';
 import { demoFixturePath } from '../../server/src/store/fixture';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
-import { startTestApp } from '../../server/src/test-support/app-harness';
+import { loopbackUrl, startTestApp } from '../../server/src/test-support/app-harness';
 
 /*
  * `/metrics` of the real process wiring (main's own buildDeps: the embedded
@@ -17,8 +17,6 @@ async function start(env: Record<string, string> = {}): Promise<RunningServer & 
   const app = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '20', LOG_LEVEL: 'silent', ...env } });
   return { ...app.running[0]!, base: app.baseUrl, stop: () => app.close() };
 }
-
-const local = (url: string) => url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0)/, 'http://127.0.0.1');
 
 async function traffic(base: string): Promise<string> {
   const session = await fetch(`${base}/client/users/m-alice/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'x-identifier-type': 'CARD_NUMBER' } });
@@ -79,10 +77,10 @@ describe('GET /metrics', () => {
   it('is served on a port of its own with METRICS_PORT, and not beside the API', async () => {
     running = await start({ METRICS_PORT: '0' });
     expect(running.metricsUrl).toBeDefined();
-    const own = await fetch(`${local(running.metricsUrl!)}/metrics`);
+    const own = await fetch(`${loopbackUrl(running.metricsUrl!)}/metrics`);
     expect(own.status).toBe(200);
     expect(await own.text()).toContain('loyalty_http_requests_total');
-    expect((await fetch(`${local(running.metricsUrl!)}/client/users/m-alice/sessions`)).status).toBe(404);
+    expect((await fetch(`${loopbackUrl(running.metricsUrl!)}/client/users/m-alice/sessions`)).status).toBe(404);
     expect((await fetch(`${running.base}/metrics`)).status).toBe(404);
   });
 

@@ -37,7 +37,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
   let other: MongoStore;
   let raw: MongoClient;
 
-  const reservation = (amount: number) => reservationRecord(key.reservationToken, key.correlationId, { 'm-outbox': amount });
+  const reservation = (amount: number) => reservationRecord(key.reservationToken, key.correlationId, { 'm-outbox': amount }, { expiresAt: new Date(Date.now() + 3_600_000) });
   /** The entry of the change to `amount` as wallet version `version`. */
   const entry = (version: number, amount: number) =>
     auditEntry(key.reservationToken, new Date().toISOString(), amount, { correlationId: key.correlationId, walletVersion: version, sessionId: 'sid-outbox' });

@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { apiClient } from '../../server/src/test-support/api-client';
-import { fixtureMember } from '../../server/src/store/test-support/records';
-import { baseFixture, keys, reservation, t0 } from './fixture';
+import type { ApiClient } from '../../server/src/test-support/api-client';
+import { fixtureMember, fixtureReservation } from '../../server/src/store/test-support/records';
+import { baseFixture, keys, t0 } from './fixture';
 
 /**
  * A balance can fall below what its member holds in live reservations: the
@@ -16,15 +16,15 @@ const fixture = {
     fixtureMember('m-hl-1', 500, { householdId: 'hh-low', privileges: ['REDEEM'] }),
     fixtureMember('m-hl-2', 4000, { householdId: 'hh-low', privileges: ['REDEEM'] }),
   ],
-  reservations: [reservation('rt-low', 'm-low', { 'm-low': 3000 }), reservation('rt-hl', 'm-hl-1', { 'm-hl-1': 2000, 'm-hl-2': 1000 })],
+  reservations: [fixtureReservation('rt-low', 'm-low', { 'm-low': 3000 }), fixtureReservation('rt-hl', 'm-hl-1', { 'm-hl-1': 2000, 'm-hl-2': 1000 })],
   redemptions: [],
 };
 
 let server: TestApp;
-let api: ReturnType<typeof apiClient>;
+let api: ApiClient;
 beforeAll(async () => {
   server = await startTestApp({ fixture, startAt: t0 });
-  api = apiClient(server.baseUrl);
+  api = server.api;
 });
 afterAll(() => server.close());
 

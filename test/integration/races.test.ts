@@ -1,14 +1,14 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { apiClient } from '../../server/src/test-support/api-client';
+import type { ApiClient } from '../../server/src/test-support/api-client';
 import type { Wallet } from '../../server/src/domain/model';
 import { baseFixture, keys, t0 } from './fixture';
 
 let server: TestApp;
-let api: ReturnType<typeof apiClient>;
+let api: ApiClient;
 
 beforeEach(async () => {
   server = await startTestApp({ fixture: baseFixture, startAt: t0 });
-  api = apiClient(server.baseUrl);
+  api = server.api;
 });
 afterEach(() => server.close());
 

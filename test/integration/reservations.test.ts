@@ -1,11 +1,11 @@
 import { around } from '../../server/src/store/around';
 import type { Store } from '../../server/src/store/port';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { apiClient } from '../../server/src/test-support/api-client';
+import type { ApiClient } from '../../server/src/test-support/api-client';
 import { baseFixture, keys, t0 } from './fixture';
 
 let server: TestApp;
-let api: ReturnType<typeof apiClient>;
+let api: ApiClient;
 
 // Every test starts from the fixture: alice has 50000 points and holds
 // 10000 (rt-alice-1) + 1000 (rt-alice-email) + 500 (rt-alice-late), so 38500
@@ -14,7 +14,7 @@ let api: ReturnType<typeof apiClient>;
 // 1 + 1 + 1, so 23999, 15999 and 999 are available (40997 in all, of 51000).
 beforeEach(async () => {
   server = await startTestApp({ fixture: baseFixture, startAt: t0 });
-  api = apiClient(server.baseUrl);
+  api = server.api;
 });
 afterEach(() => server.close());
 
@@ -150,7 +150,7 @@ describe('Operation B: one time per attempt', () => {
         return result;
       });
     const timed = await startTestApp({ fixture: baseFixture, startAt: t0, wrapStore: slowRead });
-    const timedApi = apiClient(timed.baseUrl);
+    const timedApi = timed.api;
     try {
       timed.advance(800);
       const session = await timedApi.session(keys.partner, 'm-alice', 'CARD_NUMBER');

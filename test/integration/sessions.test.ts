@@ -1,13 +1,13 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { apiClient } from '../../server/src/test-support/api-client';
+import type { ApiClient } from '../../server/src/test-support/api-client';
 import { baseFixture, keys, t0 } from './fixture';
 
 let server: TestApp;
-let api: ReturnType<typeof apiClient>;
+let api: ApiClient;
 
 beforeAll(async () => {
   server = await startTestApp({ fixture: baseFixture, startAt: t0 });
-  api = apiClient(server.baseUrl);
+  api = server.api;
 });
 afterAll(() => server.close());
 

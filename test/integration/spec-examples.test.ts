@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { apiClient } from '../../server/src/test-support/api-client';
+import type { ApiClient } from '../../server/src/test-support/api-client';
 
 /**
  * The spec's examples are answers the server gives on the demo data that
@@ -15,8 +15,8 @@ const spec = parse(readFileSync(path.join(root, 'openapi/openapi.yaml'), 'utf8')
 const demo: unknown = JSON.parse(readFileSync(path.join(root, 'server/fixtures/demo.json'), 'utf8'));
 const partner = 'pk_test_partner_app_0001';
 
-type Call = (api: ReturnType<typeof apiClient>) => Promise<{ status: number; body: unknown }>;
-const session = (api: ReturnType<typeof apiClient>, member: string, key = partner) => api.startSession(key, member);
+type Call = (api: ApiClient) => Promise<{ status: number; body: unknown }>;
+const session = (api: ApiClient, member: string, key = partner) => api.startSession(key, member);
 const update = (member: string, token: string, body: unknown): Call => async (api) =>
   api.updateReservation(partner, await session(api, member), member, token, body);
 const list = (query: string, key = partner): Call => async (api) =>
@@ -80,11 +80,11 @@ const checked = examples.filter(([key]) => !key.startsWith('updateReservation 40
 
 describe('the spec examples are what the server answers on the demo data', () => {
   let server: TestApp;
-  let api: ReturnType<typeof apiClient>;
+  let api: ApiClient;
   // A fresh server per example: each starts from the demo data.
   beforeEach(async () => {
     server = await startTestApp({ fixture: demo, startAt: Date.parse('2026-11-24T12:00:00.000Z') });
-    api = apiClient(server.baseUrl);
+    api = server.api;
   });
   afterEach(() => server.close());
 

@@ -1,6 +1,6 @@
 import { defaultWalletLimits } from '../../server/src/domain/limits';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { apiClient } from '../../server/src/test-support/api-client';
+import type { ApiClient } from '../../server/src/test-support/api-client';
 import type { FixtureReservation } from '../../server/src/store/fixture-schema';
 import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/store/test-support/records';
 import { keys, t0 } from './fixture';
@@ -18,7 +18,7 @@ const tooMany = { statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: '
 
 describe('a wallet at its limit of live reservations (limit 3 here)', () => {
   let server: TestApp;
-  let api: ReturnType<typeof apiClient>;
+  let api: ApiClient;
   let token: string;
   const update = (reservationToken: string, body: unknown) => api.updateReservation(keys.partner, token, 'm-full', reservationToken, body);
 
@@ -36,7 +36,7 @@ describe('a wallet at its limit of live reservations (limit 3 here)', () => {
       startAt: t0,
       walletLimits: { maxActiveReservationsPerWallet: 3 },
     });
-    api = apiClient(server.baseUrl);
+    api = server.api;
     token = await api.startSession(keys.partner, 'm-full');
   });
   afterEach(() => server.close());
@@ -91,7 +91,7 @@ describe('the default limit', () => {
       },
       startAt: t0,
     });
-    const api = apiClient(server.baseUrl);
+    const api = server.api;
     const token = await api.startSession(keys.partner, 'm-full');
     expect((await api.updateReservation(keys.partner, token, 'm-full', 'rt-0', { reservationAmount: 0 })).status).toBe(200);
     const refused = await api.updateReservation(keys.partner, token, 'm-full', `rt-${limit}`, { reservationAmount: 1, offline: true });

@@ -6,7 +6,7 @@ import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { reservationRecord, wallet } from '../../server/src/store/test-support/records';
 import { problemsOfAnswer, serviceUnavailableBody } from './support/answers';
-import { keys, type ClientName } from './support/fixture';
+import { keys, t0, type ClientName } from './support/fixture';
 import { operatorObjects } from './support/generators';
 import { send, type RawRequest, type RawResponse } from './support/http';
 import { startWorld, type World } from './support/world';
@@ -129,7 +129,7 @@ describe('every member route needs a session of that client for that member', ()
 describe('sessions expire', () => {
   afterEach(() => {
     // Put the clock back where the other tests expect it.
-    world.advance(-(world.clock().getTime() - Date.parse('2026-11-21T12:00:00.000Z')) / 1000);
+    world.advance(-(world.clock().getTime() - t0) / 1000);
   });
 
   it.each<[ClientName, number]>([

@@ -80,9 +80,10 @@ export interface TestApp extends TestClock {
 }
 
 /** A test that logs more than this keeps the first lines only (a long run should pass `log`). */
-export const maxKeptLogLines = 10_000;
+const maxKeptLogLines = 10_000;
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  refuseUnusedOptions(options);
   const clock = testClock(options);
   const env = options.env ?? { RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' };
   const config: AppConfig = { ...loadConfig({ PORT: '0', ...env }), ...options.config };
@@ -122,6 +123,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
 }
 
+/** With `deps` or `env` the app builds no store here: a store option given with them would be ignored, so it is a mistake. */
+function refuseUnusedOptions(options: TestAppOptions): void {
+  const storeOptions = (['fixture', 'store', 'wrapStore', 'walletLimits', 'startAt', 'clock'] as const).filter((name) => options[name] !== undefined);
+  if ((options.deps || options.env) && storeOptions.length > 0) {
+    throw new Error(`startTestApp: ${storeOptions.join(', ')} would be ignored with ${options.deps ? 'deps' : 'env'}`);
+  }
+}
+
 function testClock(options: TestAppOptions): TestClock {
   let offsetMs = 0;
   const fixedStart = options.startAt;
@@ -157,7 +166,7 @@ function instanceDeps(options: TestAppOptions, store: Store, clock: TestClock): 
 }
 
 /** The server listens on every interface; tests call it on the loopback. */
-function loopbackUrl(url: string): string {
+export function loopbackUrl(url: string): string {
   return url.replace(/^http:\/\/(\[::\]|0\.0\.0\.0|\[::1\])/, 'http://127.0.0.1');
 }
 

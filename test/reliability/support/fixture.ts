@@ -58,15 +58,6 @@ export function walletIdOfMember(member: string): string {
 
 export const walletIds = [...new Set(members.map(walletIdOfMember))];
 
-/** Daily caps per client id (null: none), as configured below. */
-export const dailyCaps: Record<string, number | null> = {
-  'partner-app': 100000,
-  'capped-app': 6000,
-  'tiered-app': 6000,
-  'other-app': null,
-  'novouchers-app': null,
-};
-
 /** Administrative fields members never see, with values the leak checks look for (answers.ts). */
 const administrative = {
   rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART', internalRef: 'INT-7' },
@@ -131,8 +122,10 @@ export const reliabilityFixture = {
   ],
 };
 
-export const productCodes = ['0000000001', '0000000002', '0000000003'] as const;
-export const redemptions = [
-  { redemptionId: 'rd-100', redeemerId: 'm-alice' },
-  { redemptionId: 'rd-200', redeemerId: 'm-hh-1' },
-] as const;
+/** Daily caps per client id (null: none), as the fixture configures them. */
+export const dailyCaps: Record<string, number | null> = Object.fromEntries(
+  reliabilityFixture.clients.map((client) => [client.clientId, client.dailyRedemptionCap ?? null]),
+);
+
+export const productCodes = reliabilityFixture.catalogueItems.map((item) => item.productCode);
+export const redemptions = reliabilityFixture.redemptions.map(({ redemptionId, redeemerId }) => ({ redemptionId, redeemerId }));

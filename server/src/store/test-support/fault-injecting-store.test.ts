@@ -1,6 +1,6 @@
 import { MemoryStore } from '../memory/memory-store';
 import { StoreUnavailableError, voucherDefinitionsVersionReader } from '../port';
-import { redemptionRecord } from './records';
+import { redemptionRecord, wallet } from './records';
 import { faultInjecting } from './fault-injecting-store';
 
 describe('faultInjecting', () => {
@@ -27,10 +27,10 @@ describe('faultInjecting', () => {
     const store = make();
     store.inject({ fault: 'unavailable', methods: ['saveWallet'], times: 2 });
     await expect(store.ping()).resolves.toBeUndefined();
-    const wallet = { walletId: 'w', version: 0, balances: [], reservations: [] };
-    await expect(store.saveWallet(wallet, 0)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.saveWallet(wallet, 0)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.saveWallet(wallet, 0)).resolves.toBe(true);
+    const emptyWallet = wallet('w', {});
+    await expect(store.saveWallet(emptyWallet, 0)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.saveWallet(emptyWallet, 0)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.saveWallet(emptyWallet, 0)).resolves.toBe(true);
   });
 
   it('lets tests drain and close the store while it fails', async () => {

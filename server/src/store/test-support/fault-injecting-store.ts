@@ -4,8 +4,6 @@ import { StoreUnavailableError, type Store, type StoreMethod } from '../port';
 /** What a failing store does: look unreachable (503) or fail unexpectedly (500). */
 export type Fault = 'unavailable' | 'error';
 
-export type { StoreMethod } from '../port';
-
 export interface FaultPlan {
   fault: Fault;
   /** Only these methods fail; all of them when absent. */

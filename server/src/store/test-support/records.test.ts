@@ -69,7 +69,6 @@ describe('the record builders', () => {
     preset.enabledBusinessUnits.push('XYZ');
     contributions[0]!.points = 1;
     expect(second.enabledBusinessUnits).toEqual(['LCL', 'SDM']);
-    expect(clientRecord('c-app', { enabledBusinessUnits: ['LCL'] }).enabledBusinessUnits).toEqual(['LCL']);
     expect(reservation.contributions).toEqual([{ correlationId: 'm-a', points: 4 }]);
   });
 
