@@ -11,6 +11,7 @@ import { loadConfig, type AppConfig } from './config';
 import { prepareGracefulClose } from './http/graceful-shutdown';
 import { createHttpServer } from './http/http-server';
 import { metricsServer } from './http/metrics-route';
+import { checkRoutesAgainst } from './http/routes';
 import { loadApiSpec } from './http/spec';
 import { describeStartFailure } from './start-failure';
 import { logDestination } from './log-destination';
@@ -44,6 +45,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
   if (tracing) logger.info(tracing.description);
   // Loaded once, before anything connects: a broken spec stops the start cheaply.
   const spec = await loadApiSpec();
+  checkRoutesAgainst(spec);
   const deps = await build(config, logger, tracing);
   const metricsPort = config.metrics?.port ?? null;
   let server: Server | undefined;

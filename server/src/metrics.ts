@@ -26,7 +26,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 const latencyBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** How often the event loop's delay is sampled (nodejs_eventloop_lag_* metrics). */
-export const eventLoopSampleMs = 100;
+const eventLoopSampleMs = 100;
 
 export type StoreErrorKind = 'unavailable' | 'error';
 
@@ -57,8 +57,8 @@ export class Metrics {
   private readonly commandChildren = new Map<string, Counter.Internal>();
 
   constructor(options: MetricsOptions = {}) {
-    // The event loop's delay sampled every 100 ms: prom-client's default, 10 ms, wakes an idle process
-    // 100 times a second, which costs it more CPU than the requests of a quiet process.
+    // The event loop's delay sampled every eventLoopSampleMs: prom-client's default wakes an idle
+    // process often enough to cost it more CPU than the requests of a quiet process.
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: eventLoopSampleMs });
     this.storeReachable.set(1);
   }

@@ -14,7 +14,7 @@ import type { DailyReserved, HeldPoints, ReservationRecord, WalletTotals } from 
  * the whole wallet instead, dropping what expired.
  */
 
-export type { DailyReserved, HeldPoints, WalletTotals } from './model';
+export type { WalletTotals } from './model';
 
 const msPerDay = 86_400_000;
 

@@ -11,7 +11,7 @@ import { createVoucherDefinitionService } from './voucher-definitions/service';
 export type CacheName = 'apiKeys' | 'sessions' | 'listings';
 
 /** What the services read and write: authentication, the listing and Operation B. */
-export type ServicesStore = AuthStore & ListingStore & ReservationStore;
+type ServicesStore = AuthStore & ListingStore & ReservationStore;
 
 export interface ServiceDeps {
   store: ServicesStore;

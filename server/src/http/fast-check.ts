@@ -28,7 +28,7 @@ interface Parameter {
 /** Characters that need no percent-encoding anywhere in a URL (RFC 3986 "unreserved"). */
 const unreservedOnly = /^[A-Za-z0-9._~-]+$/;
 
-/** Parameter fields that change how a value is read or checked; a parameter with any of them gets no fast check. */
+/** Parameter fields that do not change how a value is read or checked; a parameter with any other field (style, explode, content...) gets no fast check. */
 const parameterFieldsAllowed = new Set(['name', 'in', 'required', 'schema', 'description', 'example', 'examples', 'deprecated']);
 
 type ParameterGroup = { properties: JsonObject; required: string[] };

@@ -2,8 +2,8 @@ import type { Request, RequestHandler } from 'express';
 import Ajv from 'ajv';
 import { schemaError } from '../domain/errors';
 import { depthOf, maxBodyDepth } from './body-depth';
-import { buildFastCheck, type FastCheck } from './fast-check';
-import { operationIds, specRoutes, type OperationId } from './routes';
+import { buildFastCheck } from './fast-check';
+import { specRoutes, type OperationId } from './routes';
 import type { LoadedSpec } from './spec';
 
 /**
@@ -48,11 +48,9 @@ export type RefusalWording = (req: Request) => Promise<Error | null>;
 
 export function createRequestValidation(spec: LoadedSpec, eov: RequestHandler, options: { crossCheck: boolean }): RequestValidation {
   const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false });
-  const checks = new Map<OperationId, FastCheck | null>();
-  for (const operationId of operationIds) checks.set(operationId, buildFastCheck(ajv, spec.dereferenced, specRoutes[operationId]));
   return {
     forOperation(operation, wordRefusal) {
-      const check = checks.get(operation) ?? null;
+      const check = buildFastCheck(ajv, spec.dereferenced, specRoutes[operation]);
       const viaValidator = throughValidator(eov, wordRefusal);
       if (!check) return viaValidator;
       if (!options.crossCheck) return (req, res, next) => (check(req) ? next() : viaValidator(req, res, next));
@@ -104,9 +102,4 @@ function onRequestVerdict(next: (error?: unknown) => void, onRefusal: (refusal: 
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** For tests: whether the operation got an accept-only check. */
-export function hasFastCheck(spec: LoadedSpec, operation: OperationId): boolean {
-  return buildFastCheck(new Ajv({ strict: false }), spec.dereferenced, specRoutes[operation]) !== null;
 }

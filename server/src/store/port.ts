@@ -200,9 +200,9 @@ export const storeMethods = Object.keys({
 
 /**
  * The store's own voucher definitions version when it answers synchronously
- * (the in-process store), else null. Probed once: a wrapper that forwards the
- * call asynchronously (or not at all) counts as having none, so nothing is
- * cached behind a wrapper unless the composition passes the version itself.
+ * (the in-process store), else null. Probed once: a wrapper that forwards
+ * the call asynchronously, or not at all (`around` with `forwardVersion:
+ * false`), counts as having none.
  */
 export function voucherDefinitionsVersionReader(store: ListingStore): (() => number) | null {
   const read = store.voucherDefinitionsVersion;

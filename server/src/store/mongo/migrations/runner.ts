@@ -6,7 +6,6 @@ import { toLayout3 } from './003-api-keys';
 import { toLayout4 } from './004-wallet-outbox';
 import type { Migration, Progress } from './migration';
 
-export type { Migration, Progress } from './migration';
 
 export const migrations: readonly Migration[] = [toLayout2, toLayout3, toLayout4];
 
