@@ -62,6 +62,8 @@ export interface Deployment {
   captured: CapturedResponse[];
   /** Operation A's body (to compare listings across deployments). */
   listing: Buffer;
+  /** The deployment's database on MongoDB (the driver's loop runs against it); null on the embedded store. */
+  database: { uri: string; dbName: string } | null;
   /** Stops the processes and, on MongoDB, drops the database (an in-memory stand-in would keep it until it stops). */
   retire(): Promise<void>;
 }
@@ -156,6 +158,7 @@ export async function deploy(
     plan,
     scenario,
     listing: listing.body,
+    database: mongo ?? null,
     retire: async () => {
       await Promise.all(children.map((child) => child.stop()));
       if (mongo) await dropDatabase(mongo.uri, mongo.dbName);

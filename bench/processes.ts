@@ -8,6 +8,7 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSyn
 import { createServer } from 'node:net';
 import path from 'node:path';
 import type { BareConfig } from './bare-server';
+import type { DriverCostConfig, DriverCosts } from './driver-cost';
 
 /** Compiled to bench/dist/bench/ (the bench's build reaches server/src/test-support from the repository's root). */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
@@ -16,6 +17,7 @@ const serverMain = process.env.BENCH_SERVER_MAIN ?? path.join(repoRoot, 'server'
 const bareMain = path.join(__dirname, 'bare-server.js');
 const profileHook = path.join(__dirname, 'profile-hook.js');
 const gcHook = path.join(__dirname, 'gc-hook.js');
+const driverCostMain = path.join(__dirname, 'driver-cost.js');
 
 export interface Child {
   name: string;
@@ -118,6 +120,19 @@ export async function startBare(
   });
   child.removeAllListeners('exit');
   return wrap(kind === 'express' ? 'bare' : 'raw', child, `http://127.0.0.1:${port}`, logFile);
+}
+
+/** The driver's CPU per command, by kind (driver-cost.ts), in a process of its own on `execPath`. */
+export async function measureDriverCosts(config: DriverCostConfig, configFile: string, execPath: string): Promise<DriverCosts> {
+  writeFileSync(configFile, JSON.stringify(config));
+  const child = spawn(execPath, [driverCostMain, configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: string[] = [];
+  const err: string[] = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => out.push(chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => err.push(chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`driver-cost.js exited with ${code}: ${err.join('').slice(-4000)}`);
+  return JSON.parse(out.join('')) as DriverCosts;
 }
 
 const stderrs = new WeakMap<ChildProcess, string[]>();

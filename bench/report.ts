@@ -13,6 +13,34 @@ export interface ScenarioReport {
   /** Bare Express and raw node:http on the same route, load and rounds (absent for B-shared and the flood). */
   bare?: Summary;
   raw?: Summary;
+  /** On MongoDB: what the scenario's work must cost at least (see `floorOf`). */
+  floor?: Floor;
+}
+
+/**
+ * A MongoDB scenario's floor: bare Express's CPU per request on its route in
+ * the same run, plus the commands the server sent per request, each at the
+ * driver's own CPU per command of its kind, measured in the same run by a
+ * raw-driver loop of the same commands (driver-cost.ts). A kind the loop
+ * does not send costs the loop's mean.
+ */
+export interface Floor {
+  us: number;
+  bareUs: number;
+  commandsUs: number;
+}
+
+/** The driver's CPU per command by kind (`command collection`), from the loop's runs summed. */
+export interface DriverCostReport {
+  usPerCommand: Record<string, number>;
+  /** For kinds the loop does not send. */
+  meanUs: number;
+  commands: number;
+}
+
+export function floorOf(server: Summary, bare: Summary, driver: DriverCostReport): Floor {
+  const commandsUs = server.byCommand.reduce((sum, [kind, perRequest]) => sum + perRequest * (driver.usPerCommand[kind] ?? driver.meanUs), 0);
+  return { us: bare.cpuUsPerRequest + commandsUs, bareUs: bare.cpuUsPerRequest, commandsUs };
 }
 
 export interface RuntimeReport {
@@ -23,6 +51,8 @@ export interface RuntimeReport {
   scenarios: ScenarioReport[];
   /** The flood: why it was not measured, when it was not. */
   floodNote?: string;
+  /** On MongoDB: the driver's own CPU per command, measured in the same rounds. */
+  driver?: DriverCostReport;
   memory: Array<{ process: string; afterWarmupMb: number; afterMb: number; requests: number }>;
 }
 
@@ -56,6 +86,8 @@ export interface Report {
 /** The fleet's targets on MongoDB (two processes on one database, steady state): commands per request, CPU per request over bare Express. */
 const commandTargets: Partial<Record<ScenarioName, number>> = { session: 2, A: 0.2, B: 4, 'B-shared': 4, flood: 0.05 };
 const cpuTargets: Partial<Record<ScenarioName, number>> = { A: 2, B: 10, 'B-shared': 10 };
+/** Server CPU per request over the scenario's floor (see `Floor`). */
+const floorTargets: Partial<Record<ScenarioName, number>> = { A: 1.2, B: 1.5 };
 /** B's commands when two processes change a wallet, within this much of when one does. */
 const sharedTolerance = 0.1;
 export const memoryLimitMb = 50;
@@ -105,6 +137,18 @@ export function targetsOf(runtime: RuntimeReport): Check[] {
       value: `${fmt(cpu, 1)}x (${us(scenario.server.cpuUsPerRequest)} / ${us(bare.cpuUsPerRequest)} µs)${served ? '' : `; ${scenario.server.answered} of ${scenario.server.offered} served`}`,
       limit: `<= ${limit}x`,
       pass: served && cpu <= limit,
+    });
+  }
+  for (const [name, limit] of Object.entries(floorTargets) as Array<[ScenarioName, number]>) {
+    if (!asked(name)) continue;
+    const floor = byName.get(name)?.floor;
+    const server = byName.get(name)?.server;
+    const ratio = floor && server ? server.cpuUsPerRequest / floor.us : null;
+    checks.push({
+      what: `${labelOf(name)}: server CPU per request over its floor (${node})`,
+      value: ratio === null ? 'not measured' : `${fmt(ratio)} (${us(server!.cpuUsPerRequest)} / ${us(floor!.us)} µs: bare Express ${us(floor!.bareUs)} + commands ${us(floor!.commandsUs)})`,
+      limit: `<= ${limit}`,
+      pass: ratio !== null && ratio <= limit,
     });
   }
   return checks;
@@ -162,23 +206,34 @@ export function printReport(report: Report): void {
       '',
     );
     const database = runtime.scenarios.some((s) => s.server.databaseCpuUsPerRequest !== null);
+    const floors = runtime.driver !== undefined;
     const columns = [
-      'scenario', 'server CPU µs/request', 'bare Express', 'raw node:http', 'server / bare', 'server p50 / p99 ms', 'bare p50 / p99 ms',
-      'answered / offered', 'commands / request', 'writes / request', ...(database ? ['database CPU µs/request'] : []),
+      'scenario', 'server CPU µs/request', 'bare Express', 'raw node:http', 'server / bare', ...(floors ? ['floor µs/request', 'server / floor'] : []),
+      'server p50 / p99 ms', 'bare p50 / p99 ms', 'answered / offered', 'commands / request', 'writes / request', ...(database ? ['database CPU µs/request'] : []),
     ];
     lines.push(`| ${columns.join(' | ')} |`, `|${'---|'.repeat(columns.length)}`);
     const latency = (x: Summary | undefined) => (x ? `${fmt(x.p50, 1)} / ${fmt(x.p99, 1)}` : '');
     const perRequest = (n: number | null) => (n === null ? '-' : fmt(n));
-    for (const { name, server, bare, raw } of runtime.scenarios) {
+    for (const { name, server, bare, raw, floor } of runtime.scenarios) {
       const cells = [
         labelOf(name), us(server.cpuUsPerRequest), bare ? us(bare.cpuUsPerRequest) : '', raw ? us(raw.cpuUsPerRequest) : '',
-        bare ? `${fmt(server.cpuUsPerRequest / bare.cpuUsPerRequest, 1)}x` : '', latency(server), latency(bare),
+        bare ? `${fmt(server.cpuUsPerRequest / bare.cpuUsPerRequest, 1)}x` : '',
+        ...(floors ? [floor ? us(floor.us) : '', floor ? `${fmt(server.cpuUsPerRequest / floor.us)}x` : ''] : []),
+        latency(server), latency(bare),
         `${server.answered} / ${server.offered}`, perRequest(server.commandsPerRequest), perRequest(server.writesPerRequest),
         ...(database ? [server.databaseCpuUsPerRequest === null ? '-' : us(server.databaseCpuUsPerRequest)] : []),
       ];
       lines.push(`| ${cells.join(' | ')} |`);
     }
     if (runtime.floodNote) lines.push(`(flood: ${runtime.floodNote})`);
+    if (runtime.driver) {
+      const kinds = Object.entries(runtime.driver.usPerCommand).map(([kind, n]) => `${kind} ${us(n)}`);
+      lines.push(
+        '',
+        `The driver's own CPU per command, µs (a raw-driver loop of the same commands, ${runtime.driver.commands.toLocaleString('en-US')} in all, in the same rounds; ` +
+          `mean ${us(runtime.driver.meanUs)} for other kinds): ${kinds.join(', ')}`,
+      );
+    }
     const counted = runtime.scenarios.filter((s) => s.server.byCommand.length > 0);
     if (counted.length > 0) {
       lines.push('', 'MongoDB commands per request, by command and collection:');

@@ -26,10 +26,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { closeConnections, send } from './loader';
 import { deploy, describeRun, dropDatabase, log, measureRun, rateLimitPerMinute, startBaseline, summarise, type Deployment, type Env, type Run, type Target } from './measure';
-import { collectGarbage, listenerPid, repoRoot, rssOf, startBare, type Child } from './processes';
+import type { DriverCosts } from './driver-cost';
+import { collectGarbage, listenerPid, measureDriverCosts, repoRoot, rssOf, startBare, type Child } from './processes';
 import { formatProfile, summariseProfile } from './profile-summary';
-import { checksOf, printReport, targetsOf, walletCheck, type PairReport, type Report, type RuntimeReport, type ScenarioReport } from './report';
+import {
+  checksOf,
+  floorOf,
+  printReport,
+  targetsOf,
+  walletCheck,
+  type DriverCostReport,
+  type PairReport,
+  type Report,
+  type RuntimeReport,
+  type ScenarioReport,
+} from './report';
 import { defaultLines, parseLines, resolveRuntime } from './runtimes';
+import type { FixtureOptions } from './fixture';
 import type { ScenarioName } from './scenarios';
 
 // ---------------------------------------------------------------------------
@@ -105,6 +118,16 @@ function mongoOf(options: Options): Env['mongo'] {
 // The operations
 
 /**
+ * The operations' fixture. On MongoDB 2 reservations per member rather than
+ * 10: a stand-in that scans where mongod uses an index (mongo-wire) pays for
+ * every reservation on each change; the wallet section shows that the
+ * server does not.
+ */
+function operationsFixture(env: Env): Partial<FixtureOptions> {
+  return env.mongo ? { reservations: 4000, reservationsPerMember: 2 } : {};
+}
+
+/**
  * Every scenario on the server (a fleet of two on MongoDB) and, for those
  * with a route of their own, on the baselines: a warm-up each, then rounds
  * in which the targets' order rotates (bare first, then raw first, then the
@@ -112,11 +135,7 @@ function mongoOf(options: Options): Env['mongo'] {
  * the flood, and RSS before and after.
  */
 async function operationsSection(env: Env, options: Options, stopLater: Target[]): Promise<RuntimeReport> {
-  // On MongoDB 2 reservations per member rather than 10: a stand-in that
-  // scans where mongod uses an index (mongo-wire) pays for every reservation
-  // on each change; the wallet section shows that the server does not.
-  const fixture = env.mongo ? { reservations: 4000, reservationsPerMember: 2 } : {};
-  const deployment = await deploy(env, 'server', fixture, { processes: env.mongo ? 2 : 1 });
+  const deployment = await deploy(env, 'server', operationsFixture(env), { processes: env.mongo ? 2 : 1 });
   const server = deployment.server;
   stopLater.push(server);
   // Wallets changed by both processes in turn need two of them.
@@ -138,6 +157,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   const afterWarmup = await settledRss(deployment);
 
   const runs = new Map<string, Run[]>();
+  const driverCosts: DriverCosts[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     for (const scenario of scenarios) {
       const targets = targetsFor(scenario);
@@ -150,11 +170,22 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
         if (target === server) served += run.load.responses;
       }
     }
+    if (deployment.database) driverCosts.push(await driverCostRun(env, deployment.database, round));
   }
+  const driver = driverCosts.length > 0 ? driverCostReport(driverCosts) : undefined;
 
+  const summaryOf = (name: ScenarioName, target: string) => (runs.has(`${name} ${target}`) ? summarise(runs.get(`${name} ${target}`)!) : undefined);
   const reports: ScenarioReport[] = scenarios.map((name) => {
-    const of = (target: string) => (runs.has(`${name} ${target}`) ? summarise(runs.get(`${name} ${target}`)!) : undefined);
-    return { name, label: deployment.scenario(name).label, server: of('server')!, ...(withBaselines.has(name) && { bare: of('bare')!, raw: of('raw')! }) };
+    const server = summaryOf(name, 'server')!;
+    // B changed by both processes answers on B's route: B's baseline.
+    const bare = summaryOf(name, 'bare') ?? (name === 'B-shared' ? summaryOf('B', 'bare') : undefined);
+    return {
+      name,
+      label: deployment.scenario(name).label,
+      server,
+      ...(withBaselines.has(name) && { bare: summaryOf(name, 'bare')!, raw: summaryOf(name, 'raw')! }),
+      ...(driver && bare && { floor: floorOf(server, bare, driver) }),
+    };
   });
   let floodNote: string | undefined;
   if (options.only.includes('flood')) {
@@ -173,6 +204,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
     asked: options.only,
     scenarios: reports,
     ...(floodNote && { floodNote }),
+    ...(driver && { driver }),
     memory: server.processes.map((child, i) => ({ process: child.name, afterWarmupMb: mb(afterWarmup[i]!), afterMb: mb(after[i]!), requests: Math.round(served / server.processes.length) })),
   };
 }
@@ -210,6 +242,30 @@ async function floodRun(env: Env, options: Options, deployment: Deployment): Pro
   const run = await measureRun(env, deployment.server, scenario, seconds);
   log(describeRun('flood', run));
   return run;
+}
+
+/** The driver's loop against the deployment's database (driver-cost.ts), after a round's runs. */
+async function driverCostRun(env: Env, database: { uri: string; dbName: string }, round: number): Promise<DriverCosts> {
+  const costs = await measureDriverCosts({ ...database, commands: 200, warmup: 20 }, path.join(env.tmp, `driver-cost-${round}.json`), env.runtime.execPath);
+  const line = Object.entries(costs).map(([kind, c]) => `${kind} ${Math.round(c.cpuUs / c.commands)}`);
+  log(`  round ${round} driver's own CPU per command, µs: ${line.join(', ')}`);
+  return costs;
+}
+
+function driverCostReport(rounds: DriverCosts[]): DriverCostReport {
+  const summed = new Map<string, { commands: number; cpuUs: number }>();
+  for (const costs of rounds) {
+    for (const [kind, c] of Object.entries(costs)) {
+      const total = summed.get(kind) ?? { commands: 0, cpuUs: 0 };
+      summed.set(kind, { commands: total.commands + c.commands, cpuUs: total.cpuUs + c.cpuUs });
+    }
+  }
+  const all = [...summed.values()].reduce((t, c) => ({ commands: t.commands + c.commands, cpuUs: t.cpuUs + c.cpuUs }), { commands: 0, cpuUs: 0 });
+  return {
+    usPerCommand: Object.fromEntries([...summed].map(([kind, c]) => [kind, c.cpuUs / c.commands])),
+    meanUs: all.commands === 0 ? 0 : all.cpuUs / all.commands,
+    commands: all.commands,
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -298,7 +354,7 @@ async function profileRun(env: Env, options: Options, scenario: ScenarioName, st
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const files = { server: path.join(dir, `${stamp}-${scenario}-server.cpuprofile`), bare: path.join(dir, `${stamp}-${scenario}-bare.cpuprofile`) };
-  const deployment = await deploy(env, 'server', {}, { profileFile: files.server });
+  const deployment = await deploy(env, 'server', operationsFixture(env), { profileFile: files.server });
   stopLater.push(deployment.server);
   const bareChild = await startBare(deployment.captured, path.join(env.tmp, 'bare.json'), path.join(env.tmp, 'bare.log'), { profileFile: files.bare, execPath: env.runtime.execPath });
   const bare: Target = { name: 'bare', processes: [bareChild] };
