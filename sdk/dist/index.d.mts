@@ -65,6 +65,18 @@ interface paths {
          *     Checks, in order: session (401), voucher feature of the client
          *     (`FEATURE_NOT_ENABLED`), business unit (`INVALID_BUSINESS_UNIT`,
          *     `BUSINESS_UNIT_REQUIRED`).
+         *
+         *     ## Conditional requests
+         *     The list changes rarely and is large (tens of kB), so the answer
+         *     carries a strong `ETag` and `Cache-Control: private, no-cache`: a
+         *     client (a browser's cache does it by itself) may keep it and ask
+         *     again with `If-None-Match`; when the tag is still current the answer
+         *     is `304` with no body, after the same checks as any other request
+         *     (an expired session is still `401`). The tag is derived from the
+         *     listing itself, the client and the business unit: the same on every
+         *     server process for the same list, and different for another client
+         *     or business unit. A client that never sends `If-None-Match` never
+         *     gets a `304`.
          */
         get: operations["listVoucherDefinitions"];
         put?: never;
@@ -77,7 +89,8 @@ interface paths {
          *     headers, `Content-Length` included) without the body. HTTP expects a
          *     server that supports `GET` on a resource to support `HEAD` on it; a
          *     client can use it to check a session and a business unit without
-         *     transferring the list. It counts against the rate limit like `GET`.
+         *     transferring the list. It counts against the rate limit like `GET`,
+         *     and takes `If-None-Match` as `GET` does (`304`).
          */
         head: operations["headVoucherDefinitions"];
         patch?: never;
@@ -610,6 +623,21 @@ interface components {
     };
     responses: {
         /**
+         * @description The list is unchanged: `If-None-Match` holds its current `ETag` (or
+         *     `*`). No body; the client uses the list it holds.
+         */
+        ListingNotModified: {
+            headers: {
+                ETag: components["headers"]["ListingETag"];
+                "Cache-Control": components["headers"]["ListingCacheControl"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
          * @description The API key is missing, or the service does not know it. (Start
          *     Session takes no member session, so this is its only `401`.)
          */
@@ -789,6 +817,14 @@ interface components {
          */
         RequestId: string;
         /**
+         * @description Entity tags of lists the client holds, as RFC 9110 defines the field
+         *     (a comma-separated list, `W/` prefixes compared weakly, or `*`): when
+         *     one is the current list's `ETag`, the answer is `304` with no body.
+         *     Any other value is no reason to reject a request: the list is sent.
+         * @example "Ql3gS0pjXm3yS9fR0u8a2A"
+         */
+        IfNoneMatch: string;
+        /**
          * @description How the member was identified when the session starts.
          * @example CARD_NUMBER
          */
@@ -816,6 +852,19 @@ interface components {
          * @example "6000-in-1min"; q=6000; w=60; pk=:YjczZGEwNjE2YWQ4:
          */
         "RateLimit-Policy": string;
+        /**
+         * @description Strong entity tag of the list answered (RFC 9110): send it back in
+         *     `If-None-Match` to get `304` while the list is unchanged. Derived
+         *     from the list, the client and the business unit.
+         * @example "Ql3gS0pjXm3yS9fR0u8a2A"
+         */
+        ListingETag: string;
+        /**
+         * @description Any cache may keep the list for this client only (`private`), and
+         *     must ask again with `If-None-Match` before each use (`no-cache`).
+         * @example private, no-cache
+         */
+        ListingCacheControl: "private, no-cache";
         /**
          * @description Whole seconds to wait before trying again.
          * @example 1
@@ -941,6 +990,14 @@ interface operations {
                  * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Entity tags of lists the client holds, as RFC 9110 defines the field
+                 *     (a comma-separated list, `W/` prefixes compared weakly, or `*`): when
+                 *     one is the current list's `ETag`, the answer is `304` with no body.
+                 *     Any other value is no reason to reject a request: the list is sent.
+                 * @example "Ql3gS0pjXm3yS9fR0u8a2A"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -956,6 +1013,8 @@ interface operations {
             /** @description The usable voucher definitions of the resolved business unit. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ListingETag"];
+                    "Cache-Control": components["headers"]["ListingCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -1053,6 +1112,7 @@ interface operations {
                     "application/json": components["schemas"]["VoucherDefinitionSummary"][];
                 };
             };
+            304: components["responses"]["ListingNotModified"];
             /**
              * @description The business unit cannot be resolved, the voucher feature is off for
              *     the client, or the request breaks the schema (`INVALID_REQUEST`: an
@@ -1097,6 +1157,14 @@ interface operations {
                  * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Entity tags of lists the client holds, as RFC 9110 defines the field
+                 *     (a comma-separated list, `W/` prefixes compared weakly, or `*`): when
+                 *     one is the current list's `ETag`, the answer is `304` with no body.
+                 *     Any other value is no reason to reject a request: the list is sent.
+                 * @example "Ql3gS0pjXm3yS9fR0u8a2A"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1112,6 +1180,8 @@ interface operations {
             /** @description The list would be served. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ListingETag"];
+                    "Cache-Control": components["headers"]["ListingCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -1119,6 +1189,7 @@ interface operations {
                 };
                 content?: never;
             };
+            304: components["responses"]["ListingNotModified"];
             /** @description `GET` would answer this `400` (its body says which; see `GET`). */
             400: {
                 headers: {

@@ -52,7 +52,8 @@ function isApiErrorBody(text) {
 function errorBodyMiddleware() {
   return {
     async onResponse({ request, response }) {
-      if (response.ok || NULL_BODY_STATUSES.has(response.status) || request.method === "HEAD") return void 0;
+      if (NULL_BODY_STATUSES.has(response.status)) return withEmptyBody(response);
+      if (response.ok || request.method === "HEAD") return void 0;
       const text = await response.clone().text();
       if (isApiErrorBody(text)) return void 0;
       const body = {
@@ -68,6 +69,12 @@ function errorBodyMiddleware() {
       return withBody(response, JSON.stringify(body), headers);
     }
   };
+}
+function withEmptyBody(response) {
+  if (response.headers.get("Content-Length") === "0") return void 0;
+  const headers = new Headers(response.headers);
+  headers.set("Content-Length", "0");
+  return withBody(response, null, headers);
 }
 
 // src/request-id.ts

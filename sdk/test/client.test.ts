@@ -204,6 +204,20 @@ describe('error bodies', () => {
     expect(error).toBeUndefined();
   });
 
+  it('hands back a 304 (the caller sent If-None-Match itself) as it came: no data, no error, not retried', async () => {
+    const { loyalty, requests } = client(new Response(null, { status: 304, headers: { ETag: '"tag"' } }));
+    const result = await loyalty.raw.GET('/client/users/{correlation_id}/voucher-definitions', {
+      params: { path: { correlation_id: 'm' }, header: { 'If-None-Match': '"tag"' } },
+      middleware: [sessionAuth('t')],
+    });
+    expect(result.response.status).toBe(304);
+    expect(result.response.headers.get('ETag')).toBe('"tag"');
+    expect(result.data).toBeUndefined();
+    expect(result.error).toBeUndefined();
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.headers.get('If-None-Match')).toBe('"tag"');
+  });
+
   it('cuts a long unexpected body to 1,000 characters', async () => {
     const { loyalty } = client(new Response('x'.repeat(5000), { status: 500 }));
     const result = await loyalty.listVoucherDefinitions({ correlationId: 'm', sessionToken: 't' });

@@ -57,8 +57,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
-  // The spec documents no conditional requests (no ETag, no 304): Express
-  // would otherwise hash every response body and could answer an undocumented 304.
+  // Express would hash every response body for an ETag, and could answer
+  // an undocumented 304: only Operation A's answer has a tag, its own
+  // (http/conditional.ts).
   app.set('etag', false);
   answerJsonAsDocumented(app);
 

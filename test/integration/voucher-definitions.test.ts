@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import type { ApiClient } from '../../server/src/test-support/api-client';
+import { send, type ApiClient } from '../../server/src/test-support/api-client';
+import { definitionRecord } from '../../server/src/store/test-support/records';
 import { baseFixture, keys, t0 } from './fixture';
 
 let server: TestApp;
@@ -88,5 +89,46 @@ describe('Operation A: list voucher definitions', () => {
     });
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST' });
+  });
+});
+
+describe('Operation A: conditional requests, two processes on one store', () => {
+  let fleet: TestApp;
+  beforeAll(async () => {
+    fleet = await startTestApp({ fixture: baseFixture, startAt: t0, instances: 2 });
+  });
+  afterAll(() => fleet.close());
+
+  /** Operation A on process `instance`, with a session of its own. */
+  async function listOn(instance: number, apiKey: string, headers: Record<string, string> = {}) {
+    const token = await fleet.api.startSession(apiKey, 'm-alice');
+    return send(fleet.urls[instance]!, 'GET', '/client/users/m-alice/voucher-definitions', { apiKey, bearer: token, headers });
+  }
+
+  it('tags the list alike on every process and for every session, and answers 304 to that tag on either', async () => {
+    const [first, second] = [await listOn(0, keys.partner), await listOn(1, keys.partner)];
+    expect(first.headers.get('etag')).toBe(second.headers.get('etag'));
+    for (const instance of [0, 1]) {
+      const again = await listOn(instance, keys.partner, { 'if-none-match': first.headers.get('etag')! });
+      expect([again.status, again.text]).toEqual([304, '']);
+    }
+  });
+
+  it("gives another client's list of the same business unit another tag, which is no 304 here", async () => {
+    const partner = await listOn(0, keys.partner);
+    const tiered = await listOn(0, keys.tiered);
+    expect(tiered.text).toBe(partner.text);
+    expect(tiered.headers.get('etag')).not.toBe(partner.headers.get('etag'));
+    expect((await listOn(0, keys.partner, { 'if-none-match': tiered.headers.get('etag')! })).status).toBe(200);
+  });
+
+  it('moves the tag when the list changes: the old tag gets the new list, the new one 304', async () => {
+    const before = await listOn(1, keys.partner);
+    await fleet.store.upsertVoucherDefinitions([definitionRecord('vd-0008', { usageChannels: ['CUX'] })]);
+    const after = await listOn(1, keys.partner, { 'if-none-match': before.headers.get('etag')! });
+    expect(after.status).toBe(200);
+    expect(after.body).toContainEqual(expect.objectContaining({ voucherDefinitionId: 'vd-0008' }));
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    expect((await listOn(0, keys.partner, { 'if-none-match': after.headers.get('etag')! })).status).toBe(304);
   });
 });

@@ -29,12 +29,16 @@ function isApiErrorBody(text: string): boolean {
  * typed as the documented body. Such answers are rewritten into an
  * {@link UnexpectedResponseError} (`errorCode: 'UNEXPECTED_RESPONSE'`),
  * keeping the status and headers, so `error.errorCode` is always safe to read.
- * An answer to `HEAD` has no body by definition: it is left as it is.
+ * An answer to `HEAD` has no body by definition: it is left as it is. So has
+ * a `304` (Operation A, to a caller who sent `If-None-Match` itself; a
+ * browser's cache revalidates without the SDK and hands it the kept `200`):
+ * marked empty, so that openapi-fetch gives neither `data` nor `error`.
  */
 export function errorBodyMiddleware(): Middleware {
   return {
     async onResponse({ request, response }) {
-      if (response.ok || NULL_BODY_STATUSES.has(response.status) || request.method === 'HEAD') return undefined;
+      if (NULL_BODY_STATUSES.has(response.status)) return withEmptyBody(response);
+      if (response.ok || request.method === 'HEAD') return undefined;
       const text = await response.clone().text();
       if (isApiErrorBody(text)) return undefined;
       const body: UnexpectedResponseError = {
@@ -51,4 +55,12 @@ export function errorBodyMiddleware(): Middleware {
       return withBody(response, JSON.stringify(body), headers);
     },
   };
+}
+
+/** The same answer, saying `Content-Length: 0`: openapi-fetch then reads no body (it would make `error` an empty string). */
+function withEmptyBody(response: Response): Response | undefined {
+  if (response.headers.get('Content-Length') === '0') return undefined;
+  const headers = new Headers(response.headers);
+  headers.set('Content-Length', '0');
+  return withBody(response, null, headers);
 }

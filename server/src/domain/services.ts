@@ -67,10 +67,16 @@ export interface SessionService {
 export interface VoucherDefinitionService {
   /**
    * Checks the feature switch, then resolves the business unit (AppError with
-   * the seed's codes). The list may be a frozen snapshot shared with other
-   * requests: read it, do not change it.
+   * the seed's codes), and lists that unit.
    */
-  listVoucherDefinitions(client: ClientRecord, businessUnit: string | undefined): Promise<readonly VoucherDefinitionSummary[]>;
+  listVoucherDefinitions(client: ClientRecord, businessUnit: string | undefined): Promise<VoucherListing>;
+}
+
+/** Operation A's answer: the summaries of the resolved business unit. */
+export interface VoucherListing {
+  businessUnit: string;
+  /** May be a frozen snapshot shared with other requests: read it, do not change it. */
+  summaries: readonly VoucherDefinitionSummary[];
 }
 
 export interface ReservationContext {

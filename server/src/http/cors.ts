@@ -5,17 +5,18 @@ import type { ApiSpec } from './spec';
 /**
  * The request headers a page sends through the SDK: the credentials, the
  * body's type, the request id, Start Session's identifier type, and the W3C
- * trace context (`tracePropagation`). `User-Agent` is not one: the SDK leaves
- * it to the browser.
+ * trace context (`tracePropagation`); and `If-None-Match`, for a page that
+ * revalidates Operation A's list itself (a browser's cache adds it without
+ * asking). `User-Agent` is not one: the SDK leaves it to the browser.
  */
-export const corsAllowedHeaders = ['X-Api-Key', 'Authorization', 'Content-Type', 'X-Request-Id', 'X-Identifier-Type', 'traceparent', 'tracestate'] as const;
+export const corsAllowedHeaders = ['X-Api-Key', 'Authorization', 'Content-Type', 'X-Request-Id', 'X-Identifier-Type', 'traceparent', 'tracestate', 'If-None-Match'] as const;
 
 /**
  * The response headers a page may read besides the CORS-safelisted ones: the
- * request id to quote to support, and what the SDK's retries and a page's
- * back-off need from a `429`.
+ * request id to quote to support, what the SDK's retries and a page's
+ * back-off need from a `429`, and Operation A's `ETag`.
  */
-export const corsExposedHeaders = ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy'] as const;
+export const corsExposedHeaders = ['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'ETag'] as const;
 
 /**
  * How long a browser may reuse a preflight's answer. Chromium caps it at two

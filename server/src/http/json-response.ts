@@ -13,10 +13,9 @@ import { isSnapshot } from '../domain/snapshot';
  *   It is installed on `app.response.json`, the prototype every response of
  *   the app inherits, so what wraps `res.json` per request (the response
  *   validator in tests) still sees the value first.
- * - No answer is a `304`: the spec documents no conditional requests, and
- *   the app sets no ETag or Last-Modified. Express still calls a GET fresh
- *   when it says `If-None-Match: *`, and `res.send` would then answer 304;
- *   on this app no request is fresh.
+ * - Express never answers `304` by itself: it would call a GET fresh when
+ *   it says `If-None-Match: *`, whatever the answer. The one conditional
+ *   answer of the spec, Operation A's, decides itself (conditional.ts).
  */
 export function answerJsonAsDocumented(app: Express): void {
   Object.defineProperty(app.request, 'fresh', { configurable: true, get: () => false });
@@ -39,7 +38,12 @@ export function answerJson(req: Request, res: Response, body: object): void {
     res.json(body);
     return;
   }
-  res.type('json').send(isSnapshot(body) ? serialisedOnce(body) : Buffer.from(JSON.stringify(body), 'utf8'));
+  res.type('json').send(jsonBytes(body));
+}
+
+/** The bytes `res.json(body)` sends: for a snapshot, the same Buffer every time. */
+export function jsonBytes(body: object): Buffer {
+  return isSnapshot(body) ? serialisedOnce(body) : Buffer.from(JSON.stringify(body), 'utf8');
 }
 
 const serialised = new WeakMap<object, Buffer>();

@@ -95,9 +95,10 @@ export function fakeServices(): FakeServices {
       })),
     },
     voucherDefinitions: {
-      listVoucherDefinitions: jest.fn(async (_client: ClientRecord, businessUnit: string | undefined) => [
-        voucherSummary(businessUnit ?? 'LCL'),
-      ]),
+      listVoucherDefinitions: jest.fn(async (_client: ClientRecord, businessUnit: string | undefined) => ({
+        businessUnit: businessUnit ?? 'LCL',
+        summaries: [voucherSummary(businessUnit ?? 'LCL')],
+      })),
     },
     reservations: {
       updateReservation: jest.fn(async (_context: ReservationContext, _request: ReservationUpdateRequest) => reservationResult),

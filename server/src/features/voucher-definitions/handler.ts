@@ -1,17 +1,19 @@
 import type { Services } from '../../domain/services';
-import { answerJson } from '../../http/json-response';
+import { answerTagged } from '../../http/conditional';
 import { authenticatedClient } from '../../http/locals';
 import type { OperationHandler } from '../../http/operation-types';
 
 /**
- * Operation A, and `HEAD` on it (the same answer without the body).
+ * Operation A, and `HEAD` on it (the same answer without the body), tagged
+ * for the client and the business unit: `304` when `If-None-Match` names the tag.
  * Mounted by `createApp` on `routes.listVoucherDefinitions`, after the checks.
  */
 export function listVoucherDefinitions(services: Services): OperationHandler<'listVoucherDefinitions'> {
   return async (req, res) => {
     // Read `req.query` once: Express parses the query string on every access.
     const { businessUnit } = req.query;
-    const definitions = await services.voucherDefinitions.listVoucherDefinitions(authenticatedClient(res), businessUnit);
-    answerJson(req, res, definitions);
+    const client = authenticatedClient(res);
+    const listing = await services.voucherDefinitions.listVoucherDefinitions(client, businessUnit);
+    answerTagged(req, res, listing.summaries, [client.clientId, listing.businessUnit]);
   };
 }

@@ -23,14 +23,15 @@ beforeEach(() => {
 });
 afterEach(() => store.close());
 
-const ids = (list: readonly { voucherDefinitionId: string }[]) => list.map((d) => d.voucherDefinitionId);
+const ids = (listing: { summaries: readonly { voucherDefinitionId: string }[] }) => listing.summaries.map((d) => d.voucherDefinitionId);
 
 describe('the cached listing of the memory store', () => {
-  it('answers the same frozen listing while no definition changes', async () => {
+  it('answers the same frozen listing while no definition changes, naming the resolved business unit', async () => {
     await store.upsertVoucherDefinitions([definition('vd-1')]);
     const service = createVoucherDefinitionService({ store });
     const first = await service.listVoucherDefinitions(client, undefined);
-    expect(isSnapshot(first)).toBe(true);
+    expect(first.businessUnit).toBe(client.defaultBusinessUnit);
+    expect(isSnapshot(first.summaries)).toBe(true);
     expect(await service.listVoucherDefinitions(client, undefined)).toBe(first);
   });
 

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../domain/errors';
 import type { ClientRecord } from '../../domain/model';
-import type { VoucherDefinitionService, VoucherDefinitionSummary } from '../../domain/services';
+import type { VoucherDefinitionService, VoucherListing } from '../../domain/services';
 import { freezeSnapshot } from '../../domain/snapshot';
 import { voucherDefinitionsVersionReader, type ListingStore } from '../../store/port';
 import { toSummary } from './summary';
@@ -14,7 +14,7 @@ export const maxCachedListings = 1_000;
 
 interface CachedListing {
   version: number;
-  summaries: readonly VoucherDefinitionSummary[];
+  listing: VoucherListing;
 }
 
 export interface VoucherDefinitionServiceDeps {
@@ -46,16 +46,16 @@ export function createVoucherDefinitionService(deps: VoucherDefinitionServiceDep
         throw new AppError('FEATURE_NOT_ENABLED', 'Voucher feature is not enabled for the client');
       }
       const resolved = resolveBusinessUnit(client, businessUnit);
-      if (!readVersion) return (await store.listPublishedVoucherDefinitions(resolved, memberChannel)).map(toSummary);
+      if (!readVersion) return { businessUnit: resolved, summaries: (await store.listPublishedVoucherDefinitions(resolved, memberChannel)).map(toSummary) };
       // Read before listing: a change during the listing makes the entry stale at once.
       const version = await readVersion();
       const cached = listings.get(resolved);
       deps.onLookup?.(cached?.version === version);
-      if (cached?.version === version) return cached.summaries;
+      if (cached?.version === version) return cached.listing;
       const definitions = await store.listPublishedVoucherDefinitions(resolved, memberChannel);
-      const snapshot = freezeSnapshot(definitions.map(toSummary));
-      listings.set(resolved, { version, summaries: snapshot });
-      return snapshot;
+      const listing = { businessUnit: resolved, summaries: freezeSnapshot(definitions.map(toSummary)) };
+      listings.set(resolved, { version, listing });
+      return listing;
     },
   };
 }

@@ -23,7 +23,7 @@ describe('GET /client/users/{correlation_id}/voucher-definitions', () => {
   });
 
   it('answers an empty list as []', async () => {
-    app.services.voucherDefinitions.listVoucherDefinitions.mockResolvedValueOnce([]);
+    app.services.voucherDefinitions.listVoucherDefinitions.mockResolvedValueOnce({ businessUnit: 'LCL', summaries: [] });
     expect((await list()).body).toEqual([]);
   });
 
@@ -64,6 +64,56 @@ describe('GET /client/users/{correlation_id}/voucher-definitions', () => {
   it('checks the session before the query', async () => {
     const response = await app.send('GET', '/client/users/m-alice/voucher-definitions?businessUnit=', {});
     expect(response.status).toBe(401);
+  });
+});
+
+describe('conditional requests of the listing', () => {
+  const path = '/client/users/m-alice/voucher-definitions';
+  const ask = (method: 'GET' | 'HEAD', headers: Record<string, string> = {}, init = asAlice) => app.send(method, path, { ...init, headers });
+
+  it('answers the list with a strong ETag and Cache-Control: private, no-cache', async () => {
+    const response = await ask('GET');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(response.headers.get('cache-control')).toBe('private, no-cache');
+  });
+
+  it.each<[string, 'GET' | 'HEAD', (tag: string) => string]>([
+    ['GET with the current tag', 'GET', (tag) => tag],
+    ['HEAD with the current tag', 'HEAD', (tag) => tag],
+    ['GET with the tag among others, weak', 'GET', (tag) => `"old", W/${tag}`],
+  ])('%s: 304, no body, the tag and the request id', async (_case, method, ifNoneMatch) => {
+    const tag = (await ask('GET')).headers.get('etag')!;
+    const response = await ask(method, { 'if-none-match': ifNoneMatch(tag) });
+    expect(response.status).toBe(304);
+    expect(response.text).toBe('');
+    expect(response.headers.get('etag')).toBe(tag);
+    expect(response.headers.get('cache-control')).toBe('private, no-cache');
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+    expect(response.headers.get('content-type')).toBeNull();
+  });
+
+  it.each<[string, Record<string, string>]>([
+    ['a tag of another list', { 'if-none-match': '"Ql3gS0pjXm3yS9fR0u8a2A"' }],
+    ['a malformed value', { 'if-none-match': 'not a tag' }],
+  ])('%s: the list, 200', async (_case, headers) => {
+    const response = await ask('GET', headers);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual([voucherSummary('LCL')]);
+  });
+
+  it('gives another business unit another tag', async () => {
+    const lcl = (await app.send('GET', `${path}?businessUnit=LCL`, asAlice)).headers.get('etag');
+    const sdm = (await app.send('GET', `${path}?businessUnit=SDM`, asAlice)).headers.get('etag');
+    expect(sdm).not.toBe(lcl);
+  });
+
+  it('checks the session first: 401 whatever the tag, and no tag on an error', async () => {
+    const tag = (await ask('GET')).headers.get('etag')!;
+    const response = await ask('GET', { 'if-none-match': tag }, {});
+    expect(response.status).toBe(401);
+    expect(response.headers.get('etag')).toBeNull();
+    expect(response.headers.get('cache-control')).not.toBe('private, no-cache');
   });
 });
 

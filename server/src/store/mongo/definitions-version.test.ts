@@ -97,7 +97,7 @@ if (source.kind === 'none') {
         store: { listPublishedVoucherDefinitions: (bu, channel) => (listings++, reader.listPublishedVoucherDefinitions(bu, channel)) },
         listingVersion: () => reader.voucherDefinitionsVersion(),
       });
-      const ids = async () => (await service.listVoucherDefinitions(client, undefined)).map((d) => d.voucherDefinitionId);
+      const ids = async () => (await service.listVoucherDefinitions(client, undefined)).summaries.map((d) => d.voucherDefinitionId);
       const first = await ids();
       await writer.upsertVoucherDefinitions([definition('vd-new')]);
       const written = performance.now();

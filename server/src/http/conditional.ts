@@ -1,0 +1,56 @@
+import { hash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { answerJson, jsonBytes } from './json-response';
+
+/*
+ * Conditional requests (RFC 9110, 13.1.2), for the one answer the spec
+ * gives an entity tag: Operation A's listing. The tag is strong: derived
+ * from the bytes answered and from `scope` (what else the answer is for:
+ * the client and the business unit), so it is the same on every process
+ * for the same bytes, and it changes whenever they do.
+ */
+
+/** What any cache may do with a tagged answer: keep it for this client only, and ask again before each use. */
+const revalidateEachTime = 'private, no-cache';
+
+/**
+ * `res.json(body)` (or its HEAD) with its `ETag` and `Cache-Control`, or a
+ * `304` without a body when `If-None-Match` names the tag (or is `*`).
+ * Every check of the request has passed by then: a `304` says only that the
+ * answer would be the same.
+ */
+export function answerTagged(req: Request, res: Response, body: object, scope: readonly string[]): void {
+  const tag = entityTag(jsonBytes(body), scope);
+  res.setHeader('ETag', tag);
+  res.setHeader('Cache-Control', revalidateEachTime);
+  if (noneMatchNames(req.headers['if-none-match'], tag)) {
+    res.status(304).end();
+    return;
+  }
+  answerJson(req, res, body);
+}
+
+/** Digests of the bytes of kept answers (a snapshot's bytes are made once: json-response.ts). */
+const digests = new WeakMap<Buffer, string>();
+
+/** A strong entity tag: 128 bits of a SHA-256 over the bytes' digest and the scope, quoted. */
+export function entityTag(bytes: Buffer, scope: readonly string[]): string {
+  let digest = digests.get(bytes);
+  if (digest === undefined) digests.set(bytes, (digest = hash('sha256', bytes, 'base64url')));
+  return `"${hash('sha256', JSON.stringify([digest, ...scope]), 'base64url').slice(0, 22)}"`;
+}
+
+/**
+ * Whether `If-None-Match` names `tag`: `*`, or a comma-separated list of
+ * entity tags compared weakly (a `W/` prefix ignored). The header is bounded
+ * by the server's 16 KiB header limit; anything else in it names no tag.
+ */
+export function noneMatchNames(header: string | undefined, tag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  for (const candidate of header.split(',')) {
+    const trimmed = candidate.trim();
+    if ((trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed) === tag) return true;
+  }
+  return false;
+}
