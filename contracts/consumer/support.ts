@@ -117,6 +117,16 @@ export function successHeaders(requestId: string) {
   return { ...jsonContentType, ...requestIdHeader(requestId) };
 }
 
+/**
+ * A listing's `ETag` and `Cache-Control` (the spec's `ListingETag`,
+ * `ListingCacheControl`). Cache-Control exactly: Pact compares a header's
+ * comma-separated values one by one, a pattern each.
+ */
+export const listingTagHeaders = {
+  ETag: regex('^"[A-Za-z0-9_-]{22}"$', '"Ql3gS0pjXm3yS9fR0u8a2A"'),
+  'Cache-Control': 'private, no-cache',
+};
+
 /** 429 and 503 tell the client when to try again; the SDK's retries honour it. */
 const retryAfterHeader = { 'Retry-After': regex('^\\d+$', '1') };
 

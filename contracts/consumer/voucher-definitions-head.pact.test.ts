@@ -4,13 +4,14 @@
  * matter and no body.
  */
 import { sessionAuth } from '@loyalty/sdk';
-import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, states } from '../shared/contract';
+import { apiKeys, clientIds, invalidSessionToken, placeholderListingTag, placeholderSessionToken, states } from '../shared/contract';
 import {
   alice,
   aliceExists,
   createPact,
   interaction,
   jsonContentType,
+  listingTagHeaders,
   memberHeaders,
   oversizedHeader,
   regex,
@@ -33,14 +34,22 @@ interface HeadCase {
   token?: string;
   apiKey?: string;
   extraHeaders?: Record<string, string>;
-  /** Besides Content-Type (and X-Request-Id, on every answer but 431). */
+  /** Besides Content-Type (but on a 304) and X-Request-Id (but on a 431). */
   headers?: Record<string, ReturnType<typeof regex>>;
 }
 
 const retryAfter = { 'Retry-After': regex('^\\d+$', '1') };
 
 const cases: HeadCase[] = [
-  { status: 200, name: 'the default business unit', given: [aliceExists], requestId: 'contract-head-vouchers-200' },
+  { status: 200, name: 'the default business unit', given: [aliceExists], requestId: 'contract-head-vouchers-200', headers: listingTagHeaders },
+  {
+    status: 304,
+    name: 'the tag of the current list',
+    given: [aliceExists],
+    requestId: 'contract-head-vouchers-304',
+    extraHeaders: { 'If-None-Match': placeholderListingTag },
+    headers: listingTagHeaders,
+  },
   {
     status: 400,
     name: 'a business unit the client has not enabled',
@@ -76,7 +85,7 @@ describe('HEAD on the voucher definitions: what GET answers, without the body', 
         req.headers({ ...memberHeaders(c.requestId, c.token, c.apiKey), ...c.extraHeaders });
         if (c.query) req.query(c.query);
       })
-      .willRespondWith(c.status, (res) => res.headers({ ...jsonContentType, ...echoed, ...c.headers }))
+      .willRespondWith(c.status, (res) => res.headers({ ...(c.status === 304 ? {} : jsonContentType), ...echoed, ...c.headers }))
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url, c.apiKey).raw.HEAD('/client/users/{correlation_id}/voucher-definitions', {
           params: { path: { correlation_id: alice }, ...(c.query ? { query: c.query } : {}) },

@@ -5,7 +5,7 @@
  */
 import { MatchersV3 } from '@pact-foundation/pact';
 import { sessionAuth } from '@loyalty/sdk';
-import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, states } from '../shared/contract';
+import { apiKeys, clientIds, invalidSessionToken, placeholderListingTag, placeholderSessionToken, states } from '../shared/contract';
 import {
   alice,
   aliceExists,
@@ -17,6 +17,7 @@ import {
   interaction,
   internalError,
   jsonContentType,
+  listingTagHeaders,
   memberHeaders,
   oversizedHeader,
   requestIdHeader,
@@ -70,13 +71,37 @@ describe('listVoucherDefinitions', () => {
       state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
     )
       .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)))
-      .willRespondWith(200, (res) => res.headers(successHeaders(requestId)).jsonBody(eachLike(summary('vd-0001', 'LCL'))))
+      .willRespondWith(200, (res) => res.headers({ ...successHeaders(requestId), ...listingTagHeaders }).jsonBody(eachLike(summary('vd-0001', 'LCL'))))
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
         expect(result.response.status).toBe(200);
         expect(result.data).toHaveLength(1);
         expect(result.data?.[0]).toMatchObject({ voucherDefinitionId: 'vd-0001', businessUnit: 'LCL', pointValue: 5000 });
         expect(result.data?.[0]?.creative['en-CA']?.shortDescription1).toBe('$5 off');
+      }));
+  });
+
+  it('304: the list the client holds is still current (If-None-Match), no body', () => {
+    const requestId = 'contract-list-vouchers-304';
+    return interaction(
+      pact,
+      'a request to list voucher definitions with the tag of the current list',
+      aliceExists,
+      partnerUnits('LCL'),
+      state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
+    )
+      .withRequest('GET', path, (req) => req.headers({ ...memberHeaders(requestId), 'If-None-Match': placeholderListingTag }))
+      .willRespondWith(304, (res) => res.headers({ ...requestIdHeader(requestId), ...listingTagHeaders }))
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url).raw.GET('/client/users/{correlation_id}/voucher-definitions', {
+          params: { path: { correlation_id: alice }, header: { 'If-None-Match': placeholderListingTag } },
+          headers: { 'X-Request-Id': requestId },
+          middleware: [sessionAuth(placeholderSessionToken)],
+        });
+        expect(result.response.status).toBe(304);
+        expect(result.data).toBeUndefined();
+        expect(result.error).toBeUndefined();
+        expect(result.response.headers.get('ETag')).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
       }));
   });
 

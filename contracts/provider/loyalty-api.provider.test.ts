@@ -23,7 +23,7 @@ import type { Store } from '../../server/src/store/port';
 import { startTestApp } from '../../server/src/test-support/app-harness';
 import { participantBranch, participantVersion } from '../../scripts/pact-participant.mjs';
 import { committedPactDir, consumerName, pactFileName, providerName } from '../shared/contract';
-import { forwardUnparsedBody, sessionFilter } from './request-filter';
+import { forwardUnparsedBody, listingTagFilter, sessionFilter } from './request-filter';
 import { resetState, stateHandlers, type StateContext } from './states';
 
 /**
@@ -61,6 +61,7 @@ async function startProvider(store: Store): Promise<RunningProvider> {
   // "the store is unavailable" must fail the request, not its set-up.
   const filterServices = createServices({ store, clock: app.now });
   const filter = sessionFilter({ services: filterServices, identifierType: () => context.sessionIdentifierType, failures: context.failures });
+  const tagFilter = listingTagFilter({ services: filterServices, failures: context.failures });
 
   return {
     context,
@@ -69,8 +70,8 @@ async function startProvider(store: Store): Promise<RunningProvider> {
       // Pact types the handlers too narrowly to take setup/teardown objects.
       stateHandlers: stateHandlers(context) as VerifierOptions['stateHandlers'],
       // The proxy mounts this with app.use, which takes a list: the error
-      // handler first (it sees the proxy's own body-parser errors), then the filter.
-      requestFilter: [forwardUnparsedBody, filter] as unknown as RequestHandler,
+      // handler first (it sees the proxy's own body-parser errors), then the filters.
+      requestFilter: [forwardUnparsedBody, filter, tagFilter] as unknown as RequestHandler,
       beforeEach: () => resetState(context),
       afterEach: async () => context.faults.inject(null),
     },

@@ -5,7 +5,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { IdentifierType } from '../../server/src/domain/model';
 import type { Services } from '../../server/src/domain/services';
-import { placeholderSessionToken } from '../shared/contract';
+import { listingTag } from '../../server/src/features/voucher-definitions/handler';
+import { placeholderListingTag, placeholderSessionToken } from '../shared/contract';
 
 /** Operations A and B: the member is the first path segment after /client/users/. */
 const sessionPath = /^\/client\/users\/([^/]+)\/(?:voucher-definitions|reservations\/[^/]+)$/;
@@ -39,6 +40,35 @@ export function sessionFilter(deps: SessionFilterDeps): RequestHandler {
       next();
     } catch (error) {
       deps.failures.push(`request filter, ${req.method} ${req.path}: ${(error as Error).message}`);
+      next(error);
+    }
+  };
+}
+
+/** Operation A: the member is the first path segment after /client/users/. */
+const listingPath = /^\/client\/users\/([^/]+)\/voucher-definitions$/;
+
+/**
+ * Swaps the consumer's placeholder `If-None-Match` for the current `ETag`
+ * of the listing the request asks for (the client of `X-Api-Key`, the
+ * business unit of the query), as the app's services list it now. Any other
+ * value reaches the app unchanged.
+ */
+export function listingTagFilter(deps: Pick<SessionFilterDeps, 'services' | 'failures'>): RequestHandler {
+  return async (req, _res, next) => {
+    if (req.get('if-none-match') !== placeholderListingTag || !listingPath.test(req.path)) {
+      next();
+      return;
+    }
+    try {
+      const authenticated = await deps.services.auth.authenticateClient(req.get('x-api-key'));
+      if (!authenticated) throw new Error('the placeholder tag is sent with an API key no client has');
+      const businessUnit = typeof req.query.businessUnit === 'string' ? req.query.businessUnit : undefined;
+      const listing = await deps.services.voucherDefinitions.listVoucherDefinitions(authenticated.client, businessUnit);
+      req.headers['if-none-match'] = listingTag(authenticated.client, listing);
+      next();
+    } catch (error) {
+      deps.failures.push(`listing tag filter, ${req.method} ${req.path}: ${(error as Error).message}`);
       next(error);
     }
   };

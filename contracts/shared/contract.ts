@@ -47,6 +47,14 @@ export const placeholderSessionToken = 'st_contract_session_token_placeholder';
 /** A token that is no session: the filter leaves it alone, the app answers 401. */
 export const invalidSessionToken = 'st_contract_not_a_session_token_0000';
 
+/**
+ * The `If-None-Match` the consumer sends for "the list it holds is still
+ * current". The provider's request filter replaces it with the current
+ * `ETag` of the listing the request asks for; any other value reaches the
+ * app unchanged.
+ */
+export const placeholderListingTag = '"contract-current-listing-tag"';
+
 export type IdentifierTypeParam = 'CARD_NUMBER' | 'EMAIL' | 'PHONE_NUMBER' | 'MEMBER_ID';
 
 /**

@@ -45,7 +45,8 @@ beforeAll(async () => {
   bundleInputs = bundle.inputs;
   site = await serveScript(bundle.code);
   const env = { PORT: '0', CORS_ORIGINS: site.origin, LOG_LEVEL: 'silent', METRICS: 'off' };
-  api = await startTestApp({ env });
+  // Its metrics count the answers the browser's cache asked for (the 304s).
+  api = await startTestApp({ env: { ...env, METRICS: 'on' } });
   // The real app and rate limiter, with a window of seconds instead of a minute.
   const shortWindow: BuildDeps = async (config, logger) => ({ ...(await buildDeps(config, logger)), requestCounter: inProcessCounter(shortWindowMs) });
   limitedApi = await startTestApp({ env: { ...env, RATE_LIMIT_PER_MINUTE: '2' }, build: shortWindow });
@@ -93,6 +94,35 @@ it('Start Session, Operation A and Operation B succeed, and each request id is r
   expect(outcome.update).toMatchObject({ status: 200, data: { reservationToken: 'rt-alice-1', pointBalance: expect.any(Number), availablePointBalance: expect.any(Number) } });
   expect(outcome.update?.answered).toBe(outcome.update?.sent);
   expect(outcome.rateLimit).toMatch(/^"6000-in-1min"; r=\d+; t=\d+$/);
+});
+
+/** Operation A's answers with this status so far, by the API's metrics. */
+async function listingAnswers(status: number): Promise<number> {
+  const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
+  const line = new RegExp(`^loyalty_http_requests_total\\{operation="listVoucherDefinitions",status="${status}"\\} (\\d+)$`, 'm').exec(text);
+  return Number(line?.[1] ?? 0);
+}
+
+it("Operation A again: the browser's cache revalidates by itself (If-None-Match, 304), and the SDK gets the list it kept", async () => {
+  const [okBefore, notModifiedBefore] = [await listingAnswers(200), await listingAnswers(304)];
+  const outcome = await page.evaluate(
+    async ({ baseUrl, key }) => {
+      const { createLoyaltyClient } = (globalThis as unknown as { loyaltySdk: Sdk }).loyaltySdk;
+      const loyalty = createLoyaltyClient({ baseUrl, apiKey: key });
+      const session = await loyalty.startSession({ correlationId: 'm-hh-2', identifierType: 'CARD_NUMBER' });
+      const sessionToken = session.data?.sessionToken ?? '';
+      const list = async () => {
+        const result = await loyalty.listVoucherDefinitions({ correlationId: 'm-hh-2', sessionToken, businessUnit: 'LCL' });
+        return { status: result.response.status, etag: result.response.headers.get('ETag'), ids: result.data?.map((voucher) => voucher.voucherDefinitionId) };
+      };
+      return { first: await list(), second: await list() };
+    },
+    { baseUrl: api.baseUrl, key: apiKey },
+  );
+  expect(outcome.first).toEqual({ status: 200, etag: expect.stringMatching(/^"[A-Za-z0-9_-]{22}"$/), ids: expect.arrayContaining([expect.any(String)]) });
+  expect(outcome.second).toEqual(outcome.first);
+  // The server sent the list once, and answered the second call 304.
+  expect([await listingAnswers(200), await listingAnswers(304)]).toEqual([okBefore + 1, notModifiedBefore + 1]);
 });
 
 it('a documented error: the page reads the error body, its status and its request id', async () => {

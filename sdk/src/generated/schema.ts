@@ -859,11 +859,15 @@ export interface components {
          */
         ListingETag: string;
         /**
-         * @description Any cache may keep the list for this client only (`private`), and
-         *     must ask again with `If-None-Match` before each use (`no-cache`).
-         * @example private, no-cache
+         * @description `private, no-cache`: any cache may keep the list for this client
+         *     only (`private`), and must ask again with `If-None-Match` before
+         *     each use (`no-cache`).
+         * @example [
+         *       "private",
+         *       "no-cache"
+         *     ]
          */
-        ListingCacheControl: "private, no-cache";
+        ListingCacheControl: ("private" | "no-cache")[];
         /**
          * @description Whole seconds to wait before trying again.
          * @example 1

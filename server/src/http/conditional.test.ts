@@ -1,24 +1,31 @@
+import { freezeSnapshot } from '../domain/snapshot';
 import { entityTag, noneMatchNames } from './conditional';
 
-const bytes = Buffer.from('[{"voucherDefinitionId":"vd-1"}]', 'utf8');
-const tag = entityTag(bytes, ['client-a', 'LCL']);
+const body = [{ voucherDefinitionId: 'vd-1' }];
+const tag = entityTag(body, ['client-a', 'LCL']);
 
 describe('the entity tag of an answer', () => {
   it('is a quoted strong tag of 22 base64url characters', () => {
     expect(tag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
   });
 
-  it.each<[string, Buffer, string[]]>([
-    ['other bytes', Buffer.from('[]', 'utf8'), ['client-a', 'LCL']],
-    ['another client', bytes, ['client-b', 'LCL']],
-    ['another business unit', bytes, ['client-a', 'SDM']],
-    ['the scope split otherwise', bytes, ['client-aL', 'CL']],
-  ])('differs for %s', (_case, otherBytes, scope) => {
-    expect(entityTag(otherBytes, scope)).not.toBe(tag);
+  it.each<[string, object, string[]]>([
+    ['another body', [], ['client-a', 'LCL']],
+    ['another client', body, ['client-b', 'LCL']],
+    ['another business unit', body, ['client-a', 'SDM']],
+    ['the scope split otherwise', body, ['client-aL', 'CL']],
+  ])('differs for %s', (_case, otherBody, scope) => {
+    expect(entityTag(otherBody, scope)).not.toBe(tag);
   });
 
-  it('is the same for the same bytes and scope, in another Buffer (another process)', () => {
-    expect(entityTag(Buffer.from(bytes), ['client-a', 'LCL'])).toBe(tag);
+  it('is the same for an equal body and scope (another process)', () => {
+    expect(entityTag([{ voucherDefinitionId: 'vd-1' }], ['client-a', 'LCL'])).toBe(tag);
+  });
+
+  it('is the same for a kept snapshot each time', () => {
+    const snapshot = freezeSnapshot([{ voucherDefinitionId: 'vd-1' }]);
+    expect(entityTag(snapshot, ['client-a', 'LCL'])).toBe(tag);
+    expect(entityTag(snapshot, ['client-a', 'LCL'])).toBe(tag);
   });
 });
 

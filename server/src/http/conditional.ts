@@ -14,13 +14,12 @@ import { answerJson, jsonBytes } from './json-response';
 const revalidateEachTime = 'private, no-cache';
 
 /**
- * `res.json(body)` (or its HEAD) with its `ETag` and `Cache-Control`, or a
- * `304` without a body when `If-None-Match` names the tag (or is `*`).
- * Every check of the request has passed by then: a `304` says only that the
- * answer would be the same.
+ * `res.json(body)` (or its HEAD) with its `ETag` (`tag`, see `entityTag`)
+ * and `Cache-Control`, or a `304` without a body when `If-None-Match` names
+ * the tag (or is `*`). Every check of the request has passed by then: a
+ * `304` says only that the answer would be the same.
  */
-export function answerTagged(req: Request, res: Response, body: object, scope: readonly string[]): void {
-  const tag = entityTag(jsonBytes(body), scope);
+export function answerTagged(req: Request, res: Response, body: object, tag: string): void {
   res.setHeader('ETag', tag);
   res.setHeader('Cache-Control', revalidateEachTime);
   if (noneMatchNames(req.headers['if-none-match'], tag)) {
@@ -33,8 +32,9 @@ export function answerTagged(req: Request, res: Response, body: object, scope: r
 /** Digests of the bytes of kept answers (a snapshot's bytes are made once: json-response.ts). */
 const digests = new WeakMap<Buffer, string>();
 
-/** A strong entity tag: 128 bits of a SHA-256 over the bytes' digest and the scope, quoted. */
-export function entityTag(bytes: Buffer, scope: readonly string[]): string {
+/** A strong entity tag of `body` as `res.json` sends it: 128 bits of a SHA-256 over its bytes' digest and the scope, quoted. */
+export function entityTag(body: object, scope: readonly string[]): string {
+  const bytes = jsonBytes(body);
   let digest = digests.get(bytes);
   if (digest === undefined) digests.set(bytes, (digest = hash('sha256', bytes, 'base64url')));
   return `"${hash('sha256', JSON.stringify([digest, ...scope]), 'base64url').slice(0, 22)}"`;

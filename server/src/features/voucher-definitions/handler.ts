@@ -1,5 +1,6 @@
-import type { Services } from '../../domain/services';
-import { answerTagged } from '../../http/conditional';
+import type { Services, VoucherListing } from '../../domain/services';
+import type { ClientRecord } from '../../domain/model';
+import { answerTagged, entityTag } from '../../http/conditional';
 import { authenticatedClient } from '../../http/locals';
 import type { OperationHandler } from '../../http/operation-types';
 
@@ -14,6 +15,11 @@ export function listVoucherDefinitions(services: Services): OperationHandler<'li
     const { businessUnit } = req.query;
     const client = authenticatedClient(res);
     const listing = await services.voucherDefinitions.listVoucherDefinitions(client, businessUnit);
-    answerTagged(req, res, listing.summaries, [client.clientId, listing.businessUnit]);
+    answerTagged(req, res, listing.summaries, listingTag(client, listing));
   };
+}
+
+/** The `ETag` of a client's listing: its bytes, the client and the business unit. */
+export function listingTag(client: ClientRecord, listing: VoucherListing): string {
+  return entityTag(listing.summaries, [client.clientId, listing.businessUnit]);
 }
