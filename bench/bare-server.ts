@@ -21,6 +21,13 @@ export interface CapturedResponse {
   headers: Record<string, string>;
   /** The body, base64. */
   body: string;
+  /**
+   * The server's `304` to a request of this route saying `If-None-Match`
+   * (Operation A): then bare Express answers such a request as Express
+   * itself does (its own ETag of the body, computed per request, and `304`
+   * when the request names it), raw node:http with these headers at once.
+   */
+  notModified?: { headers: Record<string, string> };
 }
 
 export interface BareConfig {
@@ -49,22 +56,31 @@ function serverOf(config: BareConfig): Server {
 /** The captured answer, ready to replay: headers without Node's own, and the body's length. */
 function replay(response: CapturedResponse): { status: number; headers: OutgoingHttpHeaders; body: Buffer } {
   const body = Buffer.from(response.body, 'base64');
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (!perConnection.has(name.toLowerCase())) headers[name] = value;
-  }
+  const headers = withoutPerConnection(response.headers);
   headers['content-length'] = String(body.length);
   return { status: response.status, headers, body };
+}
+
+function withoutPerConnection(captured: Record<string, string>): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(captured)) {
+    if (!perConnection.has(name.toLowerCase())) headers[name] = value;
+  }
+  return headers;
 }
 
 function expressServer(config: BareConfig): Server {
   const app = express();
   app.disable('x-powered-by');
-  app.set('etag', false);
+  // Express's own ETags (weak, of the body): only `res.send` makes them, which only a conditional request reaches.
+  app.set('etag', 'weak');
   for (const response of config.responses) {
     const { status, headers, body } = replay(response);
-    app[response.method](response.path, (_req, res) => {
-      res.writeHead(status, headers).end(body);
+    // What `res.send` is given: Express sets the length, and an ETag of its own.
+    const { 'content-length': _length, etag: _tag, ...sendHeaders } = lowerCased(headers);
+    app[response.method](response.path, (req, res) => {
+      if (response.notModified && req.headers['if-none-match'] !== undefined) res.status(status).set(sendHeaders).send(body);
+      else res.writeHead(status, headers).end(body);
     });
   }
   return createServer(app);
@@ -75,14 +91,20 @@ function rawServer(responses: CapturedResponse[]): Server {
     method: response.method.toUpperCase(),
     pattern: new RegExp(`^${response.path.replace(/:[A-Za-z0-9_]+/g, '[^/?]+')}(?:\\?|$)`),
     ...replay(response),
+    notModified: response.notModified && withoutPerConnection(response.notModified.headers),
   }));
   return createServer((req, res) => {
     const route = routes.find((r) => r.method === req.method && r.pattern.test(req.url ?? ''));
     // Read the request to its end, as any server must before the connection is reused.
     req.resume();
     if (!route) res.writeHead(404).end();
+    else if (route.notModified && req.headers['if-none-match'] !== undefined) res.writeHead(304, route.notModified).end();
     else res.writeHead(route.status, route.headers).end(route.body);
   });
+}
+
+function lowerCased(headers: OutgoingHttpHeaders): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
 }
 
 main();

@@ -4,6 +4,7 @@
  * what it cost the processes that served it.
  */
 import { writeFileSync } from 'node:fs';
+import express from 'express';
 import path from 'node:path';
 import type { CapturedResponse } from './bare-server';
 import { generateFixture, type BenchPlan, type FixtureOptions } from './fixture';
@@ -120,9 +121,12 @@ export async function deploy(
   }
   const seeded = Date.now();
   const tokens = await startSessions(children[0]!.url, plan);
+  // Set once the listing is known (below): the tags each client holds, the server's and bare Express's.
+  let heldTags: string[] = [];
   const makers: Record<ScenarioName, () => Scenario> = {
     session: () => startSession(plan),
     A: () => operationA(plan, tokens),
+    'A-304': () => operationA(plan, tokens, heldTags),
     B: () => operationB(plan, tokens, 'one'),
     'B-shared': () => operationB(plan, tokens, 'alternate', membersChangingWallets),
     flood: () => flood(plan),
@@ -139,6 +143,9 @@ export async function deploy(
     throw new Error(`${name}: Operation A answered ${listing.status} with ${items.length} items, expected 200 with ${plan.listed}`);
   }
   if (update.status !== 200) throw new Error(`${name}: Operation B answered ${update.status}: ${update.body.toString('utf8')}`);
+  heldTags = (await serverTags(url, plan, tokens)).map((tag) => `${tag}, ${expressTagOf(listing.body)}`);
+  const notModified = await send(url, scenario('A-304').next());
+  if (notModified.status !== 304) throw new Error(`${name}: Operation A with If-None-Match answered ${notModified.status}, expected 304`);
   const capture = (method: CapturedResponse['method'], route: string, response: typeof listing): CapturedResponse => ({
     method,
     path: route,
@@ -165,10 +172,35 @@ export async function deploy(
     },
     captured: [
       capture('post', '/client/users/:correlation_id/sessions', session),
-      capture('get', '/client/users/:correlation_id/voucher-definitions', listing),
+      { ...capture('get', '/client/users/:correlation_id/voucher-definitions', listing), notModified: { headers: notModified.headers } },
       capture('put', '/client/users/:correlation_id/reservations/:reservation_token', update),
     ],
   };
+}
+
+/** The ETag the server gives the measured listing of each client (tags differ by client), from a member of it. */
+async function serverTags(url: string, plan: BenchPlan, tokens: string[]): Promise<string[]> {
+  return Promise.all(
+    plan.clients.map(async (client, c) => {
+      const index = plan.members.findIndex((member) => member.client === c);
+      const member = plan.members[index]!;
+      const answer = await send(url, {
+        method: 'GET',
+        path: `/client/users/${member.correlationId}/voucher-definitions?businessUnit=${plan.businessUnit}`,
+        headers: { 'x-api-key': client.apiKey, authorization: `Bearer ${tokens[index]}` },
+        via: 0,
+      });
+      const tag = answer.headers.etag;
+      if (answer.status !== 200 || !tag) throw new Error(`Operation A for ${client.clientId} answered ${answer.status} without an ETag`);
+      return tag;
+    }),
+  );
+}
+
+/** The ETag bare Express gives `body` (its default: weak, of the bytes), which its conditional GET compares. */
+function expressTagOf(body: Buffer): string {
+  const tagOf = express().get('etag fn') as (body: Buffer) => string;
+  return tagOf(body);
 }
 
 /** A baseline, as many processes as the server has, answering the server's captured bytes. */

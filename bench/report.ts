@@ -88,6 +88,8 @@ const commandTargets: Partial<Record<ScenarioName, number>> = { session: 2, A: 0
 const cpuTargets: Partial<Record<ScenarioName, number>> = { A: 2, B: 10, 'B-shared': 10 };
 /** Server CPU per request over the scenario's floor (see `Floor`). */
 const floorTargets: Partial<Record<ScenarioName, number>> = { A: 1.2, B: 1.5 };
+/** A listing fetched again (`If-None-Match`, 304): server CPU per request over bare Express's own 304, on either store. */
+const notModifiedTarget = 1.1;
 /** B's commands when two processes change a wallet, within this much of when one does. */
 const sharedTolerance = 0.1;
 export const memoryLimitMb = 50;
@@ -95,6 +97,23 @@ export const walletCpuLimit = 2;
 
 const fmt = (n: number, digits = 2): string => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const us = (n: number): string => fmt(n, 0);
+
+/** What either store must meet: a conditional listing about as cheap as Express's own conditional GET. */
+export function conditionalTargetsOf(runtime: RuntimeReport): Check[] {
+  const scenario = runtime.scenarios.find((s) => s.name === 'A-304');
+  if (!runtime.asked.includes('A-304')) return [];
+  const bare = scenario?.bare;
+  const ratio = scenario && bare ? scenario.server.cpuUsPerRequest / bare.cpuUsPerRequest : null;
+  const served = scenario !== undefined && scenario.server.answered === scenario.server.offered;
+  return [
+    {
+      what: `${labelOf('A-304')}: server CPU per request over bare Express's own 304 (its ETag of the body), every offered request served (Node ${runtime.node})`,
+      value: ratio === null ? 'not measured' : `${fmt(ratio)}x (${us(scenario!.server.cpuUsPerRequest)} / ${us(bare!.cpuUsPerRequest)} µs)${served ? '' : `; ${scenario!.server.answered} of ${scenario!.server.offered} served`}`,
+      limit: `<= ${notModifiedTarget}x`,
+      pass: ratio !== null && served && ratio <= notModifiedTarget,
+    },
+  ];
+}
 
 export function targetsOf(runtime: RuntimeReport): Check[] {
   const checks: Check[] = [];
@@ -192,7 +211,14 @@ export function walletCheck(wallet: PairReport): Check {
 }
 
 function labelOf(name: ScenarioName): string {
-  return { session: 'Start Session', A: 'A', B: 'B, each wallet by one process', 'B-shared': 'B, each wallet by both processes in turn', flood: 'a flooding key, each refused request' }[name];
+  return {
+    session: 'Start Session',
+    A: 'A',
+    'A-304': 'A again, If-None-Match: 304',
+    B: 'B, each wallet by one process',
+    'B-shared': 'B, each wallet by both processes in turn',
+    flood: 'a flooding key, each refused request',
+  }[name];
 }
 
 export function printReport(report: Report): void {
@@ -252,7 +278,7 @@ export function printReport(report: Report): void {
     lines.push('', title);
     for (const c of checks) lines.push(`  ${c.pass ? 'MET   ' : 'MISSED'}  ${c.what}: ${c.value} (target ${c.limit})`);
   };
-  section('Targets (MongoDB, two processes on one database, steady state):', report.targets);
+  section(report.mongodb ? 'Targets (MongoDB, two processes on one database, steady state):' : 'Targets:', report.targets);
   section('Checks:', report.checks);
   const missed = [...report.targets, ...report.checks].filter((c) => !c.pass);
   lines.push(

@@ -16,9 +16,9 @@
  *   --duration=S       seconds per measured run (default 8)
  *   --warmup=S         seconds of warm-up per scenario and target (default 5)
  *   --node=26,24       Node.js lines to measure the operations on (default 26; scale and wallet on the first)
- *   --only=A,B         scenarios of the operations section: session, A, B, B-shared, flood (default all)
+ *   --only=A,B         scenarios of the operations section: session, A, A-304, B, B-shared, flood (default all)
  *   --profile=A        instead: CPU profiles of one server process and of bare Express under one
- *                      scenario (session, A or B), compared per request
+ *                      scenario (session, A, A-304 or B), compared per request
  *   --keep             keep the temporary directory (fixtures, logs)
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +31,7 @@ import { collectGarbage, listenerPid, measureDriverCosts, repoRoot, rssOf, start
 import { formatProfile, summariseProfile } from './profile-summary';
 import {
   checksOf,
+  conditionalTargetsOf,
   floorOf,
   printReport,
   targetsOf,
@@ -50,9 +51,9 @@ import type { ScenarioName } from './scenarios';
 
 type Section = 'operations' | 'scale' | 'wallet';
 const allSections: readonly Section[] = ['operations', 'scale', 'wallet'];
-const allScenarios: readonly ScenarioName[] = ['session', 'A', 'B', 'B-shared', 'flood'];
+const allScenarios: readonly ScenarioName[] = ['session', 'A', 'A-304', 'B', 'B-shared', 'flood'];
 /** The scenarios measured against the baselines too (the others share a route with one of them). */
-const withBaselines = new Set<ScenarioName>(['session', 'A', 'B']);
+const withBaselines = new Set<ScenarioName>(['session', 'A', 'A-304', 'B']);
 
 interface Options {
   sections: Set<Section>;
@@ -84,7 +85,7 @@ function parseOptions(argv: string[]): Options {
   const only = (value('only')?.split(',') ?? [...allScenarios]) as ScenarioName[];
   if (only.some((s) => !allScenarios.includes(s))) throw new Error(`--only takes a comma-separated list of ${allScenarios.join(', ')}`);
   const profile = value('profile') as ScenarioName | undefined;
-  if (profile !== undefined && !withBaselines.has(profile)) throw new Error('--profile must be session, A or B');
+  if (profile !== undefined && !withBaselines.has(profile)) throw new Error(`--profile must be one of ${[...withBaselines].join(', ')}`);
   const mongodb = argv.includes('--mongodb');
   return {
     sections,
@@ -458,6 +459,7 @@ async function main(): Promise<void> {
         const result = await operationsSection({ ...env, runtime }, options, started);
         report.runtimes.push(result);
         if (options.mongodb) report.targets.push(...targetsOf(result));
+        report.targets.push(...conditionalTargetsOf(result));
         report.checks.push(...checksOf(result));
       }
     }

@@ -6,7 +6,7 @@
 import type { BenchPlan } from './fixture';
 import type { BenchRequest } from './loader';
 
-export type ScenarioName = 'session' | 'A' | 'B' | 'B-shared' | 'flood';
+export type ScenarioName = 'session' | 'A' | 'A-304' | 'B' | 'B-shared' | 'flood';
 
 export interface Scenario {
   name: ScenarioName;
@@ -74,20 +74,26 @@ export function flood(plan: BenchPlan): Scenario {
 /**
  * Operation A: the listing of the measured business unit, each request as the
  * next member (cycling over every member and so over every client key).
+ * With `tags`, each request says `If-None-Match` with the tags its client
+ * holds (`tags[client]`), and is answered 304: a listing fetched again.
  */
-export function operationA(plan: BenchPlan, tokens: string[]): Scenario {
+export function operationA(plan: BenchPlan, tokens: string[], tags?: string[]): Scenario {
   let i = 0;
   return {
-    name: 'A',
-    label: `Operation A: GET voucher-definitions (${plan.listed} items)`,
-    status: 200,
+    name: tags ? 'A-304' : 'A',
+    label: tags ? 'Operation A again, If-None-Match with the tag held: 304' : `Operation A: GET voucher-definitions (${plan.listed} items)`,
+    status: tags ? 304 : 200,
     next: () => {
       const index = i % plan.members.length;
       const member = plan.members[index]!;
       return {
         method: 'GET',
         path: `/client/users/${member.correlationId}/voucher-definitions?businessUnit=${plan.businessUnit}`,
-        headers: { 'x-api-key': plan.clients[member.client]!.apiKey, authorization: `Bearer ${tokens[index]}` },
+        headers: {
+          'x-api-key': plan.clients[member.client]!.apiKey,
+          authorization: `Bearer ${tokens[index]}`,
+          ...(tags && { 'if-none-match': tags[member.client]! }),
+        },
         via: i++,
       };
     },
