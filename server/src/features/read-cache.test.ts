@@ -111,4 +111,25 @@ describe('ReadCache', () => {
   ])('refuses settings without a bound: %j', (settings) => {
     expect(() => new ReadCache(async () => null, settings)).toThrow(RangeError);
   });
+  it('a set while a read of the key is under way: the lookups waiting get what was read, and the set value is kept', async () => {
+    let answer: (value: { name: string }) => void = () => undefined;
+    const cache = new ReadCache<{ name: string }>(() => new Promise((resolve) => (answer = resolve)), { ttlMs: 2000, maxEntries: 10, now: () => 1_000 });
+    const waiting = [cache.get('k'), cache.get('k')];
+    cache.set('k', { name: 'set' });
+    answer({ name: 'read' });
+    expect(await Promise.all(waiting)).toEqual([{ name: 'read' }, { name: 'read' }]);
+    expect(cache.peek('k')).toEqual({ name: 'set' });
+  });
+
+  it('a read under way when its entry is evicted (the bound) still answers its lookups', async () => {
+    let answer: (value: { name: string }) => void = () => undefined;
+    const cache = new ReadCache<{ name: string }>(
+      (key) => (key === 'slow' ? new Promise((resolve) => (answer = resolve)) : Promise.resolve({ name: key })),
+      { ttlMs: 2000, maxEntries: 1, now: () => 1_000 },
+    );
+    const slow = cache.get('slow');
+    expect(await cache.get('other')).toEqual({ name: 'other' });
+    answer({ name: 'slow' });
+    expect(await slow).toEqual({ name: 'slow' });
+  });
 });

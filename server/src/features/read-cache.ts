@@ -49,6 +49,10 @@ export class ReadCache<V> {
       perf: { now: this.now },
       // Every age from the clock itself (lru-cache otherwise reuses a reading for a millisecond).
       ttlResolution: 0,
+      // A `set` (or an eviction) while a read of the key is under way would
+      // otherwise abort that read and reject every lookup waiting for it; the
+      // read goes on and answers them, and what was set stays kept.
+      ignoreFetchAbort: true,
       fetchMethod: async (key, _stale, { options: fetchOptions }) => {
         const askedAt = this.now();
         const value = deepFreeze(await this.read(key));

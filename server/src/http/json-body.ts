@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler } from 'express';
-import { AppError } from '../domain/errors';
+import { AppError, schemaError } from '../domain/errors';
 
 /**
  * For the one operation that takes a body: a body that is not
@@ -12,7 +12,12 @@ import { AppError } from '../domain/errors';
 export function jsonBody(limitBytes: number): RequestHandler[] {
   // `inflate: false`: a compressed body is 415, never a decompression fault.
   // `type`: the parser reads the body only when it is JSON, judged as below.
-  return [requireJsonContentType, express.json({ limit: limitBytes, strict: true, type: (req) => isJson(req as Request), inflate: false })];
+  return [requireJsonContentType, express.json({ limit: limitBytes, strict: true, type: (req) => isJson(req as Request), inflate: false }), requireReadBody];
+}
+
+/** Whether the request says it has a body (a length above 0, or chunks). */
+function declaresBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
 }
 
 const plainContentTypes = new Set(['application/json', 'application/json; charset=utf-8']);
@@ -36,9 +41,19 @@ function isJson(req: Request): boolean {
  * type. An empty body passes whatever its type: the schema reports it.
  */
 const requireJsonContentType: RequestHandler = (req, _res, next) => {
-  const declaresBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-  if (declaresBody && !isJson(req)) {
+  if (declaresBody(req) && !isJson(req)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
   }
+  next();
+};
+
+/**
+ * The parser passes over a request whose connection is already gone (the
+ * client gave up before its body was read), leaving no body: the checks
+ * after it would take the request as one without. It ends here instead, as
+ * a read the client cut short does (400, not logged as a fault).
+ */
+const requireReadBody: RequestHandler = (req, _res, next) => {
+  if (req.body === undefined && declaresBody(req)) throw schemaError();
   next();
 };
