@@ -35,7 +35,7 @@ interface HeadCase {
   apiKey?: string;
   extraHeaders?: Record<string, string>;
   /** Besides Content-Type (but on a 304) and X-Request-Id (but on a 431). */
-  headers?: Record<string, ReturnType<typeof regex>>;
+  headers?: Record<string, ReturnType<typeof regex> | string>;
 }
 
 const retryAfter = { 'Retry-After': regex('^\\d+$', '1') };
