@@ -142,6 +142,13 @@ if (source.kind === 'none') {
       for (const write of ['insert audit', 'update reservations', 'update wallets']) expect(counted.writeConcerns[write]).toEqual({ w: 'majority' });
     });
 
+    it('Operation B with a session the same process has just started: no read of the session, its key or its member (Start Session 2, then B 2 before the answer)', async () => {
+      const counted = await perRequest(fleet, measured, async (p, i) => lowering(p, await startSession(p, 'm-hh-1'), 'm-hh-1', 'rt-hh-1', 8000 - i));
+      expect(counted.statuses).toEqual([200]);
+      expect(counted).toMatchObject({ before: 4, after: 2 });
+      expect(fleet.flatMap((p) => p.sent).filter((c) => c.name === 'aggregate sessions')).toEqual([]);
+    });
+
     it('Operation B, every request on a wallet of its own (offline creations across the demo wallets): the same 4', async () => {
       const members = ['m-alice', 'm-hh2-a'];
       const tokens = await Promise.all(members.map((member) => startSession(fleet[0]!, member)));

@@ -31,13 +31,15 @@ export interface ServiceDeps {
 /** Every domain service, built on one store and one clock. */
 export function createServices(deps: ServiceDeps): Services {
   const { onCacheLookup } = deps;
+  const auth = createAuthService({
+    store: deps.store,
+    clock: deps.clock,
+    ...(deps.credentialCaching && { credentialCaching: { ...deps.credentialCaching, ...(onCacheLookup && { onLookup: onCacheLookup }) } }),
+  });
   return {
-    auth: createAuthService({
-      store: deps.store,
-      clock: deps.clock,
-      ...(deps.credentialCaching && { credentialCaching: { ...deps.credentialCaching, ...(onCacheLookup && { onLookup: onCacheLookup }) } }),
-    }),
-    sessions: createSessionService(deps),
+    auth,
+    // A session started here is used here first, most often: it is kept as if read.
+    sessions: createSessionService({ store: deps.store, clock: deps.clock, onStarted: auth.keepStarted }),
     voucherDefinitions: createVoucherDefinitionService({
       store: deps.store,
       ...(deps.listingVersion && { listingVersion: deps.listingVersion }),

@@ -96,13 +96,8 @@ describe('authentication with credential caching (processes sharing a database)'
     const clock = () => now;
     store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
     await loadFixture(store, { clients: [fixtureClient('partner-app', 'pk_partner_fixture_1', { sessionTtlSeconds: 60 })], members: [fixtureMember('m-alice', 100)] }, start);
-    const counted = {
-      findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
-      findApiKeyById: (keyId: string) => (reads.findApiKeyById++, store.findApiKeyById(keyId)),
-      findSessionContext: (tokenHash: string) => (reads.findSessionContext++, store.findSessionContext(tokenHash)),
-    };
     auth = createAuthService({
-      store: counted,
+      store: counted(),
       clock,
       credentialCaching: {
         apiKeys: { ttlMs: 2000, maxEntries: 100 },
@@ -118,6 +113,15 @@ describe('authentication with credential caching (processes sharing a database)'
   });
   afterEach(() => store.close());
 
+  /** The store, its reads of credentials counted. */
+  function counted() {
+    return {
+      findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
+      findApiKeyById: (keyId: string) => (reads.findApiKeyById++, store.findApiKeyById(keyId)),
+      findSessionContext: (tokenHash: string) => (reads.findSessionContext++, store.findSessionContext(tokenHash)),
+    };
+  }
+
   /** As Operations A and B ask: the session's lookup, then the key, then the session. */
   async function memberRequest(): Promise<boolean> {
     const lookup = await auth.lookUpSession(sessionToken);
@@ -132,14 +136,29 @@ describe('authentication with credential caching (processes sharing a database)'
       expect(await memberRequest()).toBe(true);
       monotonicMs += 500;
     }
-    // The session's read brought its key (by id) and member; 2.5 s later the key by id is read again, the session is not.
-    expect(reads).toEqual({ findApiKey: 2, findApiKeyById: 1, findSessionContext: 1 });
+    // Each read of the key by digest keeps it by id too (what the session names); the session is read once.
+    expect(reads).toEqual({ findApiKey: 2, findApiKeyById: 0, findSessionContext: 1 });
     expect(lookups.filter(([, hit]) => !hit)).toEqual([
       ['apiKeys', false],
       ['sessions', false],
       ['apiKeys', false],
-      ['apiKeys', false],
     ]);
+  });
+
+  it('uses a session this process started with no read: the session and member kept at the start, the key read by digest for it', async () => {
+    const sessions = createSessionService({ store, clock: () => now, onStarted: auth.keepStarted });
+    // As a start request does: its key authenticated first.
+    expect(await auth.authenticateClient(operatorKey.apiKey)).not.toBeNull();
+    const started = await sessions.startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL');
+    const before = { ...reads };
+    const lookup = await auth.lookUpSession(started.sessionToken);
+    expect(lookup?.member?.correlationId).toBe('m-alice');
+    expect(await auth.authenticateClient(operatorKey.apiKey, lookup)).not.toBeNull();
+    expect(await auth.authenticateSession(client!, started.sessionToken, 'm-alice', lookup)).toMatchObject({ sessionId: started.sessionId });
+    expect(reads).toEqual(before);
+    // Its own expiry still holds.
+    now = new Date(start.getTime() + 60_000);
+    expect(await auth.authenticateSession(client!, started.sessionToken, 'm-alice')).toBeNull();
   });
 
   it('gives the member read with the session only while it is fresh (2 s): afterwards whoever needs it reads it', async () => {

@@ -31,11 +31,24 @@ export interface AuthServiceDeps {
   credentialCaching?: CredentialCaching;
 }
 
-export function createAuthService(deps: AuthServiceDeps): AuthService {
+/** The authentication service, and what the session service tells it of the sessions this process starts. */
+export interface CredentialService extends AuthService {
+  /**
+   * A session this process has just started, with the member it read for
+   * it: kept as a read of the session would have kept it (the session until
+   * it expires, the member as long as a read's), so that its first use here
+   * reads nothing. Its key is kept already: the start read it by digest.
+   */
+  keepStarted(session: SessionRecord, member: MemberRecord): void;
+}
+
+export function createAuthService(deps: AuthServiceDeps): CredentialService {
   const { clock } = deps;
-  const { findApiKey, findSessionContext } = credentialReads(deps);
+  const { findApiKey, findSessionContext, keepStarted } = credentialReads(deps);
 
   return {
+    keepStarted,
+
     async lookUpSession(bearerToken) {
       if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
       const found = await findSessionContext(hashSecret(bearerToken));
@@ -67,6 +80,7 @@ interface CredentialReads {
   findApiKey(digest: string): Promise<ApiKeyContext | null>;
   /** As the store's, but the member may be left out (not read): see SessionLookup. */
   findSessionContext(tokenHash: string): Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
+  keepStarted(session: SessionRecord, member: MemberRecord): void;
 }
 
 /**
@@ -79,12 +93,21 @@ interface CredentialReads {
 function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const { store, credentialCaching: caching } = deps;
   if (!caching) {
-    return { findApiKey: (digest) => store.findApiKey(digest), findSessionContext: (tokenHash) => store.findSessionContext(tokenHash) };
+    return {
+      findApiKey: (digest) => store.findApiKey(digest),
+      findSessionContext: (tokenHash) => store.findSessionContext(tokenHash),
+      keepStarted: () => undefined,
+    };
   }
   const now = caching.now ? { now: caching.now } : {};
   const keyLookups = { ...caching.apiKeys, ...now, onLookup: (hit: boolean) => caching.onLookup?.('apiKeys', hit) };
-  const apiKeys = new ReadCache((digest) => store.findApiKey(digest), keyLookups);
   const keysById = new ReadCache<ApiKeyContext | null>((keyId) => store.findApiKeyById(keyId), keyLookups);
+  const apiKeys = new ReadCache<ApiKeyContext | null>(async (digest) => {
+    const found = await store.findApiKey(digest);
+    // The same key by its id: what the sessions it starts name.
+    if (found) keysById.set(found.key.keyId, found);
+    return found;
+  }, keyLookups);
   const members = new ReadCache<MemberRecord | null | undefined>(async () => undefined, { ...caching.sessions, ...now });
   const wallClock = deps.clock;
   const sessions = new ReadCache<SessionRecord | null>(
@@ -106,6 +129,10 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   );
   return {
     findApiKey: (digest) => apiKeys.get(digest),
+    keepStarted(session, member) {
+      sessions.set(session.tokenHash, session);
+      members.set(session.correlationId, member);
+    },
     async findSessionContext(tokenHash) {
       const session = await sessions.get(tokenHash);
       if (!session) return null;

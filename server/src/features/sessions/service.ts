@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../domain/clock';
 import { AppError } from '../../domain/errors';
+import type { MemberRecord, SessionRecord } from '../../domain/model';
 import { hashSecret, newSessionToken } from '../../domain/secrets';
 import type { SessionService } from '../../domain/services';
 import type { AuthStore } from '../../store/port';
 
-export function createSessionService(deps: { store: AuthStore; clock: Clock }): SessionService {
+export interface SessionServiceDeps {
+  store: AuthStore;
+  clock: Clock;
+  /** Told of each session started, with the member read for it (the process keeps both: CredentialService.keepStarted). */
+  onStarted?: (session: SessionRecord, member: MemberRecord) => void;
+}
+
+export function createSessionService(deps: SessionServiceDeps): SessionService {
   const { store, clock } = deps;
 
   return {
@@ -17,7 +25,7 @@ export function createSessionService(deps: { store: AuthStore; clock: Clock }): 
       const sessionId = randomUUID();
       const expiresAt = new Date(clock().getTime() + client.sessionTtlSeconds * 1000);
       // Only the token's digest is stored: a leaked session collection gives no usable token.
-      await store.insertSession({
+      const session: SessionRecord = {
         tokenHash: hashSecret(sessionToken),
         sessionId,
         clientId: client.clientId,
@@ -27,7 +35,9 @@ export function createSessionService(deps: { store: AuthStore; clock: Clock }): 
         expiresAt,
         // Where Operation B finds the member's wallet, with the member, in one read.
         walletId: member.walletId,
-      });
+      };
+      await store.insertSession(session);
+      deps.onStarted?.(session, member);
       return { sessionToken, sessionId, identifierType, expiresAt };
     },
   };
