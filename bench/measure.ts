@@ -11,7 +11,7 @@ import { generateFixture, type BenchPlan, type FixtureOptions } from './fixture'
 import { paced, send, type LoadResult } from './loader';
 import { commandsOf, cpuSecondsOf, startBare, startServer, type Child } from './processes';
 import type { Runtime } from './runtimes';
-import { flood, membersChangingWallets, operationA, operationB, startSession, startSessions, type Scenario, type ScenarioName } from './scenarios';
+import { flood, membersChangingWallets, operationA, operationB, operationBFresh, startOne, startSession, startSessions, type Scenario, type ScenarioName } from './scenarios';
 
 export interface Env {
   runtime: Runtime;
@@ -129,6 +129,7 @@ export async function deploy(
     'A-304': () => operationA(plan, tokens, heldTags),
     B: () => operationB(plan, tokens, 'one'),
     'B-shared': () => operationB(plan, tokens, 'alternate', membersChangingWallets),
+    'B-fresh': () => operationBFresh(plan, (via, correlationId, apiKey) => startOne(children[via % children.length]!.url, correlationId, apiKey)),
     flood: () => flood(plan),
   };
   const made = new Map<ScenarioName, Scenario>();
@@ -230,6 +231,7 @@ export interface Run {
 const settleMs = 500;
 
 export async function measureRun(env: Env, target: Target, scenario: Scenario, seconds: number): Promise<Run> {
+  await scenario.prepare?.(Math.round(env.rate * seconds));
   const counted = target.name === 'server';
   const commandsBefore = counted ? await commandsOfAll(target) : null;
   const cpu = () => target.processes.reduce((sum, child) => sum + cpuSecondsOf(child.pid), 0);

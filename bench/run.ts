@@ -16,7 +16,8 @@
  *   --duration=S       seconds per measured run (default 8)
  *   --warmup=S         seconds of warm-up per scenario and target (default 5)
  *   --node=26,24       Node.js lines to measure the operations on (default 26; scale and wallet on the first)
- *   --only=A,B         scenarios of the operations section: session, A, A-304, B, B-shared, flood (default all)
+ *   --only=A,B         scenarios of the operations section: session, A, A-304, B, B-shared, B-fresh (MongoDB),
+ *                      flood (default all)
  *   --profile=A        instead: CPU profiles of one server process and of bare Express under one
  *                      scenario (session, A, A-304 or B), compared per request
  *   --keep             keep the temporary directory (fixtures, logs)
@@ -51,7 +52,7 @@ import type { ScenarioName } from './scenarios';
 
 type Section = 'operations' | 'scale' | 'wallet';
 const allSections: readonly Section[] = ['operations', 'scale', 'wallet'];
-const allScenarios: readonly ScenarioName[] = ['session', 'A', 'A-304', 'B', 'B-shared', 'flood'];
+const allScenarios: readonly ScenarioName[] = ['session', 'A', 'A-304', 'B', 'B-shared', 'B-fresh', 'flood'];
 /** The scenarios measured against the baselines too (the others share a route with one of them). */
 const withBaselines = new Set<ScenarioName>(['session', 'A', 'A-304', 'B']);
 
@@ -139,8 +140,8 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   const deployment = await deploy(env, 'server', operationsFixture(env), { processes: env.mongo ? 2 : 1 });
   const server = deployment.server;
   stopLater.push(server);
-  // Wallets changed by both processes in turn need two of them.
-  const scenarios = options.only.filter((s) => s !== 'flood' && (s !== 'B-shared' || server.processes.length > 1));
+  // Wallets changed by both processes in turn need two of them; sessions kept by the process that started them, MongoDB.
+  const scenarios = options.only.filter((s) => s !== 'flood' && (s !== 'B-shared' || server.processes.length > 1) && (s !== 'B-fresh' || env.mongo !== null));
   const baselines = scenarios.some((s) => withBaselines.has(s)) ? [await startBaseline(env, deployment, 'express'), await startBaseline(env, deployment, 'raw')] : [];
   stopLater.push(...baselines);
   const targetsFor = (scenario: ScenarioName): Target[] => (withBaselines.has(scenario) ? [...baselines, server] : [server]);
@@ -151,7 +152,8 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   const warmup = Math.max(options.warmup, (2 * deployment.plan.members.length) / env.rate);
   for (const scenario of scenarios) {
     for (const target of targetsFor(scenario)) {
-      const run = await measureRun(env, target, deployment.scenario(scenario), target === server ? warmup : options.warmup);
+      // B-fresh starts its sessions itself: it needs no long warm-up.
+      const run = await measureRun(env, target, deployment.scenario(scenario), target === server && scenario !== 'B-fresh' ? warmup : options.warmup);
       log(describeRun(`warm-up ${scenario} ${target.name}`, run));
     }
   }
@@ -178,8 +180,8 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   const summaryOf = (name: ScenarioName, target: string) => (runs.has(`${name} ${target}`) ? summarise(runs.get(`${name} ${target}`)!) : undefined);
   const reports: ScenarioReport[] = scenarios.map((name) => {
     const server = summaryOf(name, 'server')!;
-    // B changed by both processes answers on B's route: B's baseline.
-    const bare = summaryOf(name, 'bare') ?? (name === 'B-shared' ? summaryOf('B', 'bare') : undefined);
+    // The other B scenarios answer on B's route: B's baseline.
+    const bare = summaryOf(name, 'bare') ?? (name.startsWith('B-') ? summaryOf('B', 'bare') : undefined);
     return {
       name,
       label: deployment.scenario(name).label,

@@ -6,7 +6,7 @@
 import type { BenchPlan } from './fixture';
 import type { BenchRequest } from './loader';
 
-export type ScenarioName = 'session' | 'A' | 'A-304' | 'B' | 'B-shared' | 'flood';
+export type ScenarioName = 'session' | 'A' | 'A-304' | 'B' | 'B-shared' | 'B-fresh' | 'flood';
 
 export interface Scenario {
   name: ScenarioName;
@@ -14,7 +14,12 @@ export interface Scenario {
   /** The status every answer must have. */
   status: number;
   next(): BenchRequest;
+  /** Before a run of `count` requests, outside its measurement: what they need made first (B-fresh's sessions). */
+  prepare?(count: number): Promise<void>;
 }
+
+/** Starts a session for a member on process `via` of a fleet (modulo its size); resolves with its token. */
+export type StartOn = (via: number, correlationId: string, apiKey: string) => Promise<string>;
 
 /** One session token per member, started with the member's client (not measured). */
 export async function startSessions(url: string, plan: BenchPlan, parallel = 16): Promise<string[]> {
@@ -24,19 +29,22 @@ export async function startSessions(url: string, plan: BenchPlan, parallel = 16)
     while (next < plan.members.length) {
       const index = next++;
       const member = plan.members[index]!;
-      const response = await fetch(`${url}/client/users/${encodeURIComponent(member.correlationId)}/sessions`, {
-        method: 'POST',
-        headers: { 'x-api-key': plan.clients[member.client]!.apiKey, 'x-identifier-type': 'CARD_NUMBER' },
-      });
-      const body = (await response.json()) as { sessionToken?: string };
-      if (response.status !== 201 || !body.sessionToken) {
-        throw new Error(`session for ${member.correlationId}: ${response.status} ${JSON.stringify(body)}`);
-      }
-      tokens[index] = body.sessionToken;
+      tokens[index] = await startOne(url, member.correlationId, plan.clients[member.client]!.apiKey);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
   return tokens;
+}
+
+/** A session of a member with a client's key, on the process at `url`: its token. */
+export async function startOne(url: string, correlationId: string, apiKey: string): Promise<string> {
+  const response = await fetch(`${url}/client/users/${encodeURIComponent(correlationId)}/sessions`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'x-identifier-type': 'CARD_NUMBER' },
+  });
+  const body = (await response.json()) as { sessionToken?: string };
+  if (response.status !== 201 || !body.sessionToken) throw new Error(`session for ${correlationId}: ${response.status} ${JSON.stringify(body)}`);
+  return body.sessionToken;
 }
 
 const startRequest = (correlationId: string, apiKey: string, via: number): BenchRequest => ({
@@ -122,6 +130,45 @@ export const membersChangingWallets = 500;
  * next step bigger, never an increase.
  */
 export function operationB(plan: BenchPlan, tokens: string[], wallets: 'one' | 'alternate', first = 0, members = membersChangingWallets): Scenario {
+  return walkB(plan, wallets, first, members, (m) => tokens[m]!);
+}
+
+/**
+ * Operation B, each request with a session of its own started just before
+ * its run, on the process that then serves it (`startOn`), and used once:
+ * a partner's checkout that starts a session and reserves at once. The
+ * sessions are started by `prepare`, outside the measurement; the members
+ * are a third range (after B's and B-shared's).
+ */
+export function operationBFresh(plan: BenchPlan, startOn: StartOn, parallel = 16): Scenario {
+  const fresh: string[] = [];
+  const walk = walkB(plan, 'one', 2 * membersChangingWallets, membersChangingWallets, () => {
+    const token = fresh.shift();
+    if (token === undefined) throw new Error('B-fresh: a request without a session started for it (prepare first)');
+    return token;
+  });
+  return {
+    ...walk,
+    name: 'B-fresh',
+    label: 'Operation B: the same, each request with a session its process has just started, used once',
+    async prepare(count) {
+      const upcoming = walk.peek(count);
+      const tokens = new Array<string>(upcoming.length);
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        for (let k = next++; k < upcoming.length; k = next++) {
+          const { member, via } = upcoming[k]!;
+          tokens[k] = await startOn(via, member.correlationId, plan.clients[member.client]!.apiKey);
+        }
+      };
+      await Promise.all(Array.from({ length: parallel }, worker));
+      fresh.splice(0, fresh.length, ...tokens);
+    },
+  };
+}
+
+/** B's walk (see operationB), each request's session token from `tokenOf`; `peek` tells the next requests' members and processes. */
+function walkB(plan: BenchPlan, wallets: 'one' | 'alternate', first: number, members: number, tokenOf: (member: number) => string) {
   const order: Array<[member: number, reservation: number]> = [];
   const walked = plan.members.slice(first, first + members);
   const most = Math.max(0, ...walked.map((m) => m.reservations.length));
@@ -133,14 +180,15 @@ export function operationB(plan: BenchPlan, tokens: string[], wallets: 'one' | '
   if (order.length === 0) throw new Error('the fixture has no reservations');
   const changes = new Map<number, number>();
   let i = 0;
+  const viaOf = (member: { wallet: number }, changed: number) => (wallets === 'one' ? member.wallet : member.wallet + changed);
   return {
-    name: wallets === 'one' ? 'B' : 'B-shared',
+    name: wallets === 'one' ? ('B' as const) : ('B-shared' as const),
     label:
       wallets === 'one'
         ? 'Operation B: PUT reservation, lower by one point, each wallet by one process'
         : 'Operation B: the same, each wallet changed by one process and then the other',
     status: 200,
-    next: () => {
+    next: (): BenchRequest => {
       const [m, r] = order[i++ % order.length]!;
       const member = plan.members[m]!;
       const reservation = member.reservations[r]!;
@@ -150,10 +198,15 @@ export function operationB(plan: BenchPlan, tokens: string[], wallets: 'one' | '
       return {
         method: 'PUT',
         path: `/client/users/${member.correlationId}/reservations/${reservation.token}`,
-        headers: { 'x-api-key': plan.clients[member.client]!.apiKey, authorization: `Bearer ${tokens[m]}`, 'content-type': 'application/json' },
+        headers: { 'x-api-key': plan.clients[member.client]!.apiKey, authorization: `Bearer ${tokenOf(m)}`, 'content-type': 'application/json' },
         body: `{"reservationAmount":${reservation.amount}}`,
-        via: wallets === 'one' ? member.wallet : member.wallet + changed,
+        via: viaOf(member, changed),
       };
     },
+    peek: (count: number) =>
+      Array.from({ length: count }, (_, k) => {
+        const member = plan.members[order[(i + k) % order.length]![0]]!;
+        return { member, via: viaOf(member, changes.get(member.wallet) ?? 0) };
+      }),
   };
 }
