@@ -66,6 +66,32 @@ describe('Outbox bounds', () => {
     await outbox.drain();
   });
 
+  it('sends a batch with the first answer once its oldest has waited the batch delay, and at twice the delay when no answer comes', async () => {
+    const fake = fakeCollections();
+    let now = 1_000;
+    const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), batchDelayMs: 40, clockMs: () => now });
+    outbox.deliverAfterAnswer('w-1', 2, outboxWithAudit('w-1', 2));
+    now += 39;
+    outbox.deliverAfterAnswer('w-2', 2, outboxWithAudit('w-2', 2));
+    await pause(5);
+    expect(fake.writes).toEqual([]);
+    now += 1;
+    outbox.deliverAfterAnswer('w-3', 2, outboxWithAudit('w-3', 2));
+    // Not within the answer: after it, in the same turn of the event loop.
+    expect(fake.writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fake.writes).toEqual(['audit.bulkWrite']);
+    fake.settleAll();
+    await outbox.drain();
+    // Alone: its own timer, at twice the delay.
+    const queuedAt = performance.now();
+    outbox.deliverAfterAnswer('w-4', 2, outboxWithAudit('w-4', 2));
+    while (fake.writes.length < 2) await pause(1);
+    expect(performance.now() - queuedAt).toBeGreaterThanOrEqual(2 * 40 - 1);
+    fake.settleAll();
+    await outbox.drain();
+  });
+
   it('remembers the delivered version of at most maxRemembered wallets (forgetting costs one read later)', async () => {
     const fake = fakeCollections();
     const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), maxRemembered: 2 });

@@ -54,6 +54,8 @@ export interface OutboxDeps {
   maxRemembered?: number;
   /** How long deliveries after answers wait to go out together; default `batchDelayMs`. */
   batchDelayMs?: number;
+  /** Milliseconds of a monotonic clock (tests). */
+  clockMs?: () => number;
 }
 
 /** One outbox to deliver: the wallet version whose change it is. */
@@ -71,9 +73,12 @@ export const maxDeliveriesUnderway = 10_000;
 /** Wallets whose delivered version a process remembers (saves it from checking again); forgetting costs one read. */
 export const maxRememberedWallets = 10_000;
 /**
- * Deliveries after answers go out together: those of this long, at most
- * `maxBatch`, in one write of their reservations and one of their audit
- * entries. A reader that needs one sends the batch at once.
+ * Deliveries after answers go out together, in one write of their
+ * reservations and one of their audit entries: at most `maxBatch`, with the
+ * first answer given once the oldest has waited this long (right after it,
+ * in the same turn of the event loop: a busy process wakes for no timer of
+ * its own), or at twice this long when no answer comes. A reader that
+ * needs one sends the batch at once.
  */
 export const batchDelayMs = 100;
 const maxBatch = 200;
@@ -106,11 +111,18 @@ export class Outbox {
   private readonly underway = new Map<string, { version: number; done: Promise<void> }>();
   /** Per wallet, the version this process saw delivered (read from the database, or delivered itself). */
   private readonly delivered = new Map<string, number>();
-  /** Deliveries after answers waiting for the next batch. */
+  /** Deliveries after answers waiting for the next batch, and when the oldest was queued. */
   private queued: Array<Delivery & { settle: (failure: unknown) => void }> = [];
+  private oldestQueuedAt = 0;
+  /** The batch's send when no answer comes to take it. */
   private batchTimer: NodeJS.Timeout | null = null;
+  /** The batch's send right after the current answer. */
+  private batchSoon: NodeJS.Immediate | null = null;
+  private readonly clockMs: () => number;
 
-  constructor(private readonly deps: OutboxDeps) {}
+  constructor(private readonly deps: OutboxDeps) {
+    this.clockMs = deps.clockMs ?? (() => performance.now());
+  }
 
   /** The collections of the store's current client. */
   private get collections(): OutboxCollections {
@@ -128,14 +140,20 @@ export class Outbox {
       this.queued.push({ walletId, version, outbox, settle: (failure) => (failure === undefined ? resolve() : reject(failure)) });
     });
     this.start(walletId, version, () => queued).catch(() => undefined);
+    const delay = this.deps.batchDelayMs ?? batchDelayMs;
     if (this.queued.length >= maxBatch) this.sendBatch();
-    else this.batchTimer ??= setTimeout(() => this.sendBatch(), this.deps.batchDelayMs ?? batchDelayMs);
+    else if (this.queued.length === 1) {
+      this.oldestQueuedAt = this.clockMs();
+      this.batchTimer = setTimeout(() => this.sendBatch(), 2 * delay);
+    } else if (this.clockMs() - this.oldestQueuedAt >= delay) this.batchSoon ??= setImmediate(() => this.sendBatch());
   }
 
   /** Sends the deliveries waiting, as one batch. */
   private sendBatch(): void {
     if (this.batchTimer) clearTimeout(this.batchTimer);
+    if (this.batchSoon) clearImmediate(this.batchSoon);
     this.batchTimer = null;
+    this.batchSoon = null;
     const batch = this.queued.splice(0);
     if (batch.length === 0) return;
     this.deliverAll(batch).then(
