@@ -26,10 +26,16 @@ export interface DriverCostConfig {
   /** Commands per kind measured, after `warmup` of each. */
   commands: number;
   warmup: number;
+  /** Then seconds of the connected client sending nothing: the driver's own timers (its pool's check every 100 ms, heartbeats). */
+  idleSeconds: number;
 }
 
-/** CPU microseconds and commands per kind, summed over the loop; kinds the database gave no template for are absent. */
-export type DriverCosts = Record<string, { commands: number; cpuUs: number }>;
+export interface DriverCosts {
+  /** CPU microseconds and commands per kind, summed over the loop; kinds the database gave no template for are absent. */
+  byKind: Record<string, { commands: number; cpuUs: number }>;
+  /** CPU microseconds the idle client spent, and over how many seconds. */
+  idle: { cpuUs: number; seconds: number };
+}
 
 type Command = () => Promise<unknown>;
 
@@ -48,7 +54,7 @@ async function main(): Promise<void> {
   try {
     const db = client.db(config.dbName, { writeConcern: { w: 'majority' } });
     const commands = await commandsOf(db);
-    const costs: DriverCosts = {};
+    const costs: DriverCosts['byKind'] = {};
     for (const kind of Object.keys(commands)) costs[kind] = { commands: 0, cpuUs: 0 };
     for (let i = 0; i < config.warmup + config.commands; i++) {
       for (const [kind, command] of Object.entries(commands)) {
@@ -64,7 +70,10 @@ async function main(): Promise<void> {
     const expected = (config.warmup + config.commands) * Object.keys(commands).length;
     if (counted < expected) throw new Error(`the loop sent ${counted} commands, expected at least ${expected}`);
     await cleanUp(db);
-    console.log(JSON.stringify(costs));
+    const idleFrom = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, config.idleSeconds * 1000));
+    const idle = process.cpuUsage(idleFrom);
+    console.log(JSON.stringify({ byKind: costs, idle: { cpuUs: idle.user + idle.system, seconds: config.idleSeconds } } satisfies DriverCosts));
   } finally {
     await client.close();
   }

@@ -36,6 +36,12 @@ export interface DriverCostReport {
   /** For kinds the loop does not send. */
   meanUs: number;
   commands: number;
+  /**
+   * What the driver costs a process that sends nothing (its own timers),
+   * per request of the scenarios' load: not in the floor (a serial loop
+   * spreads it over a thousand commands a second), shown beside it.
+   */
+  idleUsPerRequest: number;
 }
 
 export function floorOf(server: Summary, bare: Summary, driver: DriverCostReport): Floor {
@@ -276,7 +282,8 @@ export function printReport(report: Report): void {
       lines.push(
         '',
         `The driver's own CPU per command, µs (a raw-driver loop of the same commands, ${runtime.driver.commands.toLocaleString('en-US')} in all, in the same rounds; ` +
-          `mean ${us(runtime.driver.meanUs)} for other kinds): ${kinds.join(', ')}`,
+          `mean ${us(runtime.driver.meanUs)} for other kinds): ${kinds.join(', ')}. ` +
+          `An idle client of the driver in each process costs another ${us(runtime.driver.idleUsPerRequest)} µs per request at this load (not in the floor).`,
       );
     }
     const counted = runtime.scenarios.filter((s) => s.server.byCommand.length > 0);

@@ -175,7 +175,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
     }
     if (deployment.database) driverCosts.push(await driverCostRun(env, deployment.database, round));
   }
-  const driver = driverCosts.length > 0 ? driverCostReport(driverCosts) : undefined;
+  const driver = driverCosts.length > 0 ? driverCostReport(driverCosts, env, server.processes.length) : undefined;
 
   const summaryOf = (name: ScenarioName, target: string) => (runs.has(`${name} ${target}`) ? summarise(runs.get(`${name} ${target}`)!) : undefined);
   const reports: ScenarioReport[] = scenarios.map((name) => {
@@ -249,25 +249,28 @@ async function floodRun(env: Env, options: Options, deployment: Deployment): Pro
 
 /** The driver's loop against the deployment's database (driver-cost.ts), after a round's runs. */
 async function driverCostRun(env: Env, database: { uri: string; dbName: string }, round: number): Promise<DriverCosts> {
-  const costs = await measureDriverCosts({ ...database, commands: 200, warmup: 20 }, path.join(env.tmp, `driver-cost-${round}.json`), env.runtime.execPath);
-  const line = Object.entries(costs).map(([kind, c]) => `${kind} ${Math.round(c.cpuUs / c.commands)}`);
-  log(`  round ${round} driver's own CPU per command, µs: ${line.join(', ')}`);
+  const costs = await measureDriverCosts({ ...database, commands: 200, warmup: 20, idleSeconds: 3 }, path.join(env.tmp, `driver-cost-${round}.json`), env.runtime.execPath);
+  const line = Object.entries(costs.byKind).map(([kind, c]) => `${kind} ${Math.round(c.cpuUs / c.commands)}`);
+  log(`  round ${round} driver's own CPU per command, µs: ${line.join(', ')}; idle ${Math.round(costs.idle.cpuUs / costs.idle.seconds / 1000)} ms/s`);
   return costs;
 }
 
-function driverCostReport(rounds: DriverCosts[]): DriverCostReport {
+function driverCostReport(rounds: DriverCosts[], env: Env, processes: number): DriverCostReport {
   const summed = new Map<string, { commands: number; cpuUs: number }>();
   for (const costs of rounds) {
-    for (const [kind, c] of Object.entries(costs)) {
+    for (const [kind, c] of Object.entries(costs.byKind)) {
       const total = summed.get(kind) ?? { commands: 0, cpuUs: 0 };
       summed.set(kind, { commands: total.commands + c.commands, cpuUs: total.cpuUs + c.cpuUs });
     }
   }
   const all = [...summed.values()].reduce((t, c) => ({ commands: t.commands + c.commands, cpuUs: t.cpuUs + c.cpuUs }), { commands: 0, cpuUs: 0 });
+  const idle = rounds.reduce((t, c) => ({ cpuUs: t.cpuUs + c.idle.cpuUs, seconds: t.seconds + c.idle.seconds }), { cpuUs: 0, seconds: 0 });
   return {
     usPerCommand: Object.fromEntries([...summed].map(([kind, c]) => [kind, c.cpuUs / c.commands])),
     meanUs: all.commands === 0 ? 0 : all.cpuUs / all.commands,
     commands: all.commands,
+    // Each process of the fleet keeps a client: its idle CPU a second, over the requests a second.
+    idleUsPerRequest: idle.seconds === 0 ? 0 : ((idle.cpuUs / idle.seconds) * processes) / env.rate,
   };
 }
 
