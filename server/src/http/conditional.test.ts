@@ -22,6 +22,14 @@ describe('the entity tag of an answer', () => {
     expect(entityTag([{ voucherDefinitionId: 'vd-1' }], ['client-a', 'LCL'])).toBe(tag);
   });
 
+  it('stays the same for a kept snapshot past the tags it keeps (1,000 clients: then made again)', () => {
+    const snapshot = freezeSnapshot([{ voucherDefinitionId: 'vd-1' }]);
+    const first = entityTag(snapshot, ['client-0', 'LCL']);
+    for (let i = 1; i <= 1_001; i++) entityTag(snapshot, [`client-${i}`, 'LCL']);
+    expect(entityTag(snapshot, ['client-0', 'LCL'])).toBe(first);
+    expect(entityTag([{ voucherDefinitionId: 'vd-1' }], ['client-0', 'LCL'])).toBe(first);
+  });
+
   it('is the same for a kept snapshot each time', () => {
     const snapshot = freezeSnapshot([{ voucherDefinitionId: 'vd-1' }]);
     expect(entityTag(snapshot, ['client-a', 'LCL'])).toBe(tag);

@@ -29,15 +29,28 @@ export function answerTagged(req: Request, res: Response, body: object, tag: str
   answerJson(req, res, body);
 }
 
-/** Digests of the bytes of kept answers (a snapshot's bytes are made once: json-response.ts). */
-const digests = new WeakMap<Buffer, string>();
+/**
+ * The tags of a kept answer's bytes (a snapshot's bytes are made once:
+ * json-response.ts), by scope: the same answer to the same client is
+ * tagged once, not hashed per request.
+ */
+const tagsOfBytes = new WeakMap<Buffer, { digest: string; byScope: Map<string, string> }>();
+/** Scopes (clients) whose tag one answer keeps at most; past it they are made again. */
+const maxScopesPerAnswer = 1_000;
 
 /** A strong entity tag of `body` as `res.json` sends it: 128 bits of a SHA-256 over its bytes' digest and the scope, quoted. */
 export function entityTag(body: object, scope: readonly string[]): string {
   const bytes = jsonBytes(body);
-  let digest = digests.get(bytes);
-  if (digest === undefined) digests.set(bytes, (digest = hash('sha256', bytes, 'base64url')));
-  return `"${hash('sha256', JSON.stringify([digest, ...scope]), 'base64url').slice(0, 22)}"`;
+  let tags = tagsOfBytes.get(bytes);
+  if (!tags) tagsOfBytes.set(bytes, (tags = { digest: hash('sha256', bytes, 'base64url'), byScope: new Map() }));
+  const key = JSON.stringify(scope);
+  let tag = tags.byScope.get(key);
+  if (tag === undefined) {
+    tag = `"${hash('sha256', JSON.stringify([tags.digest, ...scope]), 'base64url').slice(0, 22)}"`;
+    if (tags.byScope.size >= maxScopesPerAnswer) tags.byScope.clear();
+    tags.byScope.set(key, tag);
+  }
+  return tag;
 }
 
 /**
