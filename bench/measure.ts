@@ -45,9 +45,9 @@ export function clientKeysFor(rate: number): number {
 const monitoringCommands = new Set(['ping', 'hello']);
 const writeCommands = new Set(['insert', 'update', 'delete', 'findAndModify', 'bulkWrite']);
 
-/** A set of processes answering one load: the server (one, or a fleet of two) or a baseline. */
+/** A set of processes answering one load: the server (one, or a fleet of two), another build of it (`--compare`), or a baseline. */
 export interface Target {
-  name: 'server' | 'bare' | 'raw';
+  name: 'server' | 'other' | 'bare' | 'raw';
   processes: Child[];
 }
 
@@ -63,6 +63,8 @@ export interface Deployment {
   captured: CapturedResponse[];
   /** Operation A's body (to compare listings across deployments). */
   listing: Buffer;
+  /** Whether the server tags Operation A's answer (ETag): A-304 needs it (a build before it does not). */
+  conditional: boolean;
   /** The deployment's database on MongoDB (the driver's loop runs against it); null on the embedded store. */
   database: { uri: string; dbName: string } | null;
   /** Stops the processes and, on MongoDB, drops the database (an in-memory stand-in would keep it until it stops). */
@@ -88,7 +90,7 @@ export async function deploy(
   env: Env,
   name: string,
   fixtureOptions: Partial<FixtureOptions>,
-  { processes = 1, profileFile }: { processes?: number; profileFile?: string } = {},
+  { processes = 1, profileFile, main }: { processes?: number; profileFile?: string; main?: string } = {},
 ): Promise<Deployment> {
   const started = Date.now();
   const { fixture, plan } = generateFixture({ clients: clientKeysFor(env.rate), ...fixtureOptions });
@@ -116,6 +118,7 @@ export async function deploy(
         ...(profileFile && n === 1 && { profileFile }),
         ...(gcFile && { gcFile }),
         execPath: env.runtime.execPath,
+        ...(main && { main }),
       }),
     );
   }
@@ -144,9 +147,13 @@ export async function deploy(
     throw new Error(`${name}: Operation A answered ${listing.status} with ${items.length} items, expected 200 with ${plan.listed}`);
   }
   if (update.status !== 200) throw new Error(`${name}: Operation B answered ${update.status}: ${update.body.toString('utf8')}`);
-  heldTags = (await serverTags(url, plan, tokens)).map((tag) => `${tag}, ${expressTagOf(listing.body)}`);
-  const notModified = await send(url, scenario('A-304').next());
-  if (notModified.status !== 304) throw new Error(`${name}: Operation A with If-None-Match answered ${notModified.status}, expected 304`);
+  const conditional = listing.headers.etag !== undefined;
+  let notModified: Awaited<ReturnType<typeof send>> | null = null;
+  if (conditional) {
+    heldTags = (await serverTags(url, plan, tokens)).map((tag) => `${tag}, ${expressTagOf(listing.body)}`);
+    notModified = await send(url, scenario('A-304').next());
+    if (notModified.status !== 304) throw new Error(`${name}: Operation A with If-None-Match answered ${notModified.status}, expected 304`);
+  }
   const capture = (method: CapturedResponse['method'], route: string, response: typeof listing): CapturedResponse => ({
     method,
     path: route,
@@ -166,6 +173,7 @@ export async function deploy(
     plan,
     scenario,
     listing: listing.body,
+    conditional,
     database: mongo ?? null,
     retire: async () => {
       await Promise.all(children.map((child) => child.stop()));
@@ -173,7 +181,7 @@ export async function deploy(
     },
     captured: [
       capture('post', '/client/users/:correlation_id/sessions', session),
-      { ...capture('get', '/client/users/:correlation_id/voucher-definitions', listing), notModified: { headers: notModified.headers } },
+      { ...capture('get', '/client/users/:correlation_id/voucher-definitions', listing), ...(notModified && { notModified: { headers: notModified.headers } }) },
       capture('put', '/client/users/:correlation_id/reservations/:reservation_token', update),
     ],
   };
@@ -232,7 +240,7 @@ const settleMs = 500;
 
 export async function measureRun(env: Env, target: Target, scenario: Scenario, seconds: number): Promise<Run> {
   await scenario.prepare?.(Math.round(env.rate * seconds));
-  const counted = target.name === 'server';
+  const counted = target.name === 'server' || target.name === 'other';
   const commandsBefore = counted ? await commandsOfAll(target) : null;
   const cpu = () => target.processes.reduce((sum, child) => sum + cpuSecondsOf(child.pid), 0);
   const database = counted && env.databasePid !== null ? env.databasePid : null;
@@ -256,6 +264,39 @@ export async function measureRun(env: Env, target: Target, scenario: Scenario, s
     databaseCpuSeconds,
     commands: commandsBefore && commandsAfter ? difference(commandsAfter, commandsBefore) : null,
   };
+}
+
+/** What two builds spent on one paired run (`pairedRun`), CPU microseconds per answer each. */
+export interface PairedRun {
+  load: LoadResult;
+  usPerRequest: [number, number];
+}
+
+/**
+ * Two builds at once, each answering every other request of one load (half
+ * the rate each), each with its own scenario's requests: the machine's drifts
+ * hit both in the same moment, so their CPU per request compares closely.
+ */
+export async function pairedRun(env: Env, pair: [[Target, Scenario], [Target, Scenario]], seconds: number): Promise<PairedRun> {
+  const [[first, firstScenario], [second, secondScenario]] = pair;
+  await firstScenario.prepare?.(Math.round((env.rate * seconds) / 2));
+  await secondScenario.prepare?.(Math.round((env.rate * seconds) / 2));
+  const cpu = (target: Target) => target.processes.reduce((sum, child) => sum + cpuSecondsOf(child.pid), 0);
+  const before = [cpu(first), cpu(second)];
+  const urls = [...first.processes, ...second.processes].map((child) => child.url);
+  const n = first.processes.length;
+  let i = 0;
+  const load = await paced(
+    urls,
+    () => {
+      const request = i++ % 2 === 0 ? firstScenario.next() : { ...secondScenario.next() };
+      return { ...request, via: i % 2 === 1 ? request.via % n : n + (request.via % second.processes.length) };
+    },
+    { rate: env.rate, seconds, status: firstScenario.status },
+  );
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  const half = Math.max(1, load.responses / 2);
+  return { load, usPerRequest: [((cpu(first) - before[0]!) * 1e6) / half, ((cpu(second) - before[1]!) * 1e6) / half] };
 }
 
 /** Commands summed over the target's processes; null if any of them does not count them. */

@@ -57,6 +57,8 @@ export interface ServerOptions {
   gcFile?: string;
   /** The Node binary to run it with (see runtimes.ts); this process's by default. */
   execPath?: string;
+  /** The compiled server to run: `server/dist/main.js` (or BENCH_SERVER_MAIN) by default; another build with `--compare`. */
+  main?: string;
 }
 
 /** What the server gets of the bench's environment: nothing that configures it (no OTEL_*, MONGODB_*, METRICS...). */
@@ -81,6 +83,7 @@ export async function startServer(options: ServerOptions): Promise<Child> {
     SHUTDOWN_GRACE_MS: '2000',
   });
   if (options.seedFile) env.SEED_FILE = options.seedFile;
+  for (const pair of process.env.BENCH_EXPERIMENT_ENV?.split(',').filter(Boolean) ?? []) env[pair.split('=')[0]!] = pair.split('=')[1]; // EXPERIMENT ONLY
   if (options.mongo) Object.assign(env, { MONGODB_URI: options.mongo.uri, MONGODB_DB: options.mongo.dbName });
   // BENCH_SERVER_NODE_FLAGS: extra flags for the server's Node, e.g. `--perf-basic-prof` to profile it with Linux perf.
   const nodeArgs = ['--enable-source-maps', ...(process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
@@ -92,7 +95,7 @@ export async function startServer(options: ServerOptions): Promise<Child> {
     env.BENCH_GC_FILE = options.gcFile;
   }
   const out = openSync(options.logFile, 'w');
-  const child = spawn(options.execPath ?? process.execPath, [...nodeArgs, serverMain], { env, stdio: ['ignore', out, 'pipe'] });
+  const child = spawn(options.execPath ?? process.execPath, [...nodeArgs, options.main ?? serverMain], { env, stdio: ['ignore', out, 'pipe'] });
   closeSync(out);
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(child, url, options.name, options.logFile);

@@ -15,6 +15,19 @@ export interface ScenarioReport {
   raw?: Summary;
   /** On MongoDB: what the scenario's work must cost at least (see `floorOf`). */
   floor?: Floor;
+  /** Against another build (`--compare`), from the paired runs. */
+  compared?: Comparison;
+}
+
+/** This build and another answering alternate requests of the same runs (`--compare`). */
+export interface Comparison {
+  /** CPU microseconds per request, the mean of the paired runs. */
+  serverUs: number;
+  otherUs: number;
+  ratio: number;
+  /** Each run's ratio, to see the spread. */
+  ratios: number[];
+  allAnswered: boolean;
 }
 
 /**
@@ -258,18 +271,21 @@ export function printReport(report: Report): void {
     );
     const database = runtime.scenarios.some((s) => s.server.databaseCpuUsPerRequest !== null);
     const floors = runtime.driver !== undefined;
+    const compared = runtime.scenarios.some((s) => s.compared !== undefined);
     const columns = [
       'scenario', 'server CPU µs/request', 'bare Express', 'raw node:http', 'server / bare', ...(floors ? ['floor µs/request', 'server / floor'] : []),
+      ...(compared ? ['paired: this build / the other (each run)'] : []),
       'server p50 / p99 ms', 'bare p50 / p99 ms', 'answered / offered', 'commands / request', 'writes / request', ...(database ? ['database CPU µs/request'] : []),
     ];
     lines.push(`| ${columns.join(' | ')} |`, `|${'---|'.repeat(columns.length)}`);
     const latency = (x: Summary | undefined) => (x ? `${fmt(x.p50, 1)} / ${fmt(x.p99, 1)}` : '');
     const perRequest = (n: number | null) => (n === null ? '-' : fmt(n));
-    for (const { name, server, bare, raw, floor } of runtime.scenarios) {
+    for (const { name, server, bare, raw, floor, compared: pair } of runtime.scenarios) {
       const cells = [
         labelOf(name), us(server.cpuUsPerRequest), bare ? us(bare.cpuUsPerRequest) : '', raw ? us(raw.cpuUsPerRequest) : '',
         bare ? `${fmt(server.cpuUsPerRequest / bare.cpuUsPerRequest, 1)}x` : '',
         ...(floors ? [floor ? us(floor.us) : '', floor ? `${fmt(server.cpuUsPerRequest / floor.us)}x` : ''] : []),
+        ...(compared ? [pair ? `${us(pair.serverUs)} / ${us(pair.otherUs)} µs = ${fmt(pair.ratio)} (${pair.ratios.map((r) => fmt(r)).join(', ')})${pair.allAnswered ? '' : ' NOT ALL ANSWERED'}` : ''] : []),
         latency(server), latency(bare),
         `${server.answered} / ${server.offered}`, perRequest(server.commandsPerRequest), perRequest(server.writesPerRequest),
         ...(database ? [server.databaseCpuUsPerRequest === null ? '-' : us(server.databaseCpuUsPerRequest)] : []),

@@ -21,12 +21,14 @@
  *   --profile=A        instead: CPU profiles of one server process and of bare Express under one
  *                      scenario (session, A, A-304 or B), compared per request
  *   --keep             keep the temporary directory (fixtures, logs)
+ *   --compare=PATH     the operations on another build too (its server/dist/main.js), as a target of
+ *                      the same rounds: before and after a change, under the same drifts
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { closeConnections, send } from './loader';
-import { deploy, describeRun, dropDatabase, log, measureRun, rateLimitPerMinute, startBaseline, summarise, type Deployment, type Env, type Run, type Target } from './measure';
+import { deploy, describeRun, dropDatabase, log, measureRun, pairedRun, rateLimitPerMinute, startBaseline, summarise, type Deployment, type Env, type Run, type Target } from './measure';
 import type { DriverCosts } from './driver-cost';
 import { collectGarbage, listenerPid, measureDriverCosts, repoRoot, rssOf, startBare, type Child } from './processes';
 import { formatProfile, summariseProfile } from './profile-summary';
@@ -37,6 +39,7 @@ import {
   printReport,
   targetsOf,
   walletCheck,
+  type Comparison,
   type DriverCostReport,
   type PairReport,
   type Report,
@@ -67,6 +70,8 @@ interface Options {
   only: ScenarioName[];
   profile: ScenarioName | null;
   keep: boolean;
+  /** Another build's `server/dist/main.js`, measured beside this one in the same rounds. */
+  compare: string | null;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -78,7 +83,7 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive number`);
     return parsed;
   };
-  const known = /^--(operations|scale|wallet|mongodb|keep|(rate|rounds|duration|warmup|node|only|profile)=.*)$/;
+  const known = /^--(operations|scale|wallet|mongodb|keep|(rate|rounds|duration|warmup|node|only|profile|compare)=.*)$/;
   const unknown = argv.filter((a) => !known.test(a));
   if (unknown.length > 0) throw new Error(`unknown option(s): ${unknown.join(' ')}`);
   const sections = new Set<Section>(allSections.filter((s) => argv.includes(`--${s}`)));
@@ -99,6 +104,7 @@ function parseOptions(argv: string[]): Options {
     only,
     profile: profile ?? null,
     keep: argv.includes('--keep'),
+    compare: value('compare') ? path.resolve(value('compare')!) : null,
   };
 }
 
@@ -140,37 +146,55 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   const deployment = await deploy(env, 'server', operationsFixture(env), { processes: env.mongo ? 2 : 1 });
   const server = deployment.server;
   stopLater.push(server);
+  const compared = options.compare ? await deploy(env, 'other', operationsFixture(env), { processes: server.processes.length, main: options.compare }) : null;
+  const other: Target | null = compared && { name: 'other', processes: compared.server.processes };
+  if (other) stopLater.push(other);
+  /** The deployment a target's requests are made for (its own sessions and reservations). */
+  const deploymentOf = (target: Target) => (target === other ? compared! : deployment);
   // Wallets changed by both processes in turn need two of them; sessions kept by the process that started them, MongoDB.
   const scenarios = options.only.filter((s) => s !== 'flood' && (s !== 'B-shared' || server.processes.length > 1) && (s !== 'B-fresh' || env.mongo !== null));
   const baselines = scenarios.some((s) => withBaselines.has(s)) ? [await startBaseline(env, deployment, 'express'), await startBaseline(env, deployment, 'raw')] : [];
   stopLater.push(...baselines);
-  const targetsFor = (scenario: ScenarioName): Target[] => (withBaselines.has(scenario) ? [...baselines, server] : [server]);
+  const pairedWithOther = (scenario: ScenarioName) => other !== null && (scenario !== 'A-304' || compared!.conditional);
+  // The other build gets every run this one gets too: a build's CPU per request falls for thousands of requests (V8's tiers).
+  const servers = (scenario: ScenarioName): Target[] => (pairedWithOther(scenario) ? [server, other!] : [server]);
+  const targetsFor = (scenario: ScenarioName): Target[] => (withBaselines.has(scenario) ? [...baselines, ...servers(scenario)] : servers(scenario));
 
   log('Warm-up');
   let served = 0;
   // Steady state: every member's session used twice before measuring (each process keeps the sessions it has seen).
   const warmup = Math.max(options.warmup, (2 * deployment.plan.members.length) / env.rate);
   for (const scenario of scenarios) {
+    // B-fresh starts its sessions itself: it needs no long warm-up.
+    const long = scenario !== 'B-fresh';
     for (const target of targetsFor(scenario)) {
-      // B-fresh starts its sessions itself: it needs no long warm-up.
-      const run = await measureRun(env, target, deployment.scenario(scenario), target === server && scenario !== 'B-fresh' ? warmup : options.warmup);
+      const run = await measureRun(env, target, deploymentOf(target).scenario(scenario), long && (target === server || target === other) ? warmup : options.warmup);
       log(describeRun(`warm-up ${scenario} ${target.name}`, run));
     }
   }
   const afterWarmup = await settledRss(deployment);
 
   const runs = new Map<string, Run[]>();
+  const pairs = new Map<ScenarioName, Array<{ serverUs: number; otherUs: number; answered: boolean }>>();
   const driverCosts: DriverCosts[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     for (const scenario of scenarios) {
       const targets = targetsFor(scenario);
       const shift = (round - 1) % targets.length;
       for (const target of [...targets.slice(shift), ...targets.slice(0, shift)]) {
-        const run = await measureRun(env, target, deployment.scenario(scenario), options.duration);
+        const run = await measureRun(env, target, deploymentOf(target).scenario(scenario), options.duration);
         log(describeRun(`round ${round} ${scenario.padEnd(8)} ${target.name.padEnd(6)}`, run));
         const key = `${scenario} ${target.name}`;
         runs.set(key, [...(runs.get(key) ?? []), run]);
         if (target === server) served += run.load.responses;
+      }
+      if (pairedWithOther(scenario)) {
+        // Which build takes the even requests alternates too.
+        const order: [Target, Target] = round % 2 === 1 ? [server, other!] : [other!, server];
+        const paired = await pairedRun(env, [[order[0], deploymentOf(order[0]).scenario(scenario)], [order[1], deploymentOf(order[1]).scenario(scenario)]], options.duration);
+        const [serverUs, otherUs] = order[0] === server ? paired.usPerRequest : [paired.usPerRequest[1], paired.usPerRequest[0]];
+        log(`  round ${round} ${scenario.padEnd(8)} paired: this build ${Math.round(serverUs!)} µs CPU/request, the other ${Math.round(otherUs!)} (${paired.load.answered}/${paired.load.offered} answered)`);
+        pairs.set(scenario, [...(pairs.get(scenario) ?? []), { serverUs: serverUs!, otherUs: otherUs!, answered: paired.load.answered === paired.load.offered }]);
       }
     }
     if (deployment.database) driverCosts.push(await driverCostRun(env, deployment.database, round));
@@ -187,6 +211,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
       label: deployment.scenario(name).label,
       server,
       ...(withBaselines.has(name) && { bare: summaryOf(name, 'bare')!, raw: summaryOf(name, 'raw')! }),
+      ...(pairs.has(name) && { compared: comparisonOf(pairs.get(name)!) }),
       ...(driver && bare && { floor: floorOf(server, bare, driver) }),
     };
   });
@@ -200,7 +225,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
     }
   }
   const after = await settledRss(deployment);
-  await Promise.all([...baselines.map(stopTarget), deployment.retire()]);
+  await Promise.all([...baselines.map(stopTarget), deployment.retire(), compared?.retire()]);
   return {
     node: env.runtime.version,
     processes: server.processes.length,
@@ -245,6 +270,13 @@ async function floodRun(env: Env, options: Options, deployment: Deployment): Pro
   const run = await measureRun(env, deployment.server, scenario, seconds);
   log(describeRun('flood', run));
   return run;
+}
+
+/** This build against the other over the paired runs: CPU per request summed (each run weighs as much), and the ratio. */
+function comparisonOf(runs: Array<{ serverUs: number; otherUs: number; answered: boolean }>): Comparison {
+  const serverUs = runs.reduce((sum, r) => sum + r.serverUs, 0) / runs.length;
+  const otherUs = runs.reduce((sum, r) => sum + r.otherUs, 0) / runs.length;
+  return { serverUs, otherUs, ratio: serverUs / otherUs, ratios: runs.map((r) => r.serverUs / r.otherUs), allAnswered: runs.every((r) => r.answered) };
 }
 
 /** The driver's loop against the deployment's database (driver-cost.ts), after a round's runs. */
