@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { CapturedResponse } from './bare-server';
 import { generateFixture, type BenchPlan, type FixtureOptions } from './fixture';
 import { paced, send, type LoadResult } from './loader';
-import { commandsOf, cpuSecondsOf, startBare, startServer, type Child } from './processes';
+import { cpuSecondsOf, metricsOf, startBare, startServer, type Child, type ServerMetrics } from './processes';
 import type { Runtime } from './runtimes';
 import { flood, membersChangingWallets, operationA, operationB, operationBFresh, startOne, startSession, startSessions, type Scenario, type ScenarioName } from './scenarios';
 
@@ -233,6 +233,19 @@ export interface Run {
   databaseCpuSeconds: number | null;
   /** MongoDB commands the target's processes sent, by `command collection` (null: not counted). */
   commands: Map<string, number> | null;
+  /** Where a server's latency went (null for the baselines): see `latencyOf`. */
+  latency: Latency | null;
+}
+
+/**
+ * Whether a server's answers waited on its own process or on the store: the
+ * event loop's 99th percentile delay (the largest over the processes), and
+ * the bound under which 99 % of the store calls of the run finished (a
+ * bucket of `loyalty_store_operation_duration_seconds`), in milliseconds.
+ */
+export interface Latency {
+  eventLoopDelayP99Ms: number | null;
+  storeCallP99Ms: number | null;
 }
 
 /** After the last answer, work the answers started (B's copies) still counts. */
@@ -241,7 +254,7 @@ const settleMs = 500;
 export async function measureRun(env: Env, target: Target, scenario: Scenario, seconds: number): Promise<Run> {
   await scenario.prepare?.(Math.round(env.rate * seconds));
   const counted = target.name === 'server' || target.name === 'other';
-  const commandsBefore = counted ? await commandsOfAll(target) : null;
+  const metricsBefore = counted ? await metricsOfAll(target) : null;
   const cpu = () => target.processes.reduce((sum, child) => sum + cpuSecondsOf(child.pid), 0);
   const database = counted && env.databasePid !== null ? env.databasePid : null;
   const databaseBefore = database === null ? 0 : cpuSecondsOf(database);
@@ -256,13 +269,41 @@ export async function measureRun(env: Env, target: Target, scenario: Scenario, s
   const cpuSeconds = cpu() - cpuBefore;
   const databaseCpuSeconds = database === null ? null : cpuSecondsOf(database) - databaseBefore;
   const loader = process.cpuUsage(loaderBefore);
-  const commandsAfter = counted ? await commandsOfAll(target) : null;
+  const metricsAfter = counted ? await metricsOfAll(target) : null;
+  const allCounted = (metrics: ServerMetrics[] | null) => metrics !== null && metrics.every((m) => m.commands !== null);
   return {
     load,
     cpuSeconds,
     loaderCpuSeconds: (loader.user + loader.system) / 1e6,
     databaseCpuSeconds,
-    commands: commandsBefore && commandsAfter ? difference(commandsAfter, commandsBefore) : null,
+    commands: allCounted(metricsBefore) && allCounted(metricsAfter) ? difference(sumOf(metricsAfter!.map((m) => m.commands!)), sumOf(metricsBefore!.map((m) => m.commands!))) : null,
+    latency: metricsBefore && metricsAfter ? latencyOf(metricsBefore, metricsAfter) : null,
+  };
+}
+
+async function metricsOfAll(target: Target): Promise<ServerMetrics[]> {
+  return Promise.all(target.processes.map((child) => metricsOf(child)));
+}
+
+function sumOf(maps: Map<string, number>[]): Map<string, number> {
+  const total = new Map<string, number>();
+  for (const map of maps) for (const [key, n] of map) total.set(key, (total.get(key) ?? 0) + n);
+  return total;
+}
+
+/** The run's latency breakdown from the metrics read before and after it (the event loop's delay was reset by the first read). */
+function latencyOf(before: ServerMetrics[], after: ServerMetrics[]): Latency {
+  const delays = after.map((m) => m.eventLoopDelayP99).filter((d): d is number => d !== null);
+  const calls = new Map<number, number>();
+  after.forEach((m, i) => {
+    for (const [bound, n] of m.storeCalls) calls.set(bound, (calls.get(bound) ?? 0) + n - (before[i]!.storeCalls.get(bound) ?? 0));
+  });
+  const bounds = [...calls.keys()].sort((a, b) => a - b);
+  const total = calls.get(Number.POSITIVE_INFINITY) ?? 0;
+  const p99 = total === 0 ? undefined : bounds.find((bound) => calls.get(bound)! >= 0.99 * total);
+  return {
+    eventLoopDelayP99Ms: delays.length === 0 ? null : Math.max(...delays) * 1000,
+    storeCallP99Ms: p99 === undefined ? null : p99 * 1000,
   };
 }
 
@@ -299,17 +340,6 @@ export async function pairedRun(env: Env, pair: [[Target, Scenario], [Target, Sc
   return { load, usPerRequest: [((cpu(first) - before[0]!) * 1e6) / half, ((cpu(second) - before[1]!) * 1e6) / half] };
 }
 
-/** Commands summed over the target's processes; null if any of them does not count them. */
-async function commandsOfAll(target: Target): Promise<Map<string, number> | null> {
-  const total = new Map<string, number>();
-  for (const child of target.processes) {
-    const counts = await commandsOf(child);
-    if (!counts) return null;
-    for (const [key, n] of counts) total.set(key, (total.get(key) ?? 0) + n);
-  }
-  return total;
-}
-
 function difference(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
   const delta = new Map<string, number>();
   for (const [key, n] of after) if (n - (before.get(key) ?? 0) > 0) delta.set(key, n - (before.get(key) ?? 0));
@@ -333,6 +363,8 @@ export interface Summary {
   writesPerRequest: number | null;
   /** Commands per answer by `command collection`, the most first. */
   byCommand: Array<[string, number]>;
+  /** Medians of the runs' latency breakdowns (see `Latency`); null when not read. */
+  latency: Latency | null;
 }
 
 export function summarise(runs: Run[]): Summary {
@@ -358,7 +390,18 @@ export function summarise(runs: Run[]): Summary {
     commandsPerRequest: counted ? per(all) : null,
     writesPerRequest: counted ? per(writes) : null,
     byCommand: [...commands].map(([key, n]): [string, number] => [key, per(n)]).sort((a, b) => b[1] - a[1]),
+    latency: runs.every((r) => r.latency)
+      ? {
+          eventLoopDelayP99Ms: medianOrNull(runs.map((r) => r.latency!.eventLoopDelayP99Ms)),
+          storeCallP99Ms: medianOrNull(runs.map((r) => r.latency!.storeCallP99Ms)),
+        }
+      : null,
   };
+}
+
+function medianOrNull(values: Array<number | null>): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length === 0 ? null : median(known);
 }
 
 export function median(values: number[]): number {

@@ -212,16 +212,43 @@ export function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/**
- * The MongoDB commands a server process has counted so far, by `command
- * collection` (its `loyalty_mongodb_commands_total`); null when it shows no
- * such counter (the embedded store, or a build without it).
- */
-export async function commandsOf(child: Child): Promise<Map<string, number> | null> {
+/** What the bench reads of a server process's `/metrics`. */
+export interface ServerMetrics {
+  /**
+   * The MongoDB commands counted so far, by `command collection` (its
+   * `loyalty_mongodb_commands_total`); null when it shows no such counter
+   * (the embedded store, or a build without it).
+   */
+  commands: Map<string, number> | null;
+  /** Store calls so far at or under each bound, seconds (`loyalty_store_operation_duration_seconds`, every method). */
+  storeCalls: Map<number, number>;
+  /**
+   * The event loop's 99th percentile delay since the last read of the
+   * metrics (prom-client resets it on each read), in seconds beyond the
+   * sampling interval (its minimum); null without it.
+   */
+  eventLoopDelayP99: number | null;
+}
+
+export async function metricsOf(child: Child): Promise<ServerMetrics> {
   const text = await (await fetch(`${child.url}/metrics`)).text();
   const found = [...text.matchAll(/^loyalty_mongodb_commands_total\{command="([^"]*)",collection="([^"]*)"\} (\S+)$/gm)];
-  if (found.length === 0) return null;
-  return new Map(found.map((m) => [`${m[1]} ${m[2]}`, Number(m[3])]));
+  const storeCalls = new Map<number, number>();
+  for (const m of text.matchAll(/^loyalty_store_operation_duration_seconds_bucket\{le="([^"]*)",method="[^"]*"\} (\S+)$/gm)) {
+    const bound = m[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[1]);
+    storeCalls.set(bound, (storeCalls.get(bound) ?? 0) + Number(m[2]));
+  }
+  const gauge = (name: string) => {
+    const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : null;
+  };
+  const p99 = gauge('nodejs_eventloop_lag_p99_seconds');
+  const min = gauge('nodejs_eventloop_lag_min_seconds');
+  return {
+    commands: found.length === 0 ? null : new Map(found.map((m) => [`${m[1]} ${m[2]}`, Number(m[3])])),
+    storeCalls,
+    eventLoopDelayP99: p99 === null || min === null ? null : Math.max(0, p99 - min),
+  };
 }
 
 /** Full garbage collections in a server started with `gcFile`, then resolves (at most 30 s). */

@@ -109,6 +109,13 @@ const cpuTargets: Partial<Record<ScenarioName, number>> = { A: 2, B: 10, 'B-shar
 const floorTargets: Partial<Record<ScenarioName, number>> = { A: 1.2, B: 1.5 };
 /** A listing fetched again (`If-None-Match`, 304): server CPU per request over bare Express's own 304, on either store. */
 const notModifiedTarget = 1.1;
+/**
+ * B's p99 in milliseconds; past it, met only when the time is the store's,
+ * not the process's: the event loop's p99 delay at most `ownDelayMs`, and
+ * the store calls' p99 at least half the request's.
+ */
+const p99Target = { B: 100 } as const;
+const ownDelayMs = 10;
 /** B's commands when two processes change a wallet, within this much of when one does. */
 const sharedTolerance = 0.1;
 /**
@@ -193,6 +200,22 @@ export function targetsOf(runtime: RuntimeReport): Check[] {
       value: `${fmt(cpu, 1)}x (${us(scenario.server.cpuUsPerRequest)} / ${us(bare.cpuUsPerRequest)} µs)${served ? '' : `; ${scenario.server.answered} of ${scenario.server.offered} served`}`,
       limit: `<= ${limit}x`,
       pass: served && cpu <= limit,
+    });
+  }
+  for (const [name, limit] of Object.entries(p99Target) as Array<[ScenarioName, number]>) {
+    if (!asked(name)) continue;
+    const server = byName.get(name)?.server;
+    const latency = server?.latency;
+    const own = latency?.eventLoopDelayP99Ms;
+    const store = latency?.storeCallP99Ms;
+    const waitsOnStore = own != null && store != null && own <= ownDelayMs && store >= server!.p99 / 2;
+    checks.push({
+      what: `${labelOf(name)}: server p99, or the store's time when over it (the event loop's p99 delay <= ${ownDelayMs} ms, store calls' p99 >= half the request's) (${node})`,
+      value: server
+        ? `${fmt(server.p99, 1)} ms; the event loop's p99 delay ${own == null ? '-' : `${fmt(own, 1)} ms`}, store calls' p99 ${store == null ? '-' : `<= ${fmt(store, 0)} ms`}`
+        : 'not measured',
+      limit: `<= ${limit} ms`,
+      pass: server !== undefined && (server.p99 <= limit || waitsOnStore),
     });
   }
   for (const [name, limit] of Object.entries(floorTargets) as Array<[ScenarioName, number]>) {
@@ -301,6 +324,14 @@ export function printReport(report: Report): void {
           `mean ${us(runtime.driver.meanUs)} for other kinds): ${kinds.join(', ')}. ` +
           `An idle client of the driver in each process costs another ${us(runtime.driver.idleUsPerRequest)} µs per request at this load (not in the floor).`,
       );
+    }
+    const latencies = runtime.scenarios.filter((s) => s.server.latency);
+    if (latencies.length > 0) {
+      lines.push('', "Where the server's time went (medians of the runs): its p99; the event loop's p99 delay (the process busy); the store calls' p99:");
+      for (const { name, server } of latencies) {
+        const { eventLoopDelayP99Ms: own, storeCallP99Ms: store } = server.latency!;
+        lines.push(`  ${labelOf(name)}: ${fmt(server.p99, 1)} ms; ${own === null ? '-' : `${fmt(own, 1)} ms`}; ${store === null ? '-' : `<= ${fmt(store, 1)} ms`}`);
+      }
     }
     const counted = runtime.scenarios.filter((s) => s.server.byCommand.length > 0);
     if (counted.length > 0) {
