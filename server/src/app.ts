@@ -15,7 +15,6 @@ import { healthRoutes, type Liveness } from './http/health';
 import { jsonBody } from './http/json-body';
 import { answerJsonAsDocumented } from './http/json-response';
 import { openApiValidator } from './http/openapi-validator';
-import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { createRequestValidation } from './http/request-validation';
 import { metricsRoutes } from './http/metrics-route';
@@ -23,7 +22,9 @@ import { apiPrefix, checkRoutesAgainst, methods, operationOf, routes, tagOperati
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
 import { loadApiSpec, type LoadedSpec } from './http/spec';
-import type { RequestCounter, StoreLifecycle } from './store/port';
+import type { RequestCounter } from './rate-limit/counter';
+import { rateLimitPerClient } from './rate-limit/middleware';
+import type { StoreLifecycle } from './store/port';
 
 export interface AppDeps {
   services: Services;
@@ -31,7 +32,7 @@ export interface AppDeps {
   store: Pick<StoreLifecycle, 'ping'>;
   /** What `/healthz` reports (see health.ts); always live when absent. */
   liveness?: Liveness;
-  /** Counts requests for the rate limit; in this process when absent (see rate-limit.ts). */
+  /** Counts requests for the rate limit; in this process when absent (see rate-limit/middleware.ts). */
   requestCounter?: RequestCounter;
   /** Requests, rate-limit refusals; served on `/metrics` unless `metricsRoute` is false (its own port). */
   metrics?: Metrics;

@@ -7,14 +7,15 @@ import { systemClock } from './domain/clock';
 import type { Services } from './domain/services';
 import { createServices, type ServiceDeps } from './features';
 import type { Liveness } from './http/health';
-import { rateLimitWindowSeconds } from './http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
 import { Metrics } from './metrics';
 import { MemoryStore } from './store/memory/memory-store';
 import { commandLabels } from './store/mongo/command-labels';
 import { MongoStore } from './store/mongo/mongo-store';
 import { observedStore } from './store/observed-store';
-import type { RequestCounter, StoreLifecycle } from './store/port';
+import { BlockQuotaCounter } from './rate-limit/block-quota';
+import type { RequestCounter } from './rate-limit/counter';
+import type { StoreLifecycle } from './store/port';
 import type { Tracing } from './tracing';
 
 export interface RuntimeDeps {
@@ -85,8 +86,8 @@ export function depsOf(
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
   store.startOutboxSweep(undefined, (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`));
-  // On MongoDB the fleet shares one count per key (quota-blocks.ts).
-  const counter = config.rateLimitPerMinute > 0 ? store.requestCounter(config.rateLimitPerMinute, rateLimitWindowSeconds) : undefined;
+  // On MongoDB the fleet shares one count per key, in blocks claimed from the store (block-quota.ts).
+  const counter = config.rateLimitPerMinute > 0 ? new BlockQuotaCounter({ limit: config.rateLimitPerMinute, claim: store.claimQuota }) : undefined;
   const requestCounter = counter && tracing ? tracing.traceRequestCounter(counter) : counter;
   return { ...common, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
 }

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildDeps, type BuildDeps } from '../../server/src/composition';
-import { inProcessCounter } from '../../server/src/http/rate-limit';
+import { inProcessCounter } from '../../server/src/rate-limit/counter';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { launchChromium } from './support/chromium';
 import { bundleForBrowser, serveScript, type StaticSite } from './support/static-site';

@@ -1,4 +1,5 @@
-import type { RequestCounter, Store } from '../store/port';
+import type { RequestCounter } from '../rate-limit/counter';
+import type { Store } from '../store/port';
 
 /*
  * The handle of tracing, as a type only: `tracing.ts` (which starts it) and

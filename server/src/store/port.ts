@@ -230,19 +230,38 @@ export interface ApiKeyContext {
 /** What `updateApiKey` may change: an expiry (null: none), a revocation. */
 export type ApiKeyChange = Partial<Pick<ApiKeyRecord, 'expiresAt' | 'revokedAt'>>;
 
-/** How many requests a key has made in its current window, and when that window ends. */
-export interface WindowCount {
-  hits: number;
-  msBeforeReset: number;
+/** One key's counting window of the rate limit: [start, end) in epoch ms. */
+export interface QuotaWindow {
+  start: number;
+  end: number;
+}
+
+/** What a process asks of the shared count of a key's window: a block of tokens. */
+export interface QuotaClaim {
+  key: string;
+  window: QuotaWindow;
+  /** Tokens asked for (the block). */
+  want: number;
+  /** Requests this process admitted on its own count in this window (the store away) that the count does not hold yet. */
+  unreported: number;
+}
+
+/** The shared count's answer, after adding `want + unreported` to it atomically. */
+export interface QuotaClaimAnswer {
+  /** The window's count: every token claimed and every admission reported, by any process. */
+  claimed: number;
+  /** How many processes have claimed in this window. */
+  claimers: number;
 }
 
 /**
- * Counts requests per key in fixed windows (a window starts with a key's
- * first request). A store shared by several processes can offer one that
- * counts for all of them; in-process counting needs no promise.
+ * A capability an adapter shared by several processes may add: the count
+ * of a key's rate-limit window that all of them claim blocks of tokens
+ * from (the rate limit of a fleet, `rate-limit/block-quota.ts`). One atomic
+ * increment per claim; a claim the store cannot answer rejects.
  */
-export interface RequestCounter {
-  hit(key: string): WindowCount | Promise<WindowCount>;
+export interface SharedQuotaStore {
+  claimQuota(claim: QuotaClaim): Promise<QuotaClaimAnswer>;
 }
 
 /** The backing store did not answer (network, timeout, server down). */

@@ -3,7 +3,8 @@ import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, typ
 import { hashSecret, sameDigest } from '../../domain/secrets';
 import type { AuthService } from '../../domain/services';
 import type { ApiKeyContext, AuthStore, SessionContext } from '../../store/port';
-import { ReadCache, type ReadCacheSettings } from '../read-cache';
+import { boundedCache } from '../../caching/bounded-cache';
+import { deepFreeze, ReadCache, type ReadCacheSettings } from '../../caching/read-cache';
 
 /** Longer credentials are rejected before hashing: no key or token of ours is this long. */
 const maxCredentialLength = 256;
@@ -85,7 +86,8 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const keyLookups = { ...caching.apiKeys, ...now, onLookup: (hit: boolean) => caching.onLookup?.('apiKeys', hit) };
   const apiKeys = new ReadCache((digest) => store.findApiKey(digest), keyLookups);
   const keysById = new ReadCache<ApiKeyContext | null>((keyId) => store.findApiKeyById(keyId), keyLookups);
-  const members = new ReadCache<MemberRecord | null | undefined>(async () => undefined, { ...caching.sessions, ...now });
+  // Members as a session's read brought them (never read by themselves): kept as long as a key is, then read with the wallet.
+  const membersReadWithSessions = boundedCache<string, { member: MemberRecord | null }>({ maxEntries: caching.sessions.maxEntries, ttlMs: caching.sessions.ttlMs, ...now });
   const wallClock = deps.clock;
   const sessions = new ReadCache<SessionRecord | null>(
     async (tokenHash) => {
@@ -93,7 +95,7 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
       if (!found) return null;
       // What the same read brought: the key with its client, and the member, each kept as long as they may be.
       if (found.key) keysById.set(found.key.keyId, { key: found.key, client: found.client });
-      members.set(found.session.correlationId, found.member);
+      membersReadWithSessions.set(found.session.correlationId, { member: deepFreeze(found.member) });
       return found.session;
     },
     {
@@ -111,7 +113,7 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
       if (!session) return null;
       const key = await keysById.get(session.keyId);
       // The member only while it is fresh: absent, whoever needs it reads it (Operation B, with its wallet).
-      const member = members.peek(session.correlationId);
+      const member = membersReadWithSessions.get(session.correlationId)?.member;
       return { session, client: key?.client ?? null, key: key?.key ?? null, ...(member !== undefined && { member }) };
     },
   };

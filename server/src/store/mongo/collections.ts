@@ -10,6 +10,8 @@ export const collectionNames = {
   wallets: 'wallets',
   reservations: 'reservations',
   audit: 'audit',
+  /** The rate limit's count per key and window (quota-claim.ts). */
+  rateLimits: 'rateLimits',
   /** The data layout the database holds (layout.ts). */
   meta: 'meta',
 } as const;

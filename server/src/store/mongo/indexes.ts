@@ -1,6 +1,5 @@
 import type { Db, IndexDescription } from 'mongodb';
 import { collectionNames } from './collections';
-import { requestCounterCollection, requestCounterIndexes } from './request-counter';
 
 /**
  * The indexes of every query of the current data layout, per collection.
@@ -18,7 +17,8 @@ export const indexSpecs: ReadonlyArray<{ collection: string; indexes: IndexDescr
   { collection: collectionNames.audit, indexes: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }] },
   // The outbox sweep's wallets, bucket by bucket: only wallets with an outbox (recent changes; the sweep clears delivered ones).
   { collection: collectionNames.wallets, indexes: [{ key: { bucket: 1, 'outbox.at': 1 }, partialFilterExpression: { 'outbox.at': { $exists: true } } }] },
-  { collection: requestCounterCollection, indexes: requestCounterIndexes },
+  // A window's document is found by its `key` (the key and the window's start); TTL: removed at its `expire`.
+  { collection: collectionNames.rateLimits, indexes: [{ key: { expire: -1 }, expireAfterSeconds: 0 }, { key: { key: 1 }, unique: true }] },
   {
     collection: collectionNames.reservations,
     indexes: [

@@ -94,7 +94,7 @@ if (skipReason !== null) {
       ['session with its client, member and key (Operations A and B)', (s) => s.findSessionContext('token-hash-7')],
       ['wallet slice: the wallet and one reservation', (s) => s.loadWalletSlice('member:m-007', key)],
       ['wallet slice compare-and-set', (s) => s.saveWalletSlice({ walletId: 'member:m-007', reservation: lowered, totals: totalsOf([lowered]), audit: null }, 2)],
-      ['rate limit count of one key', async (s) => s.requestCounter(100, 60).hit('client-007')],
+      ['rate limit claim of one key', (s) => s.claimQuota({ key: 'client-007', window: { start: 0, end: 60_000 }, want: 20, unreported: 0 })],
       ['whole wallet by id', (s) => s.loadWallet('member:m-007')],
       ['whole wallet compare-and-set, its reservations delivered', (s) => s.saveWallet(wallet, 3)],
       ['catalogue items by product codes', (s) => s.findCatalogueItems(['p-003', 'p-011', 'p-999'])],

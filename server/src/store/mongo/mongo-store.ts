@@ -13,7 +13,7 @@ import type {
   WalletSlice,
   WalletSliceChange,
 } from '../../domain/model';
-import type { ApiKeyChange, ApiKeyContext, RequestCounter, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
+import type { ApiKeyChange, ApiKeyContext, QuotaClaim, QuotaClaimAnswer, SessionContext, SharedQuotaStore, Store, VoucherDefinitionsVersioned } from '../port';
 import {
   apiKeyDoc,
   apiKeyFromDoc,
@@ -44,10 +44,11 @@ import {
 } from './documents';
 import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
 import { collectionNames } from './collections';
-import { bumpDefinitionsVersion, PolledValue, readDefinitionsVersion } from './definitions-version';
+import { PolledValue } from '../../caching/polled-value';
+import { bumpDefinitionsVersion, readDefinitionsVersion } from './definitions-version';
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
-import { MongoRequestCounter, requestCounterCollection, requestCounterIndexes } from './request-counter';
+import { quotaClaims } from './quota-claim';
 import type { OutboxSweep, OutboxSweepOptions } from './outbox-sweep';
 import { MongoWallets } from './wallets';
 
@@ -93,13 +94,16 @@ function requireKey(value: unknown, what: string): string {
  * supported deployment. Consistency of points rests on one compare-and-set
  * of a wallet document per change (see wallets.ts).
  */
-export class MongoStore implements Store, VoucherDefinitionsVersioned {
+export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuotaStore {
   /** The collections of the current client, with its generation: kept until the watchdog replaces the client. */
   private collectionsOfClient: { generation: number; collections: Collections } | null = null;
   private readonly wallets: MongoWallets;
   private readonly definitionsVersion: PolledValue<number>;
+  /** The rate limit's claims of this process, counted with every process on this database (quota-claim.ts). */
+  readonly claimQuota: (claim: QuotaClaim) => Promise<QuotaClaimAnswer>;
 
   private constructor(private readonly connection: StoreConnection) {
+    this.claimQuota = quotaClaims(() => this.connection.db);
     this.wallets = new MongoWallets({ collections: () => this.collections, run: (operation) => this.run(operation) });
     this.definitionsVersion = new PolledValue(() => this.run(() => readDefinitionsVersion(this.connection.db)), definitionsVersionCheckMs);
   }
@@ -137,11 +141,6 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
       this.collectionsOfClient = { generation, collections: collectionsOf(this.connection.db) };
     }
     return this.collectionsOfClient.collections;
-  }
-
-  /** Requests per key and window, counted for every process on this database (request-counter.ts). */
-  requestCounter(limit: number, windowSeconds: number): RequestCounter {
-    return new MongoRequestCounter(limit, windowSeconds, () => ({ db: this.connection.db, generation: this.connection.currentGeneration }));
   }
 
   /** What the watchdog knows of the connection (see connection.ts). */

@@ -1,3 +1,4 @@
+import type { LRUCache } from 'lru-cache';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
 import {
   auditDoc,
@@ -13,6 +14,7 @@ import {
   walletFilter,
 } from './documents';
 import type { AuditEntry } from '../../domain/model';
+import { boundedCache } from '../../caching/bounded-cache';
 import { isDuplicateKey } from './errors';
 
 /*
@@ -105,12 +107,14 @@ export class Outbox {
   /** Deliveries under way in this process, by wallet: a reader of that version joins one instead of sending it again. */
   private readonly underway = new Map<string, { version: number; done: Promise<void> }>();
   /** Per wallet, the version this process saw delivered (read from the database, or delivered itself). */
-  private readonly delivered = new Map<string, number>();
+  private readonly delivered: LRUCache<string, number>;
   /** Deliveries after answers waiting for the next batch. */
   private queued: Array<Delivery & { settle: (failure: unknown) => void }> = [];
   private batchTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly deps: OutboxDeps) {}
+  constructor(private readonly deps: OutboxDeps) {
+    this.delivered = boundedCache({ maxEntries: deps.maxRemembered ?? maxRememberedWallets });
+  }
 
   /** The collections of the store's current client. */
   private get collections(): OutboxCollections {
@@ -248,9 +252,7 @@ export class Outbox {
   }
 
   private remember(walletId: string, version: number): void {
-    if (this.knowsDelivered(walletId, version)) return;
-    if (this.delivered.size >= (this.deps.maxRemembered ?? maxRememberedWallets)) this.delivered.clear();
-    this.delivered.set(walletId, version);
+    if (!this.knowsDelivered(walletId, version)) this.delivered.set(walletId, version);
   }
 
   /**

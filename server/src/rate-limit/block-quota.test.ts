@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import type { WindowCount } from '../port';
-import { BlockQuotaCounter, type Claim } from './quota-blocks';
-import { windowOf } from './quota-windows';
+import { BlockQuotaCounter, type Claim } from './block-quota';
+import type { WindowCount } from './counter';
+import { windowOf } from './windows';
 import { SharedCounts } from './test-support/shared-counts';
 
 /*
  * The block counting against an in-memory stand-in of the window documents
  * (test-support/shared-counts.ts), on a clock of the test's: the same
- * checks on MongoDB are in request-counter.test.ts.
+ * checks on MongoDB are in store/mongo/quota-claim.test.ts.
  */
 
 const windowMs = 60_000;
@@ -237,7 +237,7 @@ describe('BlockQuotaCounter memory', () => {
     // An evicted key is counted again from a claim.
     await counter.hit('client-0');
     expect(counts.claims.length).toBe(claims + 1);
-    clock.t += windowMs;
+    clock.t += windowMs + 1;
     await counter.hit('client-new');
     expect(counter.keysHeld).toBe(1);
   });

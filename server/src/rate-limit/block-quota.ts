@@ -1,46 +1,31 @@
-import type { RequestCounter, WindowCount } from '../port';
-import { BoundedKeys } from './bounded-keys';
-import { blockBounds, blockSize, FleetSize, grantOf, type BlockBounds } from './quota-sizing';
-import { windowAt, windowOffset, type QuotaWindow } from './quota-windows';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../caching/bounded-cache';
+import type { QuotaClaim, QuotaClaimAnswer, QuotaWindow } from '../store/port';
+import { blockBounds, blockSize, FleetSize, grantOf, type BlockBounds } from './block-sizing';
+import { maxCountedKeys, type RequestCounter, type WindowCount } from './counter';
+import { rateLimitWindowMs, windowAt, windowOffset } from './windows';
 
-/** What a process asks of the shared count of a key's window. */
-export interface ClaimRequest {
-  key: string;
-  window: QuotaWindow;
-  /** Tokens asked for (the block). */
-  want: number;
-  /** Requests this process admitted on its own count in this window (the database away) that the count does not hold yet. */
-  unreported: number;
-}
-
-/** The shared count's answer, after adding `want + unreported` to it atomically. */
-export interface ClaimAnswer {
-  /** The window's count: every token claimed and every admission reported, by any process. */
-  claimed: number;
-  /** How many processes have claimed in this window. */
-  claimers: number;
-}
-
-/** One atomic increment of the shared count of a key's window. */
-export type Claim = (request: ClaimRequest) => Promise<ClaimAnswer>;
+/** One atomic increment of the shared count of a key's window (the store's `claimQuota`). */
+export type Claim = (claim: QuotaClaim) => Promise<QuotaClaimAnswer>;
 
 export interface BlockQuotaOptions {
   limit: number;
-  windowMs: number;
   claim: Claim;
-  /** A claim that has not answered by then counts as failed: the database is taken as away. */
-  timeoutMs: number;
+  /** Default `rateLimitWindowMs`. */
+  windowMs?: number;
+  /** A claim that has not answered by then counts as failed: the database is taken as away. Default `claimTimeoutMs`. */
+  timeoutMs?: number;
   now?: () => number;
-  /** Keys whose state a process keeps at most (see BoundedKeys). */
+  /** Keys whose state a process keeps at most; default `maxCountedKeys`. */
   maxKeys?: number;
-  /** While the database is away, one claim of the process tries it again at most this often. */
+  /** While the database is away, one claim of the process tries it again at most this often; default `awayRetryMs`. */
   retryMs?: number;
 }
 
-/** Per-key state is kept for at most this many keys (a few hundred bytes each). */
-export const defaultMaxKeys = 100_000;
+/** How long a claim may take before this process counts on its own (the database taken as away). */
+export const claimTimeoutMs = 1000;
 /** While the database is away, a claim tries it again this often. */
-export const defaultRetryMs = 1000;
+export const awayRetryMs = 1000;
 
 /** What a process knows of one key. */
 interface KeyQuota {
@@ -61,7 +46,6 @@ interface KeyQuota {
   waiting: number;
   lastClaim: { at: number; granted: number } | null;
   ratePerMs: number | null;
-  lastSeen: number;
 }
 
 /** The database away: requests do not wait for it; one claim tries it again from `retryAt`. */
@@ -90,24 +74,33 @@ interface Away {
  * for every request waiting).
  */
 export class BlockQuotaCounter implements RequestCounter {
-  private readonly quotas: BoundedKeys<KeyQuota>;
+  /** A key's state lives while the key is counted: a key silent for a window is forgotten. */
+  private readonly quotas: LRUCache<string, KeyQuota>;
   private readonly fleet: FleetSize;
   private readonly bounds: BlockBounds;
+  private readonly limit: number;
+  private readonly claim: Claim;
+  private readonly windowMs: number;
+  private readonly timeoutMs: number;
   private readonly now: () => number;
   private readonly retryMs: number;
   private away: Away | null = null;
 
-  constructor(private readonly options: BlockQuotaOptions) {
-    this.quotas = new BoundedKeys(options.maxKeys ?? defaultMaxKeys, options.windowMs);
-    this.fleet = new FleetSize(options.windowMs);
-    this.bounds = blockBounds(options.limit);
+  constructor(options: BlockQuotaOptions) {
+    this.limit = options.limit;
+    this.claim = options.claim;
+    this.windowMs = options.windowMs ?? rateLimitWindowMs;
+    this.timeoutMs = options.timeoutMs ?? claimTimeoutMs;
     this.now = options.now ?? Date.now;
-    this.retryMs = options.retryMs ?? defaultRetryMs;
+    this.retryMs = options.retryMs ?? awayRetryMs;
+    this.quotas = boundedCache({ maxEntries: options.maxKeys ?? maxCountedKeys, ttlMs: this.windowMs, ttlFromLastRead: true, now: this.now });
+    this.fleet = new FleetSize(this.windowMs);
+    this.bounds = blockBounds(this.limit);
   }
 
-  /** Keys whose state this process holds (bounded by `maxKeys`). */
+  /** Keys whose state this process holds (at most `maxKeys`, none silent for a window). */
   get keysHeld(): number {
-    return this.quotas.size;
+    return [...this.quotas.keys()].length;
   }
 
   hit(key: string): WindowCount | Promise<WindowCount> {
@@ -120,7 +113,7 @@ export class BlockQuotaCounter implements RequestCounter {
     if (q.held > 0) {
       q.held--;
       q.admitted++;
-      return this.count(q, now, q.held + Math.max(0, this.options.limit - q.fleetClaimed));
+      return this.count(q, now, q.held + Math.max(0, this.limit - q.fleetClaimed));
     }
     if (q.exhausted) return this.refused(q, now);
     if (this.away) {
@@ -153,7 +146,7 @@ export class BlockQuotaCounter implements RequestCounter {
 
   /** Admits within this process's share of the limit, on its own count. */
   private countAlone(q: KeyQuota, now: number): WindowCount {
-    const share = Math.ceil(this.options.limit / this.fleet.at(now));
+    const share = Math.ceil(this.limit / this.fleet.at(now));
     if (q.admitted >= share) return this.refused(q, now);
     q.admitted++;
     q.unreported++;
@@ -161,11 +154,11 @@ export class BlockQuotaCounter implements RequestCounter {
   }
 
   private count(q: KeyQuota, now: number, remaining: number): WindowCount {
-    return { hits: this.options.limit - Math.min(this.options.limit, remaining), msBeforeReset: q.window.end - now };
+    return { hits: this.limit - Math.min(this.limit, remaining), msBeforeReset: q.window.end - now };
   }
 
   private refused(q: KeyQuota, now: number): WindowCount {
-    return { hits: this.options.limit + 1, msBeforeReset: q.window.end - now };
+    return { hits: this.limit + 1, msBeforeReset: q.window.end - now };
   }
 
   /** While the database is away: one claim of the whole process at a time tries it again. */
@@ -182,10 +175,10 @@ export class BlockQuotaCounter implements RequestCounter {
   }
 
   private claimFor(key: string, q: KeyQuota, now: number): Promise<void> {
-    const request: ClaimRequest = { key, window: q.window, want: this.blockFor(q, now), unreported: q.unreported };
+    const request: QuotaClaim = { key, window: q.window, want: this.blockFor(q, now), unreported: q.unreported };
     let inTime = true;
     const answered = Promise.resolve()
-      .then(() => this.options.claim(request))
+      .then(() => this.claim(request))
       .then(
         // A late answer still brings its tokens (they are counted), but does not end the outage.
         (answer) => this.apply(q, request, answer, now, inTime),
@@ -199,7 +192,7 @@ export class BlockQuotaCounter implements RequestCounter {
         inTime = false;
         this.markAway();
         resolve();
-      }, this.options.timeoutMs);
+      }, this.timeoutMs);
     });
     const claim: Promise<void> = Promise.race([answered, deadline]).finally(() => {
       clearTimeout(timer);
@@ -208,18 +201,18 @@ export class BlockQuotaCounter implements RequestCounter {
     return claim;
   }
 
-  private apply(q: KeyQuota, request: ClaimRequest, answer: ClaimAnswer, sentAt: number, inTime: boolean): void {
+  private apply(q: KeyQuota, request: QuotaClaim, answer: QuotaClaimAnswer, sentAt: number, inTime: boolean): void {
     const now = this.now();
     this.fleet.saw(answer.claimers, now);
     if (inTime) this.away = null;
     // The window ended while the claim was under way: its tokens can no longer be spent.
     if (q.window.start !== request.window.start) return;
-    const granted = grantOf(this.options.limit, answer.claimed, request.want, request.unreported);
+    const granted = grantOf(this.limit, answer.claimed, request.want, request.unreported);
     q.held += granted;
     // A claim that missed its deadline may land after another reported the same admissions: counted twice, never below zero.
     q.unreported = Math.max(0, q.unreported - request.unreported);
     q.fleetClaimed = Math.max(q.fleetClaimed, answer.claimed);
-    if (q.fleetClaimed >= this.options.limit) q.exhausted = true;
+    if (q.fleetClaimed >= this.limit) q.exhausted = true;
     q.lastClaim = { at: sentAt, granted };
   }
 
@@ -227,10 +220,10 @@ export class BlockQuotaCounter implements RequestCounter {
     // The last block is spent (a claim is made only then): the rate at which it was.
     if (q.lastClaim && q.lastClaim.granted > 0) q.ratePerMs = q.lastClaim.granted / Math.max(1, now - q.lastClaim.at);
     return blockSize({
-      limit: this.options.limit,
+      limit: this.limit,
       bounds: this.bounds,
       ratePerMs: q.ratePerMs,
-      horizonMs: this.options.windowMs / 10,
+      horizonMs: this.windowMs / 10,
       fleetClaimed: q.fleetClaimed,
       fleetSize: this.fleet.at(now),
       waiting: q.waiting,
@@ -247,18 +240,17 @@ export class BlockQuotaCounter implements RequestCounter {
   private quotaOf(key: string, now: number): KeyQuota {
     let q = this.quotas.get(key);
     if (!q) {
-      const offset = windowOffset(key, this.options.windowMs);
-      q = fresh(offset, windowAt(now, this.options.windowMs, offset), now);
-      this.quotas.add(key, q, now);
+      const offset = windowOffset(key, this.windowMs);
+      q = fresh(offset, windowAt(now, this.windowMs, offset));
+      this.quotas.set(key, q);
     } else if (now >= q.window.end || now < q.window.start) {
-      Object.assign(q, fresh(q.offset, windowAt(now, this.options.windowMs, q.offset), now), { ratePerMs: q.ratePerMs, waiting: q.waiting });
+      Object.assign(q, fresh(q.offset, windowAt(now, this.windowMs, q.offset)), { ratePerMs: q.ratePerMs, waiting: q.waiting });
     }
-    q.lastSeen = now;
     return q;
   }
 }
 
-function fresh(offset: number, window: QuotaWindow, now: number): KeyQuota {
+function fresh(offset: number, window: QuotaWindow): KeyQuota {
   return {
     offset,
     window,
@@ -271,6 +263,5 @@ function fresh(offset: number, window: QuotaWindow, now: number): KeyQuota {
     waiting: 0,
     lastClaim: null,
     ratePerMs: null,
-    lastSeen: now,
   };
 }

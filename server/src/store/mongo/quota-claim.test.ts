@@ -1,14 +1,21 @@
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
-import type { RequestCounter, WindowCount } from '../port';
-import { windowOf } from './quota-windows';
-import { MongoRequestCounter, requestCounterCollection, windowDocumentKey } from './request-counter';
+import { BlockQuotaCounter } from '../../rate-limit/block-quota';
+import type { RequestCounter, WindowCount } from '../../rate-limit/counter';
+import { windowOf } from '../../rate-limit/windows';
+import { collectionNames } from './collections';
+import { quotaClaims, windowDocumentKey } from './quota-claim';
 import { systemError } from './test-support/raw-errors';
 import { testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
 
-describe('MongoRequestCounter when MongoDB fails', () => {
+/*
+ * The rate limit's claims on MongoDB, under the block counting that makes
+ * them (rate-limit/block-quota.ts, tested apart on an in-memory count).
+ */
+
+describe('the block counting on MongoDB claims, when MongoDB fails', () => {
   it("falls back to this process's own count instead of failing the request", async () => {
     const failing = { collection: () => ({ findOneAndUpdate: () => Promise.reject(systemError('ECONNREFUSED', 'connect ECONNREFUSED')) }) } as unknown as Db;
-    const counter = new MongoRequestCounter(2, 60, () => ({ db: failing, generation: 0 }));
+    const counter = new BlockQuotaCounter({ limit: 2, claim: quotaClaims(() => failing) });
     const hits = [];
     for (let i = 0; i < 3; i++) hits.push((await counter.hit('client-a')).hits);
     expect(hits).toEqual([1, 2, 3]);
@@ -17,7 +24,7 @@ describe('MongoRequestCounter when MongoDB fails', () => {
 
   it("answers with this process's own count when MongoDB does not answer in time", async () => {
     const silent = { collection: () => ({ findOneAndUpdate: () => new Promise(() => undefined) }) } as unknown as Db;
-    const counter = new MongoRequestCounter(2, 60, () => ({ db: silent, generation: 0 }), { timeoutMs: 50 });
+    const counter = new BlockQuotaCounter({ limit: 2, claim: quotaClaims(() => silent), timeoutMs: 50 });
     // Without the deadline the first hit would wait forever (the test's own timeout would fail it).
     const hits = [];
     for (let i = 0; i < 3; i++) hits.push((await counter.hit('client-a')).hits);
@@ -27,10 +34,10 @@ describe('MongoRequestCounter when MongoDB fails', () => {
 
 const source = testMongoSource();
 if (source.kind === 'none') {
-  it.skip(`MongoRequestCounter on MongoDB: skipped, ${source.reason}`, () => undefined);
+  it.skip(`The block counting on MongoDB claims: skipped, ${source.reason}`, () => undefined);
 } else {
-  describe('MongoRequestCounter on MongoDB', () => {
-    const dbName = uniqueDbName('request-counter');
+  describe('The block counting on MongoDB claims', () => {
+    const dbName = uniqueDbName('quota-claim');
     const windowMs = 60_000;
     /** Two processes: a client each (commands counted), one database. */
     const clients: MongoClient[] = [];
@@ -52,7 +59,7 @@ if (source.kind === 'none') {
     function fleet(limit: number, key: string) {
       const start = windowOf(key, Date.now(), windowMs).start;
       const clock = { t: start, start, now: () => clock.t };
-      const counters = clients.map((client) => new MongoRequestCounter(limit, windowMs / 1000, () => ({ db: client.db(dbName), generation: 0 }), { now: clock.now }));
+      const counters = clients.map((client) => new BlockQuotaCounter({ limit, windowMs, claim: quotaClaims(() => client.db(dbName)), now: clock.now }));
       return { clock, counters };
     }
 
@@ -113,7 +120,7 @@ if (source.kind === 'none') {
       const { clock, counters } = fleet(100, 'client-doc');
       await spread(counters, 'client-doc', 100, 10, 1);
       const window = { start: clock.start, end: clock.start + windowMs };
-      const stored = await clients[0]!.db(dbName).collection(requestCounterCollection).findOne({ key: windowDocumentKey('client-doc', window) });
+      const stored = await clients[0]!.db(dbName).collection(collectionNames.rateLimits).findOne({ key: windowDocumentKey('client-doc', window) });
       expect(stored).toMatchObject({ claimers: expect.arrayContaining([expect.any(String)]), expire: new Date(window.end + windowMs) });
       expect(stored?.claimers).toHaveLength(2);
       expect(stored?.claimed).toBeGreaterThanOrEqual(10);
