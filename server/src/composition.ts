@@ -9,10 +9,10 @@ import { createServices, type ServiceDeps } from './features';
 import type { Liveness } from './http/health';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
 import { Metrics } from './metrics';
+import { observedStore } from './store/around';
 import { MemoryStore } from './store/memory/memory-store';
 import { commandLabels } from './store/mongo/command-labels';
 import { MongoStore } from './store/mongo/mongo-store';
-import { observedStore } from './store/observed-store';
 import { BlockQuotaCounter } from './rate-limit/block-quota';
 import type { RequestCounter } from './rate-limit/counter';
 import type { StoreLifecycle } from './store/port';
@@ -85,7 +85,7 @@ export function depsOf(
   });
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
-  store.startOutboxSweep(undefined, (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`));
+  store.outbox.start(undefined, (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`));
   // On MongoDB the fleet shares one count per key, in blocks claimed from the store (block-quota.ts).
   const counter = config.rateLimitPerMinute > 0 ? new BlockQuotaCounter({ limit: config.rateLimitPerMinute, claim: store.claimQuota }) : undefined;
   const requestCounter = counter && tracing ? tracing.traceRequestCounter(counter) : counter;

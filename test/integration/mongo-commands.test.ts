@@ -33,13 +33,13 @@ const shared = new Set(['findAndModify rateLimits', 'aggregate apiKeys', 'aggreg
 
 /** Commands per request of `requests` requests, spread over `fleet` in turn; the outbox delivered before counting ends. */
 async function perRequest(fleet: Process[], requests: number, send: (process: Process, i: number) => Promise<number>) {
-  await Promise.all(fleet.map((p) => p.store.drainOutbox()));
+  await Promise.all(fleet.map((p) => p.store.outbox.settle()));
   for (const p of fleet) p.sent.length = 0;
   const statuses: number[] = [];
   for (let i = 0; i < requests; i++) {
     const process = fleet[i % fleet.length]!;
     statuses.push(await send(process, i));
-    await process.store.drainOutbox();
+    await process.store.outbox.settle();
   }
   const all = fleet.flatMap((p) => p.sent).filter((c) => !c.name.startsWith('ping'));
   const own = all.filter((c) => !shared.has(c.name));

@@ -160,9 +160,9 @@ if (source.kind === 'none') {
         expect((await put(p, alice, 'm-alice', 'rt-alice-1', { reservationAmount: 9000 - i })).status).toBe(200);
         expect((await put(p, household, 'm-hh-1', 'rt-hh-1', { reservationAmount: 9000 - i })).status).toBe(200);
         expect((await put(p, household, 'm-hh-1', `rt-shard-${i}`, { reservationAmount: 10, offline: true })).status).toBe(200);
-        await p.store.drainOutbox();
+        await p.store.outbox.settle();
       }
-      const report = await fleet[1]!.store.startOutboxSweep({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
+      const report = await fleet[1]!.store.outbox.start({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
       expect(report.failed).toBe(0);
 
       const commands = fleet.flatMap((p) => p.sent.map((c) => c.event));

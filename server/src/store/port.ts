@@ -112,18 +112,12 @@ export interface ReservationStore extends MemberStore, WholeWalletStore {
 export interface AuditStore {
   /**
    * Audit entries of one reservation token, oldest first (by time, then
-   * wallet version). An entry is here once the store has delivered it (at
-   * once, or shortly after its save: see `drainOutbox`); each change's entry
-   * is here exactly once.
+   * wallet version). An entry is here once the store has delivered it: at
+   * once, or shortly after its save (the MongoDB store delivers it from the
+   * wallet's outbox after the answer; its `outbox.settle()` waits for that);
+   * each change's entry is here exactly once.
    */
   listAudit(reservationToken: string): Promise<AuditEntry[]>;
-  /**
-   * Waits for what saves left to do after their answer in this process (an
-   * adapter that writes the audit trail after the change, from the wallet's
-   * outbox, delivers it then); one that failed is left to the next reader of
-   * its wallet, or the sweep.
-   */
-  drainOutbox(): Promise<void>;
 }
 
 /** What the operator's key commands (`loyalty-admin keys`, the key service) need. */
@@ -183,7 +177,6 @@ export const storeMethods = Object.keys({
   loadWalletSlice: true,
   saveWalletSlice: true,
   listAudit: true,
-  drainOutbox: true,
   findClient: true,
   listApiKeys: true,
   insertApiKey: true,

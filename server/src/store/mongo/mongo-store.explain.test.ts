@@ -101,7 +101,7 @@ if (skipReason !== null) {
       ['redemption by id', (s) => s.findRedemption('rd-007')],
       // As many records as the batch read: its wallets are what the index must single out.
       ['outbox sweep: wallets whose outbox is older than its grace', async (s) => {
-        const report = await s.startOutboxSweep({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
+        const report = await s.outbox.start({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
         return new Array(report.cleared + report.failed);
       }],
       ['voucher listing of one business unit', (s) => s.listPublishedVoucherDefinitions('BU-1', 'CUX')],
@@ -165,7 +165,7 @@ async function seed(store: MongoStore): Promise<void> {
     );
     await store.saveWallet({ ...sampleWallet(`member:m-${id}`), audit: sampleAudit(`member:m-${id}`, 1) }, 0);
   }
-  await store.drainOutbox();
+  await store.outbox.settle();
   await store.upsertCatalogueItems(
     ids.map((id) => catalogueItemRecord(`p-${id}`, { catalogueItemId: `ci-${id}`, catalogueItemName: `Item ${id}`, pointsAmount: 100, messages: {} })),
   );

@@ -13,7 +13,7 @@ import {
   type ReservationDoc,
   type ReservationWrite,
   type WalletDoc,
-} from '../documents';
+} from '../wallets/documents';
 import type { Migration } from './migration';
 import { eachMatching } from './parallel';
 

@@ -40,14 +40,14 @@ describe('Outbox bounds', () => {
     // The three as one batch: one write of their audit entries.
     expect(fake.writes).toEqual(['audit.bulkWrite']);
     fake.settleAll();
-    await outbox.drain();
+    await outbox.settle();
     expect(outbox.sizes.underway).toBe(0);
     // Room again: the next one starts.
     outbox.deliverAfterAnswer('w-9', 2, outboxWithAudit('w-9', 2));
     await pause(20);
     expect(outbox.sizes.underway).toBe(1);
     fake.settleAll();
-    await outbox.drain();
+    await outbox.settle();
   });
 
   it('sends the deliveries of one batch window together, and at once when a reader needs one of them', async () => {
@@ -63,7 +63,7 @@ describe('Outbox bounds', () => {
     expect(fake.writes).toEqual(['audit.bulkWrite']);
     fake.settleAll();
     await saving;
-    await outbox.drain();
+    await outbox.settle();
   });
 
   it('remembers the delivered version of at most maxRemembered wallets (forgetting costs one read later)', async () => {

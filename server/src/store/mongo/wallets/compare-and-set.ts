@@ -1,10 +1,14 @@
 import type { Collection } from 'mongodb';
-import type { ReservationKey, ReservationRecord, Wallet, WalletSlice, WalletSliceChange } from '../../domain/model';
-import { totalsOf } from '../../domain/wallet-totals';
-import { StoreUnavailableError } from '../port';
-import { assertExpectedVersion } from '../wallet-update';
+import type { ReservationKey, ReservationRecord, Wallet, WalletSlice, WalletSliceChange } from '../../../domain/model';
+import { totalsOf } from '../../../domain/wallet-totals';
+import { StoreUnavailableError, type ReservationStore, type WholeWalletStore } from '../../port';
+import { assertExpectedVersion } from '../../wallet-update';
+import { isKey, requireKey } from '../collections';
+import { memberFromDoc, type MemberDoc } from '../documents';
+import { isDuplicateKey } from '../errors';
 import {
   balanceFields,
+  deliveredLookup,
   keyOfReservation,
   reservationDocId,
   reservationFields,
@@ -13,17 +17,14 @@ import {
   reservationWritesFromDocs,
   totalsFields,
   walletFilter,
-  memberFromDoc,
-  type MemberDoc,
   type AuditDoc,
   type OutboxDoc,
   type ReservationDoc,
   type ReservationWrite,
   type WalletDoc,
+  type WalletWithDelivery,
 } from './documents';
-import { isDuplicateKey } from './errors';
-import { deliveredLookup, Outbox, outboxDoc, type WalletWithDelivery } from './outbox';
-import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions } from './outbox-sweep';
+import { outboxDoc, type Outbox } from './outbox';
 
 /*
  * Wallets on MongoDB. A wallet document holds the balances, the running
@@ -53,11 +54,13 @@ export interface WalletCollections {
   audit: Collection<AuditDoc>;
 }
 
-export interface MongoWalletsDeps {
+/** What the wallets, their outbox and its sweep use of the store's connection. */
+export interface WalletRoomDeps {
+  /** The collections of the connection's current client. */
   collections: () => WalletCollections;
-  /** Runs one driver call, mapping "database unreachable" (see MongoStore.run). */
+  /** Runs one driver call, mapping "database unreachable" (StoreConnection.run). */
   run: <T>(operation: () => Promise<T>) => Promise<T>;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /** An outbox of more reservation writes than this (a whole save) is delivered at once and cleared, so that slice reads stay small. */
@@ -65,14 +68,41 @@ const smallOutbox = 8;
 /** Whole reads retried when a change lands between their wallet and reservation reads. */
 const wholeReadAttempts = 20;
 
-export class MongoWallets {
+/** The store's wallet methods (the port's `WholeWalletStore` and the slice of `ReservationStore`), over the wallets' outbox. */
+export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'loadWalletSlice' | 'saveWalletSlice'> {
   private readonly now: () => Date;
-  private readonly outbox: Outbox;
-  private sweep: OutboxSweep | null = null;
 
-  constructor(private readonly deps: MongoWalletsDeps) {
-    this.now = deps.now ?? (() => new Date());
-    this.outbox = new Outbox({ collections: deps.collections, run: deps.run, now: this.now });
+  constructor(
+    private readonly deps: WalletRoomDeps,
+    private readonly outbox: Outbox,
+  ) {
+    this.now = deps.now;
+  }
+
+  async loadWallet(walletId: string): Promise<Wallet | null> {
+    if (!isKey(walletId)) return null;
+    const read = await this.readWhole(walletId);
+    // A wallet changing under every read is busy, not broken: try again later (503).
+    if (read === 'busy') throw new StoreUnavailableError(`wallet ${walletId} changed during every one of ${wholeReadAttempts} reads`);
+    return read ? read.wallet : null;
+  }
+
+  async saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
+    return this.save(wallet, requireKey(wallet.walletId, 'walletId'), expectedVersion);
+  }
+
+  async loadWalletSlice(walletId: string, key: ReservationKey, options: { withMember?: string } = {}): Promise<WalletSlice | null> {
+    if (![walletId, key.clientId, key.correlationId, key.reservationToken].every(isKey)) return null;
+    if (options.withMember !== undefined && !isKey(options.withMember)) return null;
+    return this.loadSlice(walletId, key, options.withMember);
+  }
+
+  async saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
+    requireKey(change.walletId, 'walletId');
+    requireKey(change.reservation.clientId, 'clientId');
+    requireKey(change.reservation.correlationId, 'correlationId');
+    requireKey(change.reservation.reservationToken, 'reservationToken');
+    return this.saveSlice(change, expectedVersion);
   }
 
   private get collections(): WalletCollections {
@@ -80,7 +110,7 @@ export class MongoWallets {
   }
 
   /** With `memberId`, that member too, looked up by its `_id` in the same command. */
-  async loadSlice(walletId: string, key: ReservationKey, memberId?: string): Promise<WalletSlice | null> {
+  private async loadSlice(walletId: string, key: ReservationKey, memberId?: string): Promise<WalletSlice | null> {
     const docId = reservationDocId(walletId, key);
     const { reservations, audit, members } = this.collections;
     const memberLookup =
@@ -125,7 +155,7 @@ export class MongoWallets {
     return slice;
   }
 
-  async saveSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
+  private async saveSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
     assertExpectedVersion(expectedVersion);
     if (expectedVersion === 0) return false;
     await this.outbox.ensureDeliveredBeforeSave(change.walletId, expectedVersion);
@@ -142,16 +172,8 @@ export class MongoWallets {
     return true;
   }
 
-  async load(walletId: string): Promise<Wallet | null> {
-    const read = await this.readWhole(walletId);
-    // A wallet changing under every read is busy, not broken: try again later (503).
-    if (read === 'busy') throw new StoreUnavailableError(`wallet ${walletId} changed during every one of ${wholeReadAttempts} reads`);
-    return read ? read.wallet : null;
-  }
-
-  async save(wallet: Wallet, expectedVersion: number): Promise<boolean> {
+  private async save(wallet: Wallet, walletId: string, expectedVersion: number): Promise<boolean> {
     assertExpectedVersion(expectedVersion);
-    const walletId = wallet.walletId;
     const current = expectedVersion === 0 ? null : await this.readWhole(walletId);
     // Busy, or moved on: a conflict, which the caller retries.
     if (current === 'busy' || (expectedVersion !== 0 && current?.wallet.version !== expectedVersion)) return false;
@@ -167,34 +189,6 @@ export class MongoWallets {
         : (await this.deps.run(() => this.collections.wallets.updateOne({ ...walletFilter(walletId), version: expectedVersion }, { $set: fields }))).matchedCount === 1;
     if (saved) await this.deliver(walletId, version, outbox);
     return saved;
-  }
-
-  /** Starts the outbox sweep (a serving process; not the operator's commands). */
-  startSweep(options: OutboxSweepOptions = defaultSweepOptions, onError?: (error: unknown) => void): OutboxSweep {
-    this.sweep ??= new OutboxSweep(
-      {
-        wallets: () => this.collections.wallets,
-        auditCollection: () => this.collections.audit.collectionName,
-        outbox: this.outbox,
-        run: this.deps.run,
-        now: this.now,
-        ...(onError && { onError }),
-      },
-      options,
-    );
-    this.sweep.start();
-    return this.sweep;
-  }
-
-  /** Stops the sweep and waits for the deliveries under way (before the client closes). */
-  async drain(): Promise<void> {
-    await this.sweep?.stop();
-    await this.outbox.drain();
-  }
-
-  /** Waits for the deliveries under way, the sweep left running. */
-  drainOutbox(): Promise<void> {
-    return this.outbox.drain();
   }
 
   /**

@@ -1,21 +1,25 @@
 import type { LRUCache } from 'lru-cache';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
+import { boundedCache } from '../../../caching/bounded-cache';
+import type { AuditEntry } from '../../../domain/model';
+import { isDuplicateKey } from '../errors';
 import {
   auditDoc,
+  deliveredLookup,
+  isDelivered,
   reservationDocBody,
   reservationDocId,
   reservationWriteDocs,
   reservationWritesFromDocs,
+  walletFilter,
   type AuditDoc,
   type OutboxDoc,
   type ReservationDoc,
   type ReservationWrite,
   type WalletDoc,
-  walletFilter,
+  type WalletWithDelivery,
 } from './documents';
-import type { AuditEntry } from '../../domain/model';
-import { boundedCache } from '../../caching/bounded-cache';
-import { isDuplicateKey } from './errors';
+import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions } from './outbox-sweep';
 
 /*
  * The outbox of a wallet change. A change is one compare-and-set of its
@@ -31,9 +35,9 @@ import { isDuplicateKey } from './errors';
  * - any reader of the wallet that finds its outbox undelivered delivers it
  *   before going on (a process stopped between answer and delivery, a
  *   delivery that failed), and no writer replaces an undelivered outbox;
- * - the sweep delivers the outboxes left behind by wallets nobody changes
- *   again, and clears delivered ones, so that the `outbox.at` index holds
- *   only recent changes.
+ * - the sweep (outbox-sweep.ts) delivers the outboxes left behind by
+ *   wallets nobody changes again, and clears delivered ones, so that the
+ *   `outbox.at` index holds only recent changes.
  *
  * An outbox without an audit entry (a fixture's whole save) cannot be told
  * delivered from the trail: whoever delivers it clears it.
@@ -47,7 +51,7 @@ export interface OutboxCollections {
 
 export interface OutboxDeps {
   collections: () => OutboxCollections;
-  /** Runs one driver call, mapping "database unreachable" (see MongoStore.run). */
+  /** Runs one driver call, mapping "database unreachable" (StoreConnection.run). */
   run: <T>(operation: () => Promise<T>) => Promise<T>;
   now: () => Date;
   /** Default `maxDeliveriesUnderway`. */
@@ -65,9 +69,6 @@ interface Delivery {
   outbox: OutboxDoc;
 }
 
-/** A wallet as read with the `$lookup` of `deliveredLookup`: `delivered` holds its outbox's entry once it is in the trail. */
-export type WalletWithDelivery = WalletDoc & { delivered?: Document[] };
-
 /** Deliveries after answers under way at once in a process; past it, the next reader or the sweep delivers. */
 export const maxDeliveriesUnderway = 10_000;
 /** Wallets whose delivered version a process remembers (saves it from checking again); forgetting costs one read. */
@@ -80,30 +81,22 @@ export const maxRememberedWallets = 10_000;
 export const batchDelayMs = 100;
 const maxBatch = 200;
 
-/**
- * Aggregation stages that tell, with a wallet, whether its outbox is
- * delivered: its audit entry looked up in the trail by `_id` (the equality
- * form of `$lookup`, which every server answers from the `_id` index), with
- * only the `_id` kept.
- */
-export function deliveredLookup(audit: string): Document[] {
-  return [
-    { $lookup: { from: audit, localField: 'outbox.audit._id', foreignField: '_id', as: 'delivered' } },
-    { $project: { 'delivered.walletId': 0, 'delivered.before': 0, 'delivered.after': 0, 'delivered.shares': 0 } },
-  ];
-}
-
-/** True when `doc` has no outbox, or its audit entry is in the trail (as read with `deliveredLookup`). */
-export function isDelivered(doc: WalletWithDelivery): boolean {
-  return !doc.outbox || (doc.outbox.audit !== null && (doc.delivered?.length ?? 0) > 0);
-}
-
 /** The outbox of a change: its reservation writes and audit entry, saved at `at`. */
 export function outboxDoc(reservations: readonly ReservationWrite[], audit: AuditEntry | null | undefined, at: Date): OutboxDoc {
   return { at, reservations: reservationWriteDocs(reservations), audit: audit ? auditDoc(audit) : null };
 }
 
-export class Outbox {
+/** The outbox's work in a process, one handle: composition starts it, tests settle it, the store's close ends it. */
+export interface OutboxLifecycle {
+  /** Starts the sweep (a serving process; the operator's commands do not); a second call returns the running one. */
+  start(options?: OutboxSweepOptions, onError?: (error: unknown) => void): OutboxSweep;
+  /** Waits for the deliveries under way in this process (before a test reads the trail). */
+  settle(): Promise<void>;
+  /** Stops the sweep and settles: before the client closes. */
+  close(): Promise<void>;
+}
+
+export class Outbox implements OutboxLifecycle {
   /** Deliveries under way in this process, by wallet: a reader of that version joins one instead of sending it again. */
   private readonly underway = new Map<string, { version: number; done: Promise<void> }>();
   /** Per wallet, the version this process saw delivered (read from the database, or delivered itself). */
@@ -111,9 +104,36 @@ export class Outbox {
   /** Deliveries after answers waiting for the next batch. */
   private queued: Array<Delivery & { settle: (failure: unknown) => void }> = [];
   private batchTimer: NodeJS.Timeout | null = null;
+  private sweep: OutboxSweep | null = null;
 
   constructor(private readonly deps: OutboxDeps) {
     this.delivered = boundedCache({ maxEntries: deps.maxRemembered ?? maxRememberedWallets });
+  }
+
+  start(options: OutboxSweepOptions = defaultSweepOptions, onError?: (error: unknown) => void): OutboxSweep {
+    this.sweep ??= new OutboxSweep(
+      {
+        wallets: () => this.collections.wallets,
+        auditCollection: () => this.collections.audit.collectionName,
+        outbox: this,
+        run: this.deps.run,
+        now: this.deps.now,
+        ...(onError && { onError }),
+      },
+      options,
+    );
+    this.sweep.start();
+    return this.sweep;
+  }
+
+  async close(): Promise<void> {
+    await this.sweep?.stop();
+    await this.settle();
+  }
+
+  async settle(): Promise<void> {
+    this.sendBatch();
+    await Promise.allSettled([...this.underway.values()].map((delivery) => delivery.done));
   }
 
   /** The collections of the store's current client. */
@@ -131,7 +151,7 @@ export class Outbox {
     const queued = new Promise<void>((resolve, reject) => {
       this.queued.push({ walletId, version, outbox, settle: (failure) => (failure === undefined ? resolve() : reject(failure)) });
     });
-    this.start(walletId, version, () => queued).catch(() => undefined);
+    this.track(walletId, version, () => queued).catch(() => undefined);
     if (this.queued.length >= maxBatch) this.sendBatch();
     else this.batchTimer ??= setTimeout(() => this.sendBatch(), this.deps.batchDelayMs ?? batchDelayMs);
   }
@@ -150,7 +170,7 @@ export class Outbox {
 
   /** Delivers the outbox of a save at once (whole saves: fixtures, large outboxes). */
   deliverNow(walletId: string, version: number, outbox: OutboxDoc): Promise<void> {
-    return this.start(walletId, version, () => this.deliver(walletId, version, outbox));
+    return this.track(walletId, version, () => this.deliver(walletId, version, outbox));
   }
 
   /**
@@ -170,7 +190,7 @@ export class Outbox {
       await underway.done.catch(() => undefined);
       if (this.knowsDelivered(doc._id, doc.version)) return;
     }
-    await this.start(doc._id, doc.version, () => this.deliver(doc._id, doc.version, doc.outbox!));
+    await this.track(doc._id, doc.version, () => this.deliver(doc._id, doc.version, doc.outbox!));
   }
 
   /**
@@ -203,12 +223,6 @@ export class Outbox {
     return { underway: this.underway.size, remembered: this.delivered.size };
   }
 
-  /** Waits for the deliveries under way (before the client closes, or before a test reads the trail). */
-  async drain(): Promise<void> {
-    this.sendBatch();
-    await Promise.allSettled([...this.underway.values()].map((delivery) => delivery.done));
-  }
-
   /**
    * The reservations first, then the audit entry (whose presence in the
    * trail then says the outbox is delivered); an outbox without one is
@@ -236,7 +250,8 @@ export class Outbox {
     await this.deps.run(() => this.collections.wallets.bulkWrite(operations, { ordered: false }));
   }
 
-  private start(walletId: string, version: number, deliver: () => Promise<void>): Promise<void> {
+  /** Runs `deliver`, known as the delivery under way of that wallet version until it ends. */
+  private track(walletId: string, version: number, deliver: () => Promise<void>): Promise<void> {
     const done = deliver().then(() => this.remember(walletId, version));
     const entry = { version, done };
     this.underway.set(walletId, entry);

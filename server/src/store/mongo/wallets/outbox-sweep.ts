@@ -1,6 +1,5 @@
 import type { Collection } from 'mongodb';
-import { sweepBuckets, type WalletDoc } from './documents';
-import { deliveredLookup, isDelivered, type Outbox, type WalletWithDelivery } from './outbox';
+import { deliveredLookup, isDelivered, sweepBuckets, type WalletDoc, type WalletWithDelivery } from './documents';
 
 /*
  * The outbox sweep: delivers what no process delivered (it stopped between
@@ -37,10 +36,18 @@ export interface SweepReport {
   failed: number;
 }
 
+/** What the sweep asks of the outbox (outbox.ts). */
+export interface SweptOutbox {
+  /** Delivers the outbox of the version `doc` was read at, unless it is delivered. */
+  ensureDelivered(doc: WalletWithDelivery): Promise<void>;
+  /** Removes the outboxes of these wallet versions (delivered ones). */
+  clear(versions: ReadonlyArray<Pick<WalletDoc, '_id' | 'version'>>): Promise<void>;
+}
+
 export interface OutboxSweepDeps {
   wallets: () => Collection<WalletDoc>;
   auditCollection: () => string;
-  outbox: Outbox;
+  outbox: SweptOutbox;
   run: <T>(operation: () => Promise<T>) => Promise<T>;
   now: () => Date;
   /** Told of each run that failed (the database away); the next run tries again. */
@@ -73,7 +80,7 @@ export class OutboxSweep {
 
   /**
    * One run: each sweep bucket in turn (each query targets the shards of
-   * its bucket: shard-plan.ts), batches of old outboxes until none is left,
+   * its bucket: ../shard-plan.ts), batches of old outboxes until none is left,
    * at most `maxBatches` per bucket.
    */
   async runOnce(): Promise<SweepReport> {
