@@ -54,8 +54,8 @@ export const toLayout4: Migration = {
 async function deliverLastChange(db: Db, outbox: Outbox, doc: Layout3Wallet, now: Date): Promise<void> {
   const entries = (doc.pendingAudit ?? []).map((entry): AuditDoc => ({ _id: auditEntryId(entry.walletId, entry.walletVersion), ...entry }));
   // The reservations first; each entry after them, as a layout 4 outbox is delivered.
-  await outbox.deliver(doc._id, doc.version, { at: now, reservations: doc.pending ?? [], audit: null });
-  for (const entry of entries) await outbox.deliver(doc._id, doc.version, { at: now, reservations: [], audit: entry });
+  await outbox.deliverNow(doc._id, doc.version, { at: now, reservations: doc.pending ?? [], audit: null });
+  for (const entry of entries) await outbox.deliverNow(doc._id, doc.version, { at: now, reservations: [], audit: entry });
   await db
     .collection<Layout3Wallet>(collectionNames.wallets)
     .updateOne({ _id: doc._id, version: doc.version }, { $unset: { pending: '', pendingAudit: '' } });

@@ -168,7 +168,7 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
       ),
     );
     if (result.matchedCount !== 1) return false;
-    this.outbox.deliverAfterAnswer(change.walletId, version, outbox);
+    this.outbox.deliverLater(change.walletId, version, outbox);
     return true;
   }
 
@@ -187,7 +187,7 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
       expectedVersion === 0
         ? await this.insert({ ...walletFilter(walletId), ...fields })
         : (await this.deps.run(() => this.collections.wallets.updateOne({ ...walletFilter(walletId), version: expectedVersion }, { $set: fields }))).matchedCount === 1;
-    if (saved) await this.deliver(walletId, version, outbox);
+    if (saved) await this.afterSave(walletId, version, outbox);
     return saved;
   }
 
@@ -196,9 +196,9 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
    * delivered after the answer, as a slice's; any other (a fixture, many
    * reservations) at once, and then cleared, so that slice reads stay small.
    */
-  private deliver(walletId: string, version: number, outbox: OutboxDoc): void | Promise<void> {
+  private afterSave(walletId: string, version: number, outbox: OutboxDoc): void | Promise<void> {
     if (outbox.audit && outbox.reservations.length <= smallOutbox) {
-      this.outbox.deliverAfterAnswer(walletId, version, outbox);
+      this.outbox.deliverLater(walletId, version, outbox);
       return;
     }
     // Saved: a delivery that fails now is made by the next reader of this version, or the sweep.

@@ -146,7 +146,7 @@ export class Outbox implements OutboxLifecycle {
    * out (the next turn of the event loop), without waiting for it. When too
    * many are under way, it is left to the next reader of the wallet or the sweep.
    */
-  deliverAfterAnswer(walletId: string, version: number, outbox: OutboxDoc): void {
+  deliverLater(walletId: string, version: number, outbox: OutboxDoc): void {
     if (this.underway.size >= (this.deps.maxUnderway ?? maxDeliveriesUnderway)) return;
     const queued = new Promise<void>((resolve, reject) => {
       this.queued.push({ walletId, version, outbox, settle: (failure) => (failure === undefined ? resolve() : reject(failure)) });
@@ -162,15 +162,15 @@ export class Outbox implements OutboxLifecycle {
     this.batchTimer = null;
     const batch = this.queued.splice(0);
     if (batch.length === 0) return;
-    this.deliverAll(batch).then(
+    this.write(batch).then(
       () => batch.forEach((d) => d.settle(undefined)),
       (error: unknown) => batch.forEach((d) => d.settle(error ?? new Error('delivery failed'))),
     );
   }
 
-  /** Delivers the outbox of a save at once (whole saves: fixtures, large outboxes). */
+  /** Delivers an outbox at once (whole saves: fixtures, large outboxes; the layout 4 migration's). */
   deliverNow(walletId: string, version: number, outbox: OutboxDoc): Promise<void> {
-    return this.track(walletId, version, () => this.deliver(walletId, version, outbox));
+    return this.track(walletId, version, () => this.write([{ walletId, version, outbox }]));
   }
 
   /**
@@ -190,7 +190,7 @@ export class Outbox implements OutboxLifecycle {
       await underway.done.catch(() => undefined);
       if (this.knowsDelivered(doc._id, doc.version)) return;
     }
-    await this.track(doc._id, doc.version, () => this.deliver(doc._id, doc.version, doc.outbox!));
+    await this.track(doc._id, doc.version, () => this.write([{ walletId: doc._id, version: doc.version, outbox: doc.outbox! }]));
   }
 
   /**
@@ -224,16 +224,12 @@ export class Outbox implements OutboxLifecycle {
   }
 
   /**
-   * The reservations first, then the audit entry (whose presence in the
-   * trail then says the outbox is delivered); an outbox without one is
-   * cleared instead. Every write is idempotent.
+   * Writes what outboxes carry, several at once: one write of all their
+   * reservations first, then one of all their audit entries (whose presence
+   * in the trail then says an outbox is delivered); an outbox without an
+   * entry is cleared instead. Every write is idempotent; fails whole.
    */
-  deliver(walletId: string, version: number, outbox: OutboxDoc): Promise<void> {
-    return this.deliverAll([{ walletId, version, outbox }]);
-  }
-
-  /** Several outboxes at once: one write of all their reservations, one of all their audit entries. Fails whole. */
-  private async deliverAll(batch: Delivery[]): Promise<void> {
+  private async write(batch: Delivery[]): Promise<void> {
     await this.writeReservations(batch.flatMap((d) => reservationWritesFromDocs(d.outbox.reservations).map((write) => ({ ...d, write }))));
     const entries = batch.flatMap((d) => (d.outbox.audit ? [d.outbox.audit] : []));
     if (entries.length > 0) await this.insertIgnoringDuplicates(entries);
