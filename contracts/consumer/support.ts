@@ -11,6 +11,7 @@ import { createLoyaltyClient, type LoyaltyClient, type UnauthorizedErrorMessage 
 import {
   apiKeys,
   consumerName,
+  type IdentifierTypeParam,
   pactOutputDir,
   placeholderSessionToken,
   providerName,
@@ -76,6 +77,13 @@ export function interaction(pact: PactV4, description: string, ...given: StateSp
 /** The member most interactions are about, and the state that she exists. */
 export const alice = 'm-alice';
 export const aliceExists = state(states.memberExists, { correlationId: alice, pointBalance: 50000 });
+
+/** That alice holds a reservation under `reservationToken`, of `reservationAmount` points. */
+export const aliceHolds = (reservationToken: string, reservationAmount: number, identifierType: IdentifierTypeParam = 'CARD_NUMBER') =>
+  state(states.memberHoldsReservation, { correlationId: alice, reservationToken, reservationAmount, identifierType });
+
+/** Operation B's path. */
+export const reservationPath = (correlationId: string, reservationToken: string) => `/client/users/${correlationId}/reservations/${reservationToken}`;
 
 // --- request headers ---------------------------------------------------------
 
