@@ -57,7 +57,6 @@ export function settled<M>(test: (mock: M) => Promise<void>): (mock: M) => Promi
 
 export type StateSpec = { [S in StateName]: readonly [S, StateParams[S]] }[StateName];
 type UnconfiguredInteraction = ReturnType<PactV4['addInteraction']>;
-type PactParams = Parameters<UnconfiguredInteraction['given']>[1];
 
 /** A provider state with its parameters, typed by the state's sentence. */
 export function state<S extends StateName>(name: S, params: StateParams[S]): readonly [S, StateParams[S]] {
@@ -68,8 +67,7 @@ export function state<S extends StateName>(name: S, params: StateParams[S]): rea
 export function interaction(pact: PactV4, description: string, ...given: StateSpec[]): UnconfiguredInteraction {
   let builder = pact.addInteraction();
   for (const [name, params] of given) {
-    // Pact params are JSON; StateParams only allows JSON values.
-    builder = builder.given(name, params as unknown as PactParams);
+    builder = builder.given(name, params);
   }
   return builder.uponReceiving(description);
 }

@@ -43,7 +43,7 @@ async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ cod
     stdout: { write: (text: string) => ((stdout += text), true) },
     stderr: { write: (text: string) => ((stderr += text), true), isTTY: false },
   };
-  const code = await runAdmin(args, env, streams as never);
+  const code = await runAdmin(args, env, streams);
   return { code, stdout, stderr };
 }
 

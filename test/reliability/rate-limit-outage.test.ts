@@ -111,7 +111,7 @@ const retryMs = 200;
       for (let tries = 0; tries < 100 && stored?.claimers?.length !== 2; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         clock.t += retryMs;
-        await Promise.all(counters.map((counter) => counter.hit(key)));
+        await Promise.all(counters.map(async (counter) => counter.hit(key)));
         stored = await reader.findOne<{ claimed: number; claimers: string[] }>({ key: windowDocumentKey(key, window) });
       }
       expect(stored?.claimers).toHaveLength(2);

@@ -137,12 +137,13 @@ function offerErrors(loyalty: LoyaltyClient, config: ExampleConfig, sessionToken
   for (const [id, attempt] of Object.entries(tries)) {
     const button = byId(id) as HTMLButtonElement;
     button.disabled = false;
-    button.addEventListener('click', async () => {
+    button.addEventListener('click', () => {
       button.disabled = true;
       document.body.dataset.busy = 'true';
-      await attempt();
-      delete document.body.dataset.busy;
-      button.disabled = false;
+      void attempt().then(() => {
+        delete document.body.dataset.busy;
+        button.disabled = false;
+      });
     });
   }
 }

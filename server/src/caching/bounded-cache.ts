@@ -13,7 +13,7 @@ export interface CacheBound {
 }
 
 /** lru-cache's other options (a `fetchMethod`...), the bound aside. */
-export type CacheBehaviour<K extends {}, V extends {}, FC> = Omit<
+export type CacheBehaviour<K extends NonNullable<unknown>, V extends NonNullable<unknown>, FC> = Omit<
   LRUCache.OptionsBase<K, V, FC>,
   'max' | 'maxSize' | 'sizeCalculation' | 'ttl' | 'updateAgeOnGet' | 'ttlResolution' | 'perf'
 >;
@@ -28,7 +28,7 @@ export type CacheBehaviour<K extends {}, V extends {}, FC> = Omit<
  * which allocates room for every entry up front (a few milliseconds and
  * megabytes for 100,000): so a cache grows with the keys it meets.
  */
-export function boundedCache<K extends {}, V extends {}, FC = unknown>(bound: CacheBound, behaviour: CacheBehaviour<K, V, FC> = {}): LRUCache<K, V, FC> {
+export function boundedCache<K extends NonNullable<unknown>, V extends NonNullable<unknown>, FC = unknown>(bound: CacheBound, behaviour: CacheBehaviour<K, V, FC> = {}): LRUCache<K, V, FC> {
   if (!Number.isSafeInteger(bound.maxEntries) || bound.maxEntries < 1) throw new RangeError(`maxEntries must be a positive integer, got ${bound.maxEntries}`);
   if (bound.ttlMs !== undefined && !(bound.ttlMs > 0)) throw new RangeError(`ttlMs must be positive, got ${bound.ttlMs}`);
   return new LRUCache<K, V, FC>({

@@ -72,7 +72,7 @@ function throughValidator(eov: RequestHandler, wordRefusal: RefusalWording | und
       eov(req, res, next);
       return;
     }
-    eov(req, res, onRequestVerdict(next, (refusal) => wordRefusal(req).then((own) => next(own ?? refusal), next)));
+    eov(req, res, onRequestVerdict(next, (refusal) => void wordRefusal(req).then((own) => next(own ?? refusal), next)));
   };
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Request } from 'express';
 import { parse, stringify } from 'yaml';
 import type { HeaderParameters, PathParameters, QueryParameters, RequestBody, SuccessBody } from './operation-types';
-import { expressPath, methods, operationIds, routes, servedSpec, type ExpressPath, type SpecRoute } from './routes';
+import { expressPath, methods, routes, servedSpec, type ExpressPath, type SpecRoute } from './routes';
 import { defaultSpecPath, InvalidSpecError, loadApiSpec, type LoadedSpec } from './spec';
 
 describe('the route table', () => {

@@ -131,7 +131,7 @@ describe('BlockQuotaCounter: counting writes', () => {
     const counts = new SharedCounts();
     const clock = testClock();
     const [counter] = processes(1, limit, counts, clock.now);
-    const answers = await Promise.all(Array.from({ length: 200 }, () => counter!.hit(key)));
+    const answers = await Promise.all(Array.from({ length: 200 }, async () => counter!.hit(key)));
     expect(answers.every(admits(limit))).toBe(true);
     expect(counts.maxUnderWay).toBe(1);
     // The first block, then one sized for all those waiting.

@@ -17,7 +17,7 @@ describe('inProcessCounter', () => {
     const start = clock.t;
     const counts = offsets.map((offset) => {
       clock.t = start + offset;
-      const { hits, msBeforeReset } = counter.hit('client-a') as { hits: number; msBeforeReset: number };
+      const { hits, msBeforeReset } = counter.hit('client-a');
       return [hits, msBeforeReset];
     });
     expect(counts).toEqual(expected);

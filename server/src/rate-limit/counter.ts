@@ -15,6 +15,11 @@ export interface RequestCounter {
   hit(key: string): WindowCount | Promise<WindowCount>;
 }
 
+/** The count of this process alone: it never waits. */
+export interface InProcessCounter extends RequestCounter {
+  hit(key: string): WindowCount;
+}
+
 /** Keys whose count a process keeps at most (a few hundred bytes each); past it the least recently counted goes. */
 export const maxCountedKeys = 100_000;
 
@@ -31,7 +36,7 @@ interface Window {
  * are kept: past that, the least recently counted key starts again from
  * nothing.
  */
-export function inProcessCounter(windowMs = rateLimitWindowMs, now: () => number = Date.now, maxKeys = maxCountedKeys): RequestCounter {
+export function inProcessCounter(windowMs = rateLimitWindowMs, now: () => number = Date.now, maxKeys = maxCountedKeys): InProcessCounter {
   const windows = boundedCache<string, Window>({ maxEntries: maxKeys, ttlMs: windowMs, now });
   return {
     hit(key) {

@@ -219,7 +219,7 @@ describe('the redemption pair, the one rule the schema does not state: the servi
         correlationId: 'm-alice',
         reservationToken: 'rt-1',
       },
-      body as Parameters<typeof service.updateReservation>[1],
+      body,
     );
 
   it.each<[string, object]>([

@@ -65,9 +65,9 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
 }
 
 interface CredentialReads {
-  findApiKey(digest: string): Promise<ApiKeyContext | null>;
+  findApiKey: (digest: string) => Promise<ApiKeyContext | null>;
   /** As the store's, but the member may be left out (not read): see SessionLookup. */
-  findSessionContext(tokenHash: string): Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
+  findSessionContext: (tokenHash: string) => Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
 }
 
 /**
@@ -108,7 +108,7 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   );
   return {
     findApiKey: (digest) => apiKeys.get(digest),
-    async findSessionContext(tokenHash) {
+    findSessionContext: async (tokenHash) => {
       const session = await sessions.get(tokenHash);
       if (!session) return null;
       const key = await keysById.get(session.keyId);

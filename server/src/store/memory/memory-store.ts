@@ -215,7 +215,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   private bucketOf(definition: VoucherDefinitionRecord): VoucherDefinitionRecord[] {
     let byStatus = this.definitionIndex.get(definition.businessUnit);
-    if (!byStatus) this.definitionIndex.set(definition.businessUnit, (byStatus = new Map()));
+    if (!byStatus) this.definitionIndex.set(definition.businessUnit, (byStatus = new Map<string, VoucherDefinitionRecord[]>()));
     let bucket = byStatus.get(definition.status);
     if (!bucket) byStatus.set(definition.status, (bucket = []));
     return bucket;

@@ -1,4 +1,4 @@
-import type { Db, IndexDescription } from 'mongodb';
+import type { Db, Document, IndexDescription } from 'mongodb';
 import { collectionNames } from './collections';
 
 /**
@@ -37,15 +37,21 @@ export async function ensureIndexes(db: Db): Promise<void> {
 export async function missingIndexes(db: Db): Promise<string[]> {
   const missing: string[] = [];
   for (const { collection, indexes } of indexSpecs) {
-    const present = await db
-      .collection(collection)
-      .listIndexes()
-      .toArray()
-      .catch(() => []);
+    const present = await indexesOf(db, collection);
     const keysOf = (key: unknown): string => JSON.stringify(key);
     for (const index of indexes) {
       if (!present.some((p) => keysOf(p.key) === keysOf(index.key))) missing.push(`${collection} ${keysOf(index.key)}`);
     }
   }
   return missing;
+}
+
+/** The indexes `collection` has, as the server describes them; none when it does not exist. */
+export async function indexesOf(db: Db, collection: string): Promise<Document[]> {
+  const indexes: Document[] = await db
+    .collection(collection)
+    .listIndexes()
+    .toArray()
+    .catch(() => []);
+  return indexes;
 }

@@ -50,7 +50,7 @@ async function moveOut(db: Db, doc: Layout1Wallet, now: Date): Promise<void> {
   if (whole.length > 0) {
     const writes = whole.map(
       (r): AnyBulkWriteOperation<ReservationDoc> => ({
-        replaceOne: { filter: { _id: reservationDocId(doc._id, r) }, replacement: reservationDocBody(doc._id, version, r, now) as ReservationDoc, upsert: true },
+        replaceOne: { filter: { _id: reservationDocId(doc._id, r) }, replacement: reservationDocBody(doc._id, version, r, now), upsert: true },
       }),
     );
     await reservations.bulkWrite(writes, { ordered: false });

@@ -102,7 +102,7 @@ export class Outbox implements OutboxLifecycle {
   /** Per wallet, the version this process saw delivered (read from the database, or delivered itself). */
   private readonly delivered: LRUCache<string, number>;
   /** Deliveries after answers waiting for the next batch. */
-  private queued: Array<Delivery & { settle: (failure: unknown) => void }> = [];
+  private queued: Array<Delivery & { delivered: () => void; failed: (error: unknown) => void }> = [];
   private batchTimer: NodeJS.Timeout | null = null;
   private sweep: OutboxSweep | null = null;
 
@@ -149,7 +149,7 @@ export class Outbox implements OutboxLifecycle {
   deliverLater(walletId: string, version: number, outbox: OutboxDoc): void {
     if (this.underway.size >= (this.deps.maxUnderway ?? maxDeliveriesUnderway)) return;
     const queued = new Promise<void>((resolve, reject) => {
-      this.queued.push({ walletId, version, outbox, settle: (failure) => (failure === undefined ? resolve() : reject(failure)) });
+      this.queued.push({ walletId, version, outbox, delivered: resolve, failed: reject });
     });
     this.track(walletId, version, () => queued).catch(() => undefined);
     if (this.queued.length >= maxBatch) this.sendBatch();
@@ -163,8 +163,8 @@ export class Outbox implements OutboxLifecycle {
     const batch = this.queued.splice(0);
     if (batch.length === 0) return;
     this.write(batch).then(
-      () => batch.forEach((d) => d.settle(undefined)),
-      (error: unknown) => batch.forEach((d) => d.settle(error ?? new Error('delivery failed'))),
+      () => batch.forEach((d) => d.delivered()),
+      (error: unknown) => batch.forEach((d) => d.failed(error)),
     );
   }
 
@@ -280,7 +280,7 @@ export class Outbox implements OutboxLifecycle {
     const guarded = ({ walletId, version, write }: (typeof writes)[number]): AnyBulkWriteOperation<ReservationDoc> => ({
       replaceOne: {
         filter: { _id: reservationDocId(walletId, write.key), walletVersion: { $lt: version } },
-        replacement: reservationDocBody(walletId, version, write.reservation, now) as ReservationDoc,
+        replacement: reservationDocBody(walletId, version, write.reservation, now),
         upsert: true,
       },
     });
@@ -319,7 +319,7 @@ export class Outbox implements OutboxLifecycle {
  */
 function duplicateKeyIndexes(error: unknown, operations: number): number[] | null {
   if (error instanceof MongoBulkWriteError) {
-    const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    const errors = [error.writeErrors].flat();
     if (errors.length === 0 || errors.some((e) => e.code !== 11000)) return null;
     return errors.map((e) => e.index);
   }
