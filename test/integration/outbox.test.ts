@@ -9,7 +9,7 @@ import { auditEntry, reservationRecord, wallet } from '../../server/src/store/te
 import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /*
- * The outbox of a wallet change on MongoDB (server/src/store/mongo/outbox.ts):
+ * The outbox of a wallet change on MongoDB (server/src/store/mongo/wallets/outbox.ts):
  * a process saves a change, answers, and then its connection to the
  * database is cut before it can deliver the change's writes elsewhere (the
  * reservation document and the audit entry), as when a process is killed

@@ -1,12 +1,12 @@
 import type { LRUCache } from 'lru-cache';
 import { boundedCache } from '../caching/bounded-cache';
-import type { QuotaClaim, QuotaClaimAnswer, QuotaWindow } from '../store/port';
+import type { QuotaClaim, QuotaClaimAnswer, QuotaWindow, SharedQuotaStore } from '../store/port';
 import { blockBounds, blockSize, FleetSize, grantOf, type BlockBounds } from './block-sizing';
 import { maxCountedKeys, type RequestCounter, type WindowCount } from './counter';
 import { rateLimitWindowMs, windowAt, windowOffset } from './windows';
 
-/** One atomic increment of the shared count of a key's window (the store's `claimQuota`). */
-export type Claim = (claim: QuotaClaim) => Promise<QuotaClaimAnswer>;
+/** One atomic increment of the shared count of a key's window: the store's `claimQuota`. */
+export type Claim = SharedQuotaStore['claimQuota'];
 
 export interface BlockQuotaOptions {
   limit: number;

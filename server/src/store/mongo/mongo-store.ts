@@ -1,18 +1,18 @@
 import type { AnyBulkWriteOperation, Collection } from 'mongodb';
 import { PolledValue } from '../../caching/polled-value';
 import { systemClock } from '../../domain/clock';
-import type {
-  ApiKeyRecord,
-  AuditEntry,
-  CatalogueItemRecord,
-  ClientRecord,
-  MemberRecord,
-  RedemptionRecord,
-  SessionRecord,
-  VoucherDefinitionRecord,
+import {
+  publishedStatus,
+  type ApiKeyRecord,
+  type AuditEntry,
+  type CatalogueItemRecord,
+  type ClientRecord,
+  type MemberRecord,
+  type RedemptionRecord,
+  type SessionRecord,
+  type VoucherDefinitionRecord,
 } from '../../domain/model';
-import { publishedStatus } from '../../domain/model';
-import type { ApiKeyChange, ApiKeyContext, QuotaClaim, QuotaClaimAnswer, SessionContext, SharedQuotaStore, Store, VoucherDefinitionsVersioned } from '../port';
+import type { ApiKeyChange, ApiKeyContext, SessionContext, SharedQuotaStore, Store, VoucherDefinitionsVersioned } from '../port';
 import { collectionNames, currentCollections, isKey, requireKey, type Collections } from './collections';
 import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
 import { bumpDefinitionsVersion, readDefinitionsVersion } from './definitions-version';
@@ -54,7 +54,7 @@ export const definitionsVersionCheckMs = 1000;
  * The store on MongoDB, official driver, mainstream commands only (no
  * transactions, $text, collations or update pipelines), so it runs on any
  * supported deployment. Consistency of points rests on one compare-and-set
- * of a wallet document per change (see wallets.ts).
+ * of a wallet document per change (see wallets/compare-and-set.ts).
  */
 export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuotaStore {
   /** The collections of the current client. */
@@ -63,7 +63,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
   /** The wallets' outbox and its sweep (wallets/outbox.ts): a serving process starts it; `close` ends it. */
   readonly outbox: OutboxLifecycle;
   /** The rate limit's claims of this process, counted with every process on this database (quota-claim.ts). */
-  readonly claimQuota: (claim: QuotaClaim) => Promise<QuotaClaimAnswer>;
+  readonly claimQuota: SharedQuotaStore['claimQuota'];
   // The wallets' methods are those of their room (wallets/compare-and-set.ts), not forwarded.
   readonly loadWallet: Store['loadWallet'];
   readonly saveWallet: Store['saveWallet'];

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { QuotaClaim, QuotaClaimAnswer, QuotaWindow } from '../port';
+import type { QuotaWindow, SharedQuotaStore } from '../port';
 import { collectionNames } from './collections';
 import { countWrites } from './concerns';
 import { isDuplicateKey } from './errors';
@@ -38,7 +38,7 @@ export function windowDocumentKey(key: string, window: QuotaWindow): string {
  * increment of the window's document, which the first claim of the window
  * creates.
  */
-export function quotaClaims(database: () => Db): (claim: QuotaClaim) => Promise<QuotaClaimAnswer> {
+export function quotaClaims(database: () => Db): SharedQuotaStore['claimQuota'] {
   /** Names this process in the windows' `claimers`. */
   const processId = randomBytes(6).toString('base64url');
   return async (claim) => {
