@@ -17,14 +17,13 @@ import {
   reservationWritesFromDocs,
   totalsFields,
   walletFilter,
-  type AuditDoc,
   type OutboxDoc,
   type ReservationDoc,
   type ReservationWrite,
   type WalletDoc,
   type WalletWithDelivery,
 } from './documents';
-import { outboxDoc, type Outbox } from './outbox';
+import { outboxDoc, type Outbox, type OutboxCollections, type OutboxDeps } from './outbox';
 
 /*
  * Wallets on MongoDB. A wallet document holds the balances, the running
@@ -47,20 +46,15 @@ import { outboxDoc, type Outbox } from './outbox';
  * totals hold an expired reservation) reads all its reservation documents.
  */
 
-export interface WalletCollections {
-  wallets: Collection<WalletDoc>;
+/** The outbox's collections, and the members a slice read may bring. */
+export interface WalletCollections extends OutboxCollections {
   members: Collection<MemberDoc>;
-  reservations: Collection<ReservationDoc>;
-  audit: Collection<AuditDoc>;
 }
 
-/** What the wallets, their outbox and its sweep use of the store's connection. */
-export interface WalletRoomDeps {
+/** What the wallets use of the store's connection: the outbox's, with the members' collection too. */
+export interface WalletRoomDeps extends Pick<OutboxDeps, 'run' | 'now'> {
   /** The collections of the connection's current client. */
   collections: () => WalletCollections;
-  /** Runs one driver call, mapping "database unreachable" (StoreConnection.run). */
-  run: <T>(operation: () => Promise<T>) => Promise<T>;
-  now: () => Date;
 }
 
 /** An outbox of more reservation writes than this (a whole save) is delivered at once and cleared, so that slice reads stay small. */
@@ -70,14 +64,10 @@ const wholeReadAttempts = 20;
 
 /** The store's wallet methods (the port's `WholeWalletStore` and the slice of `ReservationStore`), over the wallets' outbox. */
 export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'loadWalletSlice' | 'saveWalletSlice'> {
-  private readonly now: () => Date;
-
   constructor(
     private readonly deps: WalletRoomDeps,
     private readonly outbox: Outbox,
-  ) {
-    this.now = deps.now;
-  }
+  ) {}
 
   async loadWallet(walletId: string): Promise<Wallet | null> {
     if (!isKey(walletId)) return null;
@@ -160,7 +150,7 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
     if (expectedVersion === 0) return false;
     await this.outbox.ensureDeliveredBeforeSave(change.walletId, expectedVersion);
     const version = expectedVersion + 1;
-    const outbox = outboxDoc([{ key: keyOfReservation(change.reservation), reservation: change.reservation }], change.audit, this.now());
+    const outbox = outboxDoc([{ key: keyOfReservation(change.reservation), reservation: change.reservation }], change.audit, this.deps.now());
     const result = await this.deps.run(() =>
       this.collections.wallets.updateOne(
         { ...walletFilter(change.walletId), version: expectedVersion },
@@ -181,7 +171,7 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
     const reservations = wallet.reservations.map(reservationFields);
     const writes = differences(current ? current.wallet.reservations : [], reservations);
     const version = expectedVersion + 1;
-    const outbox = outboxDoc(writes, wallet.audit, this.now());
+    const outbox = outboxDoc(writes, wallet.audit, this.deps.now());
     const fields = { version, balances: wallet.balances.map(balanceFields), totals: totalsFields(totalsOf(reservations)), outbox };
     const saved =
       expectedVersion === 0
