@@ -5,7 +5,8 @@
 // names of its functions that ran.
 //
 // main's own start-up (startServer with buildDeps, production defaults:
-// metrics on, the rate limit at its default, tracing off) on a database of
+// metrics on unless METRICS says otherwise, the rate limit at its default,
+// tracing off) on a database of
 // its own, seeded with the demo fixture, in this process. After a warm-up
 // (the session kept, the rate limit's block held, the outbox delivered),
 // V8's precise coverage counts the functions called while the server
@@ -52,7 +53,9 @@ async function main() {
   const uri = process.env.MONGODB_URI;
   if (!uri) throw new Error('MONGODB_URI is not set');
   const dbName = `operation_b_path_${process.pid}`;
-  const config = loadConfig({ PORT: '0', MONGODB_URI: uri, MONGODB_DB: dbName, SEED_FILE: demoFixturePath, LOG_LEVEL: 'silent' });
+  // METRICS=off measures the path without the metrics' hooks (production's default is on).
+  const metrics = process.env.METRICS ? { METRICS: process.env.METRICS } : {};
+  const config = loadConfig({ PORT: '0', MONGODB_URI: uri, MONGODB_DB: dbName, SEED_FILE: demoFixturePath, LOG_LEVEL: 'silent', ...metrics });
   const running = await startServer(config, pino({ level: 'silent' }), buildDeps);
   const inspector = new Session();
   inspector.connect();
