@@ -27,7 +27,7 @@
  * | METRICS_PORT                        | (unset)  | serve `/metrics` on this port of its own; unset: on PORT, beside the API|
  * | TRUST_PROXY                         | false    | `true`/`false`, or the number of proxy hops in front of the server      |
  * | CORS_ORIGINS                        | (unset)  | comma-separated exact origins (`https://app.example.com`) whose pages   |
- * |                                     |          | may call the API (see http/cors.ts); unset: no CORS headers at all      |
+ * |                                     |          | may call the API besides those of live publishable keys (http/cors.ts)  |
  *
  * And the OpenTelemetry variables that decide whether the server traces, and
  * how (`tracingConfig` below; README.md, Tracing). They are read here, and in
@@ -44,6 +44,7 @@
  */
 
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';
+import { originProblem } from './domain/origins';
 
 /**
  * A whole save of a wallet (a fixture, a wallet rid of expired reservations)
@@ -79,7 +80,7 @@ export interface AppConfig {
   readonly shutdownGraceMs: number;
   /** Express's `trust proxy`: a boolean or a number of hops. */
   readonly trustProxy: boolean | number;
-  /** Origins whose pages may call the API (CORS), exactly as browsers send them; empty: CORS off. */
+  /** Origins whose pages may call the API (CORS) besides those of live publishable keys, exactly as browsers send them. */
   readonly corsOrigins: readonly string[];
   readonly walletLimits: WalletLimits;
   /** Null: no metrics. */
@@ -228,20 +229,6 @@ export function describeMongoTarget(mongo: Pick<MongoConfig, 'uri' | 'dbName'>):
   const authority = afterScheme.split(/[/?#]/, 1)[0] ?? '';
   const hosts = authority.slice(authority.lastIndexOf('@') + 1);
   return `${hosts}/${mongo.dbName}`;
-}
-
-/** Why `entry` is not an origin as browsers serialise it, or null when it is one. */
-function originProblem(entry: string): string | null {
-  if (entry === '') return 'an empty entry';
-  let url: URL;
-  try {
-    url = new URL(entry);
-  } catch {
-    return `${JSON.stringify(entry)} is not a URL`;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${JSON.stringify(entry)} is not http:// or https://`;
-  if (url.origin !== entry) return `${JSON.stringify(entry)} is not written as browsers send it (${url.origin})`;
-  return null;
 }
 
 /** Collects problems instead of throwing at the first, so one start reports them all. */

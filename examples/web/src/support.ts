@@ -12,6 +12,8 @@ export function memberMessage(error: CallError): string {
   switch (error.errorCode) {
     case 'UNAUTHORIZED':
       return error.errorMessage === 'Missing or unknown API key' ? 'This app cannot reach the loyalty program right now.' : 'Your session has ended: please sign in again.';
+    case 'FORBIDDEN':
+      return 'This page may not do that: it is done by our servers.';
     case 'MEMBER_NOT_FOUND':
       return 'We could not find this loyalty account.';
     case 'INVALID_REQUEST':

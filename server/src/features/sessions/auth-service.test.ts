@@ -78,7 +78,7 @@ describe('authentication by API key', () => {
 describe('authentication with credential caching (processes sharing a database)', () => {
   let now: Date;
   let monotonicMs: number;
-  let reads: Record<'findApiKey' | 'findApiKeyById' | 'findSessionContext', number>;
+  let reads: Record<'findApiKey' | 'findApiKeyById' | 'findSessionContext' | 'listLivePublishableKeys', number>;
   let store: MemoryStore;
   let auth: ReturnType<typeof createAuthService>;
   let keys: ReturnType<typeof createKeyService>;
@@ -91,7 +91,7 @@ describe('authentication with credential caching (processes sharing a database)'
     now = start;
     // Not 0: lru-cache takes an entry stored at time 0 for one without a ttl.
     monotonicMs = 1000;
-    reads = { findApiKey: 0, findApiKeyById: 0, findSessionContext: 0 };
+    reads = { findApiKey: 0, findApiKeyById: 0, findSessionContext: 0, listLivePublishableKeys: 0 };
     lookups.splice(0);
     const clock = () => now;
     store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
@@ -100,6 +100,7 @@ describe('authentication with credential caching (processes sharing a database)'
       findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
       findApiKeyById: (keyId: string) => (reads.findApiKeyById++, store.findApiKeyById(keyId)),
       findSessionContext: (tokenHash: string) => (reads.findSessionContext++, store.findSessionContext(tokenHash)),
+      listLivePublishableKeys: (now: Date, limit: number) => (reads.listLivePublishableKeys++, store.listLivePublishableKeys(now, limit)),
     };
     auth = createAuthService({
       store: counted,
@@ -133,7 +134,7 @@ describe('authentication with credential caching (processes sharing a database)'
       monotonicMs += 500;
     }
     // The session's read brought its key (by id) and member; 2.5 s later the key by id is read again, the session is not.
-    expect(reads).toEqual({ findApiKey: 2, findApiKeyById: 1, findSessionContext: 1 });
+    expect(reads).toEqual({ findApiKey: 2, findApiKeyById: 1, findSessionContext: 1, listLivePublishableKeys: 0 });
     expect(lookups.filter(([, hit]) => !hit)).toEqual([
       ['apiKeys', false],
       ['sessions', false],
