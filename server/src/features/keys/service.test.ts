@@ -22,7 +22,15 @@ describe('API keys of a client', () => {
   it('creates a random key, shown once, stored as its digest only, that authenticates the client', async () => {
     const { store, keys, authenticates } = await setUp();
     const issued = await keys.create('partner-app');
-    expect(issued).toEqual({ clientId: 'partner-app', keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/), apiKey: expect.any(String), createdAt: start, expiresAt: null });
+    expect(issued).toEqual({
+      clientId: 'partner-app',
+      keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
+      apiKey: expect.any(String),
+      kind: 'secret',
+      origins: [],
+      createdAt: start,
+      expiresAt: null,
+    });
     // The public id is the key's prefix; the rest is 256 random bits (43 base64url characters).
     expect(issued.apiKey).toMatch(new RegExp(`^${issued.keyId}\\.[A-Za-z0-9_-]{43}$`));
     expect((await store.listApiKeys('partner-app')).find((k) => k.keyId === issued.keyId)?.digest).toBe(hashSecret(issued.apiKey));
