@@ -1,15 +1,17 @@
 import { forbiddenMessages } from './errors';
 import { keyUseRefusal, type KeyUse } from './key-use';
+import type { ApiKeyRecord } from './model';
 
 const api = 'https://loyalty.example.com';
 const page = 'https://app.partner.example';
-const secret = { kind: 'secret', origins: [] } as const;
-const publishable = { kind: 'publishable', origins: [page, 'http://127.0.0.1:5173'] } as const;
+type Key = Pick<ApiKeyRecord, 'kind' | 'origins'>;
+const secret: Key = { kind: 'secret', origins: [] };
+const publishable: Key = { kind: 'publishable', origins: [page, 'http://127.0.0.1:5173'] };
 
 const use = (startsSession: boolean, origin: string | undefined): KeyUse => ({ startsSession, origin, ownOrigin: api });
 
 describe('what a key may be used for', () => {
-  it.each<[string, typeof secret | typeof publishable, KeyUse, string | null]>([
+  it.each<[string, Key, KeyUse, string | null]>([
     ['a secret key from a server starts a session', secret, use(true, undefined), null],
     ['a secret key from a server calls Operation A or B', secret, use(false, undefined), null],
     ["a secret key from the API's own page (/docs)", secret, use(true, api), null],
