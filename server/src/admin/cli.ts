@@ -51,7 +51,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
     .option('--origin <origin>', 'an exact origin whose pages may send the publishable key (repeat for more)', origin)
     .addOption(jsonOption())
     .action((o: { client: string; expiresIn?: number; publishable?: boolean; origin?: string[]; json?: boolean }) => {
-      if (o.publishable !== (o.origin !== undefined)) throw new AdminError('--publishable and --origin go together: a publishable key needs its origins, a secret key has none', exitCodes.usage);
+      if ((o.publishable === true) !== (o.origin !== undefined)) throw new AdminError('--publishable and --origin go together: a publishable key needs its origins, a secret key has none', exitCodes.usage);
       const options = { ...(o.expiresIn !== undefined && { expiresInSeconds: o.expiresIn }), ...(o.publishable && { publishable: true, origins: o.origin ?? [] }) };
       return runKeys(config().mongo, output(o), keyCommands.create(o.client, options));
     });
