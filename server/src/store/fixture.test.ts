@@ -277,7 +277,7 @@ describe('shipped fixtures', () => {
     expect(clients.some((c) => c.defaultBusinessUnit == null)).toBe(true);
     // The web example's key (examples/web): publishable, for its page's default origin.
     expect(clients.find((c) => c.clientId === 'partner-app')?.publishableKeys).toEqual([
-      { apiKey: 'pk_test_partner_web_0001', origins: ['http://127.0.0.1:5173', 'http://localhost:5173'] },
+      { apiKey: 'pk_test_partner_web_0001', origins: ['http://127.0.0.1:5173'] },
     ]);
   });
 });
