@@ -205,9 +205,13 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
       await page.waitForFunction(() => document.querySelectorAll('#support-log .error').length > 0 && !document.body.dataset.busy);
       const loaded = await Promise.all(bodies);
       const urls = loaded.map(({ url }) => new URL(url).pathname);
-      // The page, its script and its source map, its configuration, the sign-in, and the API's answers.
-      for (const path of ['/', '/app.js', '/app.js.map', '/config.json', '/sign-in', '/client/users/m-alice/voucher-definitions']) expect(urls).toContain(path);
+      // The page, its script, its configuration, the sign-in, and the API's answers.
+      for (const path of ['/', '/app.js', '/config.json', '/sign-in', '/client/users/m-alice/voucher-definitions']) expect(urls).toContain(path);
       expect(loaded.filter(({ text }) => text.includes(keys.secret)).map(({ url }) => url)).toEqual([]);
+      // The script's source map too, which developer tools load: the page's sources hold no secret key either.
+      const sourceMap = await (await fetch(new URL('/app.js.map', example.pageUrl))).text();
+      expect(sourceMap).toContain('src/main.ts');
+      expect(sourceMap).not.toContain(keys.secret);
       expect(loaded.find(({ url }) => url.endsWith('/config.json'))?.text).toContain(keys.publishable);
       expect(await page.content()).not.toContain(keys.secret);
     } finally {

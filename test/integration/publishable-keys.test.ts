@@ -234,6 +234,21 @@ if (source.kind === 'uri') {
       await dropTestDatabase(source.uri, dbName);
     });
 
+    it("preflights from a key's origin send no command each: the origins are read once for any number of them", async () => {
+      const preflight = () =>
+        fetch(`${process.base}${vouchersPath}`, { method: 'OPTIONS', headers: { origin: page, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,x-api-key' } });
+      // Once read (the process keeps them 2 s), the next preflights are answered from memory.
+      expect((await preflight()).status).toBe(204);
+      process.sent.length = 0;
+      const statuses = [];
+      for (let i = 0; i < 50; i++) statuses.push((await preflight()).status);
+      expect(new Set(statuses)).toEqual(new Set([204]));
+      // At most one read of the keys' origins if their 2 s ran out meanwhile; nothing per preflight.
+      const commands = process.sent.filter((c) => c.event.commandName !== 'ping').map((c) => c.name);
+      expect(commands.length).toBeLessThanOrEqual(1);
+      expect(commands.filter((name) => name !== 'find apiKeys')).toEqual([]);
+    });
+
     it('a 403 sends MongoDB no write: not even a rate-limit claim', async () => {
       const refused: Array<[string, string, Record<string, string>]> = [
         ['POST', sessionsPath, { 'x-api-key': keys.publishable, origin: page, 'x-identifier-type': 'CARD_NUMBER' }],

@@ -78,13 +78,15 @@ export function corsPolicy(origins: CorsOrigins, methods: readonly string[]): Re
     optionsSuccessStatus: 204,
   };
   const forAllowedOrigin = cors(options) as RequestHandler;
-  const allowed = async (origin: string | undefined): Promise<boolean> => origin !== undefined && (listed.has(origin) || (await origins.ofKeys()).has(origin));
-  return async (req, res, next) => {
-    if (await allowed(req.headers.origin)) {
-      forAllowedOrigin(req, res, next);
-      return;
-    }
-    res.vary('Origin');
-    next();
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    const notAllowed = () => {
+      res.vary('Origin');
+      next();
+    };
+    // A server's request (no Origin) goes on at once: the keys' origins are for pages.
+    if (origin === undefined) return notAllowed();
+    if (listed.has(origin)) return forAllowedOrigin(req, res, next);
+    origins.ofKeys().then((ofKeys) => (ofKeys.has(origin) ? forAllowedOrigin(req, res, next) : notAllowed()), next);
   };
 }
