@@ -202,7 +202,7 @@ export function apiKeyDoc(k: ApiKeyRecord): ApiKeyDoc {
   };
 }
 
-/** A document of another kind than the two (written by hand, say) is no key this server uses: it is read as a publishable key without origins, which nothing accepts. */
+/** A document whose kind is neither (written by hand, say) fails closed: it is read as a publishable key without origins, which no request may use. */
 export function apiKeyFromDoc(d: ApiKeyDoc): ApiKeyRecord {
   const kind = d.kind === 'secret' ? 'secret' : 'publishable';
   return {
