@@ -1,4 +1,4 @@
-import { ConfigError, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
+import { ConfigError, configVariables, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
 
 describe('loadConfig', () => {
   it('has a default for everything', () => {
@@ -8,6 +8,8 @@ describe('loadConfig', () => {
       seedFile: null,
       rateLimitPerMinute: 6000,
       logLevel: 'info',
+      logMemberIds: 'hashed',
+      serviceName: 'loyalty-api',
       bodyLimitBytes: 16384,
       shutdownGraceMs: 10000,
       trustProxy: false,
@@ -29,6 +31,8 @@ describe('loadConfig', () => {
       SEED_FILE: '/data/seed.json',
       RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'debug',
+      LOG_MEMBER_IDS: 'plain',
+      OTEL_SERVICE_NAME: 'loyalty-api-eu',
       BODY_LIMIT_BYTES: '1024',
       SHUTDOWN_GRACE_MS: '500',
       TRUST_PROXY: '1',
@@ -44,6 +48,8 @@ describe('loadConfig', () => {
       seedFile: '/data/seed.json',
       rateLimitPerMinute: 0,
       logLevel: 'debug',
+      logMemberIds: 'plain',
+      serviceName: 'loyalty-api-eu',
       bodyLimitBytes: 1024,
       shutdownGraceMs: 500,
       trustProxy: 1,
@@ -52,6 +58,19 @@ describe('loadConfig', () => {
       metrics: { port: 9464 },
       tracing: { protocol: 'http/json', endpoint: 'http://collector:4318/v1/traces' },
     });
+  });
+
+  it('reads exactly the variables it defines (the reference in docs/ is generated from those definitions)', () => {
+    const read = new Set<string>();
+    const watched = new Proxy({} as Record<string, string | undefined>, {
+      get: (_target, name) => {
+        if (typeof name === 'string') read.add(name);
+        // Tracing on, with a ratio sampler: every variable is read.
+        return { OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'traceidratio', MONGODB_URI: 'mongodb://db' }[name as string];
+      },
+    });
+    loadConfig(watched);
+    expect([...read].sort()).toEqual(Object.values(configVariables).map((variable) => variable.name).sort());
   });
 
   it('is frozen, nested parts included', () => {
@@ -91,6 +110,7 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'yes', /TRUST_PROXY must be true, false or a number of proxy hops/],
     ['MONGODB_URI', 'postgres://db', /MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ URI/],
     ['METRICS', 'yes', /METRICS must be one of on, off \(got "yes"\)/],
+    ['LOG_MEMBER_IDS', 'hash', /LOG_MEMBER_IDS must be one of off, hashed, plain \(got "hash"\)/],
     ['METRICS_PORT', '70000', /METRICS_PORT must be an integer from 0 to 65535/],
     ['METRICS_PORT', '3000', /METRICS_PORT must differ from PORT \(both 3000\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '0', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000 \(got "0"\)/],
