@@ -85,6 +85,10 @@ export interface TracingConfig {
   readonly protocol: OtlpProtocol;
   /** Where they are sent, as the exporter resolves the endpoint variables; without credentials or query (it is logged). */
   readonly endpoint: string;
+  /** `service.name`, as the logs' `service`. */
+  readonly serviceName: string;
+  /** How the spans show a member's id, as the logs do. */
+  readonly memberIds: MemberIdMode;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -357,7 +361,8 @@ function tracingConfig(reader: EnvReader): TracingConfig | null {
     : endpoint
       ? reader.httpUrl(v.endpoint.name, `${endpoint.replace(/\/+$/, '')}/v1/traces`)
       : new URL(defaultTracesEndpoint);
-  return resolved && Object.freeze({ protocol, endpoint: withoutCredentials(resolved) });
+  if (!resolved) return null;
+  return Object.freeze({ protocol, endpoint: withoutCredentials(resolved), serviceName: v.serviceName.read(reader), memberIds: v.logMemberIds.read(reader) });
 }
 
 /** A URL fit for a log line: no user, password or query (where an API key may hide). */

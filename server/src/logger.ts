@@ -1,20 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import path from 'node:path';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from './config';
-
-let version: string | undefined;
-
-/**
- * The server's version: its package's (server/package.json, beside `src/`
- * and `dist/` alike), which a release sets with the SDK's and the
- * contract's. Read once.
- */
-export function serverVersion(): string {
-  version ??= (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
-  return version;
-}
+import { serverVersion } from './version';
 
 /**
  * The process's logger: JSON lines an operator can keep, each with its ISO

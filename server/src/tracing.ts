@@ -14,6 +14,7 @@
  */
 import { loadTracingConfig, type TracingConfig } from './config';
 import type { Tracing } from './otel/tracing-handle';
+import { serverVersion } from './version';
 
 export type { Tracing } from './otel/tracing-handle';
 
@@ -21,7 +22,7 @@ function startTracing(config: TracingConfig): Tracing {
   // Required here, and only here (a `require`, not an import, so that it is
   // loaded only when called): off, nothing of OpenTelemetry is ever loaded.
   const { startOpenTelemetry } = require('./otel/start') as typeof import('./otel/start');
-  return startOpenTelemetry(config);
+  return startOpenTelemetry(config, serverVersion());
 }
 
 /**

@@ -1,5 +1,5 @@
 import { memberIdHash } from '../domain/secrets';
-import { serverVersion } from '../logger';
+import { serverVersion } from '../version';
 import { aliceToken, apiKeys, asAlice, startFakeApp, type FakeApp } from '../test-support/fake-services';
 import type { SendInit } from '../test-support/api-client';
 

@@ -1,5 +1,8 @@
 import { ConfigError, configVariables, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
 
+/** What the spans say of the service and of members, as the logs do (the defaults). */
+const spanIdentity = { serviceName: 'loyalty-api', memberIds: 'hashed' };
+
 describe('loadConfig', () => {
   it('has a default for everything', () => {
     expect(loadConfig({})).toEqual({
@@ -56,7 +59,7 @@ describe('loadConfig', () => {
       corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'],
       walletLimits: { maxActiveReservationsPerWallet: 250 },
       metrics: { port: 9464 },
-      tracing: { protocol: 'http/json', endpoint: 'http://collector:4318/v1/traces' },
+      tracing: { protocol: 'http/json', endpoint: 'http://collector:4318/v1/traces', serviceName: 'loyalty-api-eu', memberIds: 'plain' },
     });
   });
 
@@ -165,7 +168,7 @@ describe('tracing (OTEL_*)', () => {
   });
 
   it('is on with an OTLP endpoint: http/protobuf by default, to its /v1/traces', () => {
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces` });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces`, ...spanIdentity });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: `${endpoint}/base/` }).tracing?.endpoint).toBe(`${endpoint}/base/v1/traces`);
   });
 
@@ -176,11 +179,11 @@ describe('tracing (OTEL_*)', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
     }).tracing;
-    expect(tracing).toEqual({ protocol: 'http/json', endpoint: `${endpoint}/custom` });
+    expect(tracing).toEqual({ protocol: 'http/json', endpoint: `${endpoint}/custom`, ...spanIdentity });
   });
 
   it('is on with OTEL_TRACES_EXPORTER=otlp alone, to the default endpoint', () => {
-    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: 'http://localhost:4318/v1/traces' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: 'http://localhost:4318/v1/traces', ...spanIdentity });
   });
 
   it.each([
@@ -237,7 +240,7 @@ describe('tracing (OTEL_*)', () => {
       problems: ['OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json (got "grpc")'],
     });
     expect(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).toEqual({
-      tracing: { protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces` },
+      tracing: { protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces`, ...spanIdentity },
       problems: [],
     });
   });

@@ -53,7 +53,7 @@ function labelOf(req: { originalUrl?: string; url?: string }, res: Response): Re
   const policy = res.locals[policyKey] as MemberIdPolicy | undefined;
   const mode = policy?.mode ?? 'off';
   const operation = operationOf(res);
-  const route = operation ? specRoutes[operation].path : firstSegment(req.originalUrl ?? req.url ?? '/');
+  const route = operation ? specRoutes[operation].path : firstSegmentRoute(req.originalUrl ?? req.url ?? '/');
   const memberId = operationParamsOf(res).correlation_id;
   const label: { -readonly [K in keyof RequestLabel]: RequestLabel[K] } = { operation: operation ?? 'other', route };
   if (mode === 'plain') {
@@ -65,8 +65,8 @@ function labelOf(req: { originalUrl?: string; url?: string }, res: Response): Re
   return label;
 }
 
-/** `/docs/swagger-ui.css` gives `/docs/*`; `/healthz?x` gives `/healthz`. */
-function firstSegment(url: string): string {
+/** How a request that is no operation is named: `/docs/swagger-ui.css` gives `/docs/*`; `/healthz?x` gives `/healthz`. */
+export function firstSegmentRoute(url: string): string {
   const path = url.split('?', 1)[0] ?? '/';
   const next = path.indexOf('/', 1);
   return next === -1 ? path : `${path.slice(0, next)}/*`;
