@@ -7,7 +7,8 @@
 //    least the bump the changes since that release need, as Redocly's diff
 //    rates them (a breaking change needs a major, an addition a minor);
 // 2. turns CHANGELOG.md's [Unreleased] section into the version's entry (it
-//    must say something: every released version has an entry);
+//    must say something: every released version has an entry), and copies
+//    it to sdk/CHANGELOG.md, which the SDK's tarball carries;
 // 3. sets info.version in openapi/openapi.yaml, the SDK's and the server's
 //    package versions (sdk/package.json, server/package.json and
 //    package-lock.json, through `npm version`; the server's is on its log
@@ -90,6 +91,8 @@ const spec = specWithVersion(version);
 const sdkSource = sdkVersionSource(version);
 
 writeFileSync(changelogPath, changelog);
+// The SDK's tarball carries its own copy (npm packs only what is under sdk/).
+writeFileSync(path.join(root, 'sdk/CHANGELOG.md'), changelog);
 writeFileSync(specPath, spec);
 if (specVersion(specPath) !== version) stop('info.version did not take the new version; openapi/openapi.yaml is left as written.');
 writeFileSync(sdkVersionPath, sdkSource);

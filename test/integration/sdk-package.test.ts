@@ -19,7 +19,7 @@ jest.setTimeout(180_000);
 const repoRoot = path.resolve(__dirname, '../..');
 const sdkRoot = path.join(repoRoot, 'sdk');
 const bin = (name: string) => path.join(repoRoot, 'node_modules', '.bin', name);
-const shippedFiles = ['README.md', 'dist/index.d.mts', 'dist/index.d.ts', 'dist/index.js', 'dist/index.mjs', 'package.json'];
+const shippedFiles = ['CHANGELOG.md', 'LICENSE', 'README.md', 'dist/index.d.mts', 'dist/index.d.ts', 'dist/index.js', 'dist/index.mjs', 'package.json'];
 
 function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, env: childProcessEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -118,7 +118,7 @@ describe('the SDK package', () => {
     }
   });
 
-  it('packs the built ES module and CommonJS code with their declarations, although npm runs no script here', () => {
+  it('packs the built ES module and CommonJS code with their declarations, the README, the CHANGELOG and the LICENSE, although npm runs no script here', () => {
     expect(packedFiles).toEqual(shippedFiles);
   });
 
