@@ -44,8 +44,20 @@ function runApp(app: string, script: string, env: Record<string, string>): Promi
 const compilerSettings: Array<[name: string, options: Record<string, string>, include: string[]]> = [
   ['nodenext', { module: 'NodeNext', moduleResolution: 'NodeNext' }, ['src/app.mts', 'src/app.cts']],
   ['bundler', { module: 'ESNext', moduleResolution: 'Bundler' }, ['src/bundled.ts']],
-  ['node10', { module: 'CommonJS', moduleResolution: 'Node10', ignoreDeprecations: '5.0' }, ['src/bundled.ts']],
 ];
+
+/**
+ * The TypeScript releases partners compile with, each the project's own
+ * install (package.json: `typescript`, and the aliases `typescript-6` and
+ * `typescript-7`; 7 is the native compiler, whose `tsc` runs the binary of
+ * its platform package). Each checks the app under `nodenext` and `bundler`.
+ */
+const compilers: Array<[version: string, tsc: string]> = [
+  ['5.9', path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc')],
+  ['6', path.join(repoRoot, 'node_modules', 'typescript-6', 'bin', 'tsc')],
+  ['7', path.join(repoRoot, 'node_modules', 'typescript-7', 'bin', 'tsc')],
+];
+const checks = compilers.flatMap(([version, compiler]) => compilerSettings.map(([name]) => [version, name, compiler] as const));
 
 function writeTsconfig(name: string, options: Record<string, string>, include: string[]): void {
   const compilerOptions = {
@@ -62,12 +74,12 @@ function writeTsconfig(name: string, options: Record<string, string>, include: s
   writeFileSync(path.join(app, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, include }));
 }
 
-function tsc(name: string, args: string[]): void {
+function tsc(name: string, args: string[], compiler = compilers[0]![1]): void {
   try {
-    run(bin('tsc'), ['-p', `tsconfig.${name}.json`, ...args], app);
+    run(process.execPath, [compiler, '-p', `tsconfig.${name}.json`, ...args], app);
   } catch (error) {
     const failure = error as { stdout?: string; stderr?: string };
-    throw new Error(`tsc (${name}) failed in the partner app:\n${failure.stdout ?? ''}${failure.stderr ?? ''}`);
+    throw new Error(`tsc (${name}, ${compiler}) failed in the partner app:\n${failure.stdout ?? ''}${failure.stderr ?? ''}`);
   }
 }
 
@@ -129,8 +141,12 @@ describe('the SDK package', () => {
     expect(JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8')).dependencies['@loyalty/sdk']).toMatch(/^file:.*\.tgz$/);
   });
 
-  it.each(compilerSettings.map(([name]) => name))('type-checks the README example strict in the app (%s), the published declarations included', (name) => {
-    tsc(name, ['--noEmit']);
+  it.each(compilers)('has TypeScript %s to check with', (version, compiler) => {
+    expect(run(process.execPath, [compiler, '--version'], app)).toMatch(new RegExp(`^Version ${version.replace('.', '\\.')}\\.`));
+  });
+
+  it.each(checks)('type-checks the README example strict in the app with TypeScript %s (%s), the published declarations included', (_version, name, compiler) => {
+    tsc(name, ['--noEmit'], compiler);
   });
 
   describe('the README example, built as ES module and as CommonJS, against the server on port 0', () => {
