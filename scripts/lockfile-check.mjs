@@ -7,7 +7,7 @@
 // When one is missing, the lockfile silently lacks it, npm 10 still installs,
 // and npm 11 refuses (`npm ci` EUSAGE "Missing: ... from lock file").
 // The cure is to pin the parent to a version whose binaries all exist (see
-// `overrides` in package.json and "Reproducible installs" in README.md).
+// `overrides` in package.json and "Reproducible installs" in CONTRIBUTING.md).
 //
 // This check needs no network: every dependency and optional dependency of
 // every package in the lockfile must resolve, by Node's lookup, to an entry

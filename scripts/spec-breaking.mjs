@@ -56,7 +56,7 @@ for (const change of additions) {
   // The decision makes a new status major when clients must handle it, which
   // the diff cannot know: it rates every new status minor. A person decides.
   if (change.typeName === 'Response' && change.kind === 'added') {
-    console.log('      A new status: a major change if clients must handle it (README, "Versioning and releases"); the diff cannot tell.');
+    console.log('      A new status: a major change if clients must handle it (CONTRIBUTING.md, "Versioning and releases"); the diff cannot tell.');
   }
 }
 for (const change of breaking) {

@@ -7,8 +7,8 @@
  * running the server goes through main.js (`npm start`, the Docker image,
  * `node server/dist/main.js`), so each gets it; nothing needs `--require`.
  *
- * Off unless the environment turns it on (`loadTracingConfig`, README.md,
- * Tracing). Off, this module loads config.ts and nothing of OpenTelemetry:
+ * Off unless the environment turns it on (`loadTracingConfig`,
+ * docs/observability.md, Tracing). Off, this module loads config.ts and nothing of OpenTelemetry:
  * the OpenTelemetry modules live in `otel/`, and only `startTracing` below
  * requires them.
  */

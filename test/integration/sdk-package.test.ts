@@ -99,7 +99,7 @@ beforeAll(async () => {
   app = path.join(scratch, 'coffee-kiosk');
   mkdirSync(path.join(app, 'src'), { recursive: true });
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'coffee-kiosk', version: '1.0.0', private: true }));
-  // As sdk/README.md says; the one dependency, openapi-fetch, comes from the registry (or npm's cache).
+  // As `npm install @loyalty/sdk` would, from the tarball the registry would serve; the one dependency, openapi-fetch, comes from the registry (or npm's cache).
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(scratch, path.basename(packed!.filename))], app);
 
   const example = path.join(sdkRoot, 'test', 'readme-example.ts');

@@ -3,7 +3,7 @@
  * `loyalty-admin`: the operator's command for a deployment on MongoDB (keys,
  * data loads, indexes, checks, migrations, sharding). Reads MONGODB_URI and
  * MONGODB_DB like the server. `--help` on every command; `--json` prints one
- * JSON object on stdout; exit codes in exit-codes.ts (README, Operating).
+ * JSON object on stdout; exit codes in exit-codes.ts (docs/operating.md).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { StoreUnavailableError } from '../store/port';
