@@ -3,7 +3,7 @@
 // spec (the highest version in openapi/released/) using Redocly CLI's diff and
 // the diff-recommended rules (openapi/redocly.diff.yaml), and fails when a
 // change can break a correct client while info.version keeps the released
-// major version (api-decisions, Versioning). Additions pass: the release that
+// major version (CONTRIBUTING.md, "Versioning and releases"). Additions pass: the release that
 // ships them raises the minor version. Needs no network and no git tags.
 //
 //   node scripts/spec-breaking.mjs [--spec <file>] [--released <dir>]
