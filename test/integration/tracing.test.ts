@@ -266,6 +266,9 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         const { status, sessionToken: token } = await operationB(server.url, caller.traceparent);
         expect(status).toBe(200);
         expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+        // A request that is no operation, its path and query naming the member.
+        const stray = await fetch(`${server.url}/client/users/m-alice/points?member=m-alice`, { headers: { 'x-api-key': demoKey, 'x-request-id': 'stray-1' } });
+        expect(stray.status).toBe(404);
 
         const serverSpan = await eventually('the server span of Operation B', () =>
           jsonSpans(receiver.exports).find((span) => span.traceId === caller.traceId && span.kind === 2 && span.name === 'updateReservation'),
@@ -340,13 +343,18 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
           `Tracing on: OTLP http/json to ${receiver.endpoint}/v1/traces`,
         );
 
-        // Probes make no span; no span carries a credential.
+        const straySpan = await eventually('the span of the request that is no operation', () =>
+          jsonSpans(receiver.exports).find((span) => span.attributes['loyalty.request_id'] === 'stray-1'),
+        );
+        expect(straySpan).toMatchObject({ name: 'GET', attributes: expect.objectContaining({ 'url.path': '/client/*', 'url.query': 'member=REDACTED' }) });
+        expect(straySpan.attributes).not.toHaveProperty('http.route');
+
+        // Probes make no span; no span carries a credential, nor the member's id or the reservation token, which the URLs held.
         const everything = receiver.exports.map((received) => received.body.toString()).join('\n');
         expect(everything).not.toContain('/readyz');
         expect(everything).not.toContain(demoKey);
         expect(everything).not.toContain(token);
         expect(everything.toLowerCase()).not.toMatch(/x-api-key|authorization/);
-        // Nor the member's id or the reservation token, which the URL held.
         expect(everything).not.toMatch(/m-alice|rt-alice-1/);
       } finally {
         expect(await server.stop()).toBe(0);
