@@ -217,7 +217,7 @@ export const configVariables = {
       'Live reservations one wallet (a member without a household, or a household) may hold; an offline creation past it is `400` `Too many active reservations`, and a fixture past it stops the start.',
   }),
 
-  logLevel: oneOf('LOG_LEVEL', logLevels, 'info', { section: 'logs', meaning: 'The least severe level written; `debug` also adds the stack trace to a failed start.' }),
+  logLevel: oneOf('LOG_LEVEL', logLevels, 'info', { section: 'logs', meaning: 'The least severe level written; `debug` or `trace` also adds the stack trace to the message of a failed start.' }),
   logMemberIds: oneOf('LOG_MEMBER_IDS', memberIdModes, 'hashed', {
     section: 'logs',
     meaning:
