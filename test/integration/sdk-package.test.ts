@@ -145,13 +145,17 @@ describe('the SDK package', () => {
     expect(run(process.execPath, [compiler, '--version'], app)).toMatch(new RegExp(`^Version ${version.replace('.', '\\.')}\\.`));
   });
 
-  it.each(checks)('type-checks the README example strict in the app with TypeScript %s (%s), the published declarations included', (_version, name, compiler) => {
-    tsc(name, ['--noEmit'], compiler);
+  it.each(checks)('type-checks the README example strict in the app with TypeScript %s (%s), the published declarations included', (version, name, compiler) => {
+    // The project's own TypeScript under nodenext also emits the build the tests below run: one compile, not two.
+    tsc(name, version === compilers[0]![0] && name === 'nodenext' ? [] : ['--noEmit'], compiler);
   });
 
   describe('the README example, built as ES module and as CommonJS, against the server on port 0', () => {
     const scripts = ['out/app.mjs', 'out/app.cjs'];
-    beforeAll(() => tsc('nodenext', []));
+    // Built by the type-check above, unless a filter left it out.
+    beforeAll(() => {
+      if (!existsSync(path.join(app, 'out', 'app.mjs'))) tsc('nodenext', []);
+    });
     const env = () => ({ LOYALTY_API_KEY: 'pk_test_partner_app_0001', LOYALTY_BASE_URL: server.baseUrl });
 
     it.each(scripts)('%s goes from session to reservation update and exits 0', async (script) => {
