@@ -15,8 +15,7 @@ import { checkRoutesAgainst } from './http/routes';
 import { loadApiSpec } from './http/spec';
 import { describeStartFailure } from './start-failure';
 import { newLogKey } from './domain/secrets';
-import { logDestination } from './log-destination';
-import { createLogger } from './logger';
+import { createLogger, logDestination } from './logger';
 
 export interface RunningServer {
   /** `http://host:port` the server listens on. */

@@ -68,7 +68,7 @@ function shown(page: Page): Promise<ShownPage> {
   });
 }
 
-/** The API writes its log at least once a second (server/src/log-destination.ts). */
+/** The API writes its log at least once a second (server/src/logger.ts). */
 const logFlushMs = 1000;
 
 /**
