@@ -49,7 +49,7 @@ export const fixtureSchema = {
             type: 'array',
             minItems: 1,
             maxItems: 10,
-            description: "Keys for the client's web pages, each bound to its origins (README, Partner web apps); stored hashed, never in clear.",
+            description: "Keys for the client's web pages, each bound to its origins (docs/partner-web-apps.md); stored hashed, never in clear.",
             items: {
               type: 'object',
               additionalProperties: false,
