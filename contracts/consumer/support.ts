@@ -34,18 +34,8 @@ export function createPact(): PactV4 {
  * every request.
  */
 export function sdk(baseUrl: string, apiKey: string = apiKeys.partner, fromOrigin?: string): LoyaltyClient {
-  const fetchAsPage = (request: Request) => {
-    request.headers.set('Origin', fromOrigin!);
-    return fetch(request);
-  };
-  return createLoyaltyClient({
-    baseUrl,
-    apiKey,
-    retries: 0,
-    timeoutMs: 10_000,
-    userAgent: 'loyalty-contract-tests/1.0.0',
-    ...(fromOrigin !== undefined && { fetch: fetchAsPage }),
-  });
+  const asPage = fromOrigin === undefined ? {} : { fetch: (request: Request) => (request.headers.set('Origin', fromOrigin), fetch(request)) };
+  return createLoyaltyClient({ baseUrl, apiKey, retries: 0, timeoutMs: 10_000, userAgent: 'loyalty-contract-tests/1.0.0', ...asPage });
 }
 
 /** The SDK in the partner's page: its publishable key, sent from its origin. */

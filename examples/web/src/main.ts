@@ -114,19 +114,21 @@ function offerSignIn(config: ExampleConfig, signedIn: (member: DemoMember, sessi
     if (!member) return;
     button.disabled = true;
     picker.disabled = true;
+    let session: SignedIn;
     try {
-      const session = await signIn(member.correlationId);
-      byId('sign-in-form').hidden = true;
-      byId('session-result').replaceChildren(
-        el('p', { id: 'signed-in' }, `Signed in as ${member.name} (${session.correlationId}): the partner's server started the session.`),
-        requestIdNote(session.requestId),
-      );
-      await signedIn(member, session);
+      session = await signIn(member.correlationId);
     } catch (error) {
       button.disabled = false;
       picker.disabled = false;
       byId('session-result').replaceChildren(el('p', { class: 'error', id: 'sign-in-failed' }, `Sign-in failed: ${String((error as Error).message ?? error)}`));
+      return;
     }
+    byId('sign-in-form').hidden = true;
+    byId('session-result').replaceChildren(
+      el('p', { id: 'signed-in' }, `Signed in as ${member.name} (${session.correlationId}): the partner's server started the session.`),
+      requestIdNote(session.requestId),
+    );
+    await signedIn(member, session);
   });
 }
 
