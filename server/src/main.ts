@@ -13,7 +13,8 @@ import { createHttpServer } from './http/http-server';
 import { metricsServer } from './http/metrics-route';
 import { loadServedSpec } from './http/routes';
 import { describeStartFailure } from './start-failure';
-import { logDestination } from './log-destination';
+import { newLogKey } from './domain/secrets';
+import { createLogger, logDestination } from './logger';
 
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
@@ -59,6 +60,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       ...(deps.liveness && { liveness: deps.liveness }),
       ...(deps.requestCounter && { requestCounter: deps.requestCounter }),
       ...(deps.metrics && { metrics: deps.metrics, metricsRoute: metricsPort === null }),
+      memberIds: { mode: config.logMemberIds, key: deps.logKey ?? newLogKey() },
     });
     server = await listen(createHttpServer(app), config.port);
     if (deps.metrics && metricsPort !== null) metricsListener = await listen(metricsServer(deps.metrics), metricsPort);
@@ -162,7 +164,7 @@ async function main(): Promise<void> {
     config = loadConfig();
     const tracing = startedTracing;
     // With tracing on, each line of a request carries its trace_id and span_id.
-    const logger = pino({ level: config.logLevel, ...(tracing && { mixin: tracing.logFields }) }, pino.destination(logDestination));
+    const logger = createLogger(config, pino.destination(logDestination), tracing?.logFields);
     tracing?.reportProblemsTo(logger);
     stopOnSignals(await startServer(config, logger, buildDeps, { tracing }), logger);
   } catch (error) {

@@ -37,6 +37,7 @@ import {
   type MemberDoc,
   type SessionDoc,
 } from './documents';
+import { readOrCreateLogKey } from './log-key';
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
 import { quotaClaims } from './quota-claim';
@@ -110,6 +111,11 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
     return new MongoStore(connection);
   }
 
+  /** The deployment's log key, made on first use (log-key.ts). */
+  logKey(): Promise<Buffer> {
+    return this.run(() => readOrCreateLogKey(this.connection.db));
+  }
+
   /** What the watchdog knows of the connection (see connection.ts). */
   health(): ConnectionHealth {
     return this.connection.health();
@@ -156,6 +162,13 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
     if (!found) return null;
     const [client] = found.client;
     return { key: apiKeyFromDoc(found), client: client ? clientFromDoc(client) : null };
+  }
+
+  /** One find on the publishable keys' own index (secret keys are not in it). */
+  async listLivePublishableKeys(now: Date, limit: number): Promise<ApiKeyRecord[]> {
+    const filter = { kind: 'publishable' as const, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] };
+    const docs = await this.run(() => this.collections().apiKeys.find(filter).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray());
+    return docs.map(apiKeyFromDoc);
   }
 
   async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
