@@ -127,8 +127,8 @@ function mongoOf(options: Options): Env['mongo'] {
 
 /**
  * The operations' fixture. On MongoDB 2 reservations per member rather than
- * 10: a stand-in that scans where mongod uses an index (mongo-wire) pays for
- * every reservation on each change; the wallet section shows that the
+ * 10: a stand-in that scans where mongod uses an index (the MongoDB stand-in)
+ * pays for every reservation on each change; the wallet section shows that the
  * server does not.
  */
 function operationsFixture(env: Env): Partial<FixtureOptions> {
@@ -193,8 +193,8 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
         const order: [Target, Target] = round % 2 === 1 ? [server, other!] : [other!, server];
         const paired = await pairedRun(env, [[order[0], deploymentOf(order[0]).scenario(scenario)], [order[1], deploymentOf(order[1]).scenario(scenario)]], options.duration);
         const [serverUs, otherUs] = order[0] === server ? paired.usPerRequest : [paired.usPerRequest[1], paired.usPerRequest[0]];
-        log(`  round ${round} ${scenario.padEnd(8)} paired: this build ${Math.round(serverUs!)} µs CPU/request, the other ${Math.round(otherUs!)} (${paired.load.answered}/${paired.load.offered} answered)`);
-        pairs.set(scenario, [...(pairs.get(scenario) ?? []), { serverUs: serverUs!, otherUs: otherUs!, answered: paired.load.answered === paired.load.offered }]);
+        log(`  round ${round} ${scenario.padEnd(8)} paired: this build ${Math.round(serverUs)} µs CPU/request, the other ${Math.round(otherUs)} (${paired.load.answered}/${paired.load.offered} answered)`);
+        pairs.set(scenario, [...(pairs.get(scenario) ?? []), { serverUs, otherUs, answered: paired.load.answered === paired.load.offered }]);
       }
     }
     if (deployment.database) driverCosts.push(await driverCostRun(env, deployment.database, round));
@@ -325,7 +325,7 @@ async function alternating(env: Env, options: Options, small: Deployment, large:
 
 /**
  * The rate of the scale and wallet sections: on MongoDB a quarter of the
- * operations' (a stand-in like mongo-wire scans the large collections on
+ * operations' (a stand-in of MongoDB scans the large collections on
  * every request, and would be saturated).
  */
 const sizeEnv = (env: Env): Env => (env.mongo ? { ...env, rate: env.rate / 4 } : env);
@@ -445,7 +445,12 @@ const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 1
 async function settledRss(deployment: Deployment): Promise<number[]> {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const children = deployment.server.processes;
-  await Promise.all(children.map((child, i) => (deployment.gcFiles[i] ? collectGarbage(child, deployment.gcFiles[i]) : undefined)));
+  await Promise.all(
+    children.flatMap((child, i) => {
+      const gcFile = deployment.gcFiles[i];
+      return gcFile ? [collectGarbage(child, gcFile)] : [];
+    }),
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000));
   return children.map((child) => rssOf(child.pid));
 }

@@ -7,11 +7,13 @@
  */
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
 import type { V4ResponseBuilder } from '@pact-foundation/pact/src/v4/http/types';
-import { createLoyaltyClient, type LoyaltyClient, type UnauthorizedErrorMessage } from '@loyalty/sdk';
+import { createLoyaltyClient, type ForbiddenErrorMessage, type LoyaltyClient, type UnauthorizedErrorMessage } from '@loyalty/sdk';
 import {
   apiKeys,
   consumerName,
+  type IdentifierTypeParam,
   pactOutputDir,
+  pageOrigin,
   placeholderSessionToken,
   providerName,
   states,
@@ -29,9 +31,17 @@ export function createPact(): PactV4 {
 /**
  * The real SDK against the mock server. No retries: each interaction is
  * exactly one request, also for the 429 and 503 answers the SDK would retry.
+ * `fromOrigin`: as in a page on that origin, whose browser adds `Origin` to
+ * every request.
  */
-export function sdk(baseUrl: string, apiKey: string = apiKeys.partner): LoyaltyClient {
-  return createLoyaltyClient({ baseUrl, apiKey, retries: 0, timeoutMs: 10_000, userAgent: 'loyalty-contract-tests/1.0.0' });
+export function sdk(baseUrl: string, apiKey: string = apiKeys.partner, fromOrigin?: string): LoyaltyClient {
+  const asPage = fromOrigin === undefined ? {} : { fetch: (request: Request) => (request.headers.set('Origin', fromOrigin), fetch(request)) };
+  return createLoyaltyClient({ baseUrl, apiKey, retries: 0, timeoutMs: 10_000, userAgent: 'loyalty-contract-tests/1.0.0', ...asPage });
+}
+
+/** The SDK in the partner's page: its publishable key, sent from its origin. */
+export function pageSdk(baseUrl: string, origin: string = pageOrigin): LoyaltyClient {
+  return sdk(baseUrl, apiKeys.partnerPage, origin);
 }
 
 /**
@@ -56,7 +66,6 @@ export function settled<M>(test: (mock: M) => Promise<void>): (mock: M) => Promi
 
 export type StateSpec = { [S in StateName]: readonly [S, StateParams[S]] }[StateName];
 type UnconfiguredInteraction = ReturnType<PactV4['addInteraction']>;
-type PactParams = Parameters<UnconfiguredInteraction['given']>[1];
 
 /** A provider state with its parameters, typed by the state's sentence. */
 export function state<S extends StateName>(name: S, params: StateParams[S]): readonly [S, StateParams[S]] {
@@ -67,8 +76,7 @@ export function state<S extends StateName>(name: S, params: StateParams[S]): rea
 export function interaction(pact: PactV4, description: string, ...given: StateSpec[]): UnconfiguredInteraction {
   let builder = pact.addInteraction();
   for (const [name, params] of given) {
-    // Pact params are JSON; StateParams only allows JSON values.
-    builder = builder.given(name, params as unknown as PactParams);
+    builder = builder.given(name, params);
   }
   return builder.uponReceiving(description);
 }
@@ -76,6 +84,13 @@ export function interaction(pact: PactV4, description: string, ...given: StateSp
 /** The member most interactions are about, and the state that she exists. */
 export const alice = 'm-alice';
 export const aliceExists = state(states.memberExists, { correlationId: alice, pointBalance: 50000 });
+
+/** That alice holds a reservation under `reservationToken`, of `reservationAmount` points. */
+export const aliceHolds = (reservationToken: string, reservationAmount: number, identifierType: IdentifierTypeParam = 'CARD_NUMBER') =>
+  state(states.memberHoldsReservation, { correlationId: alice, reservationToken, reservationAmount, identifierType });
+
+/** Operation B's path. */
+export const reservationPath = (correlationId: string, reservationToken: string) => `/client/users/${correlationId}/reservations/${reservationToken}`;
 
 // --- request headers ---------------------------------------------------------
 
@@ -102,6 +117,11 @@ function bearer(token: string = placeholderSessionToken) {
 /** The headers of Operations A and B: the client's key, a member session (the placeholder unless given) and the request id. */
 export function memberHeaders(requestId: string, token?: string, apiKey: string = apiKeys.partner) {
   return { ...apiKeyHeader(apiKey), ...bearer(token), ...requestIdHeader(requestId) };
+}
+
+/** The headers of Operations A and B from the partner's page: its publishable key, its origin (or another), a member session. */
+export function pageHeaders(requestId: string, origin: string = pageOrigin) {
+  return { ...memberHeaders(requestId, undefined, apiKeys.partnerPage), Origin: origin };
 }
 
 // --- response matchers -------------------------------------------------------
@@ -173,6 +193,10 @@ export const schemaMismatch = 'Request does not match the API specification';
 /** 401: the credentials do not allow the call; the message (an enum of the spec) says what to fix. */
 export const unauthorized = (message: UnauthorizedErrorMessage) => (res: V4ResponseBuilder) =>
   res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', message));
+
+/** 403: the key may not be used for this request; the message (an enum of the spec) says what to do instead. */
+export const forbidden = (message: ForbiddenErrorMessage) => (res: V4ResponseBuilder) =>
+  res.headers(jsonContentType).jsonBody(errorBody(403, 'FORBIDDEN', message));
 
 /** What the SDK made of an error answer: its status and errorCode. */
 export function expectError(result: { response: Response; error?: { errorCode?: string } }, status: number, errorCode: string): void {

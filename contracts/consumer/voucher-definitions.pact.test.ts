@@ -1,18 +1,19 @@
 /**
  * Operation A (`GET /client/users/{correlation_id}/voucher-definitions`) as
- * the SDK's `listVoucherDefinitions` calls it: every documented status, the
+ * the SDK's `listVoucherDefinitions` calls it: every documented status (the
+ * 401 and 429 every operation shares: shared-answers.pact.test.ts), the
  * default and an explicit business unit, each of the operation's error codes.
  */
 import { MatchersV3 } from '@pact-foundation/pact';
 import { sessionAuth } from '@loyalty/sdk';
-import { apiKeys, clientIds, invalidSessionToken, placeholderListingTag, placeholderSessionToken, states } from '../shared/contract';
+import { apiKeys, pageOrigin, placeholderListingTag, placeholderSessionToken, states } from '../shared/contract';
 import {
   alice,
   aliceExists,
-  apiKeyHeader,
   createPact,
   errorBody,
   expectError,
+  forbidden,
   headersTooLarge,
   interaction,
   internalError,
@@ -20,6 +21,8 @@ import {
   listingTagHeaders,
   memberHeaders,
   oversizedHeader,
+  pageHeaders,
+  pageSdk,
   requestIdHeader,
   schemaMismatch,
   sdk,
@@ -27,8 +30,6 @@ import {
   settled,
   state,
   successHeaders,
-  tooManyRequests,
-  unauthorized,
 } from './support';
 
 const { eachLike, like, equal, string, number } = MatchersV3;
@@ -102,6 +103,25 @@ describe('listVoucherDefinitions', () => {
         expect(result.data).toBeUndefined();
         expect(result.error).toBeUndefined();
         expect(result.response.headers.get('ETag')).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      }));
+  });
+
+  it("200: lists them for the partner's page, with its publishable key from its origin", () => {
+    const requestId = 'contract-list-vouchers-200-page';
+    return interaction(
+      pact,
+      "a request from the partner's page to list voucher definitions of the default business unit",
+      aliceExists,
+      partnerUnits('LCL'),
+      state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
+    )
+      .withRequest('GET', path, (req) => req.headers(pageHeaders(requestId)))
+      .willRespondWith(200, (res) => res.headers({ ...successHeaders(requestId), ...listingTagHeaders }).jsonBody(eachLike(summary('vd-0001', 'LCL'))))
+      .executeTest(settled(async (mock) => {
+        // The session token the partner's server started with its secret key, handed to the page.
+        const result = await pageSdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expect(result.response.status).toBe(200);
+        expect(result.data?.[0]).toMatchObject({ voucherDefinitionId: 'vd-0001', businessUnit: 'LCL' });
       }));
   });
 
@@ -220,51 +240,27 @@ describe('listVoucherDefinitions', () => {
       }));
   });
 
-  it('401: refuses a token that is no session', () => {
-    const requestId = 'contract-list-vouchers-401';
-    return interaction(pact, 'a request to list voucher definitions with an invalid session token', aliceExists)
-      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId, invalidSessionToken)))
-      .willRespondWith(401, unauthorized('Invalid or expired session'))
+  it('403: refuses the publishable key from an origin it does not name', () => {
+    const requestId = 'contract-list-vouchers-403-origin';
+    const elsewhere = 'https://elsewhere.example';
+    return interaction(pact, 'a request to list voucher definitions with the publishable key from another origin', aliceExists)
+      .withRequest('GET', path, (req) => req.headers(pageHeaders(requestId, elsewhere)))
+      .willRespondWith(403, forbidden('A publishable key works only from a page on one of its origins'))
       .executeTest(settled(async (mock) => {
-        const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: invalidSessionToken, requestId });
-        expectError(result, 401, 'UNAUTHORIZED');
-        expect(result.error?.errorMessage).toBe('Invalid or expired session');
+        const result = await pageSdk(mock.url, elsewhere).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expectError(result, 403, 'FORBIDDEN');
+        expect(result.error?.errorMessage).toBe('A publishable key works only from a page on one of its origins');
       }));
   });
 
-  it('401: says how to send the session when there is none', () => {
-    const requestId = 'contract-list-vouchers-401-no-session';
-    return interaction(pact, 'a request to list voucher definitions without a session', aliceExists)
-      .withRequest('GET', path, (req) => req.headers({ ...apiKeyHeader(), ...requestIdHeader(requestId) }))
-      .willRespondWith(401, unauthorized('Missing session: send Authorization: Bearer <sessionToken>'))
+  it('403: refuses the secret key sent from a page', () => {
+    const requestId = 'contract-list-vouchers-403-secret-from-page';
+    return interaction(pact, 'a request to list voucher definitions with the secret key, sent from a page', aliceExists)
+      .withRequest('GET', path, (req) => req.headers({ ...memberHeaders(requestId), Origin: pageOrigin }))
+      .willRespondWith(403, forbidden('Secret keys must not be sent from a web page: use a publishable key there'))
       .executeTest(settled(async (mock) => {
-        // The raw client without `sessionAuth`: what a partner app that forgot the session sends.
-        const result = await sdk(mock.url).raw.GET('/client/users/{correlation_id}/voucher-definitions', {
-          params: { path: { correlation_id: alice } },
-          headers: { 'X-Request-Id': requestId },
-        });
-        expect(result.response.status).toBe(401);
-        expect(result.error).toMatchObject({ errorCode: 'UNAUTHORIZED', errorMessage: 'Missing session: send Authorization: Bearer <sessionToken>' });
-      }));
-  });
-
-  it('429: answers TOO_MANY_REQUESTS once the client used up its rate limit', () => {
-    const requestId = 'contract-list-vouchers-429';
-    return interaction(
-      pact,
-      'a request to list voucher definitions from a client over its rate limit',
-      aliceExists,
-      state(states.rateLimitUsedUp, { clientId: clientIds.throttled }),
-    )
-      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId, undefined, apiKeys.throttled)))
-      .willRespondWith(429, tooManyRequests)
-      .executeTest(settled(async (mock) => {
-        const result = await sdk(mock.url, apiKeys.throttled).listVoucherDefinitions({
-          correlationId: alice,
-          sessionToken: placeholderSessionToken,
-          requestId,
-        });
-        expectError(result, 429, 'TOO_MANY_REQUESTS');
+        const result = await sdk(mock.url, apiKeys.partner, pageOrigin).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expectError(result, 403, 'FORBIDDEN');
       }));
   });
 

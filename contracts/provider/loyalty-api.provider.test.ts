@@ -8,7 +8,7 @@
  * With PACT_BROKER_BASE_URL set it also verifies the pacts in the broker
  * (main branch, deployed or released, matching branch) and, with
  * PACT_PUBLISH_VERIFICATION_RESULTS=true, publishes the results that
- * `can-i-deploy` reads. See the README's "Contracts" section.
+ * `can-i-deploy` reads. See CONTRIBUTING.md, "Pact Broker and can-i-deploy".
  */
 import path from 'node:path';
 import { Verifier, type VerifierOptions } from '@pact-foundation/pact';
@@ -84,17 +84,17 @@ async function startProvider(store: Store): Promise<RunningProvider> {
  * only logs) fails it too, and is named first.
  */
 async function verify(provider: RunningProvider, options: VerifierOptions): Promise<void> {
-  let verificationError: unknown;
+  let verification: { failed: false } | { failed: true; error: unknown } = { failed: false };
   try {
     await new Verifier({ ...provider.options, provider: providerName, logLevel: 'warn', ...options }).verifyProvider();
   } catch (error) {
-    verificationError = error;
+    verification = { failed: true, error };
   }
   const failures = provider.context.failures.splice(0);
   if (failures.length > 0) {
     throw new Error(`Provider set-up failed, so interactions may have failed for that reason:\n  ${failures.join('\n  ')}`);
   }
-  if (verificationError) throw verificationError;
+  if (verification.failed) throw verification.error;
 }
 
 function verifyCommittedPact(provider: RunningProvider): Promise<void> {

@@ -154,8 +154,8 @@ interface paths {
          *     The same request sent twice leaves the same state: the update is
          *     idempotent and safe to retry.
          *
-         *     Checks, in order: request body form (the seed's messages win where one
-         *     applies: `Channel should be a string value`, `Either reservationAmount or
+         *     Checks, in order: request body form (the messages of the API's
+         *     original definition win where one applies: `Channel should be a string value`, `Either reservationAmount or
          *     catalogueItems is required`, `redemptionId and redeemerId, both are
          *     required`, `Invalid catalogue item(s)`), account eligibility, token,
          *     session identifier type, redemption identifier, redeemer, catalogue
@@ -350,8 +350,8 @@ interface components {
              */
             productCode: string;
             /**
-             * @description Positive whole number of units; 1 when omitted. The seed calls it a
-             *     positive number; it is whole here because points are whole numbers
+             * @description Positive whole number of units; 1 when omitted. The API's original
+             *     definition calls it a positive number; it is whole here because points are whole numbers
              *     and `totalPointsAmount` is `pointsAmount` times `quantity`: a
              *     fraction of a unit would reserve a fraction of a point.
              * @example 2
@@ -488,8 +488,8 @@ interface components {
             quantity?: unknown;
         };
         /**
-         * @description The seed's messages of Operation B, the two messages of the cap and
-         *     balance rules, the limit of live reservations per wallet, and the two
+         * @description Operation B's messages from the API's original definition, the two
+         *     messages of the cap and balance rules, the limit of live reservations per wallet, and the two
          *     messages of requests that break the schema where no other message
          *     applies.
          * @enum {string}
@@ -510,8 +510,8 @@ interface components {
             details?: components["schemas"]["ErrorDetails"];
         };
         /**
-         * @description The seed's codes of Operation A, and `INVALID_REQUEST` for a request that
-         *     breaks the schema (such as an empty or repeated `businessUnit`).
+         * @description Operation A's codes from the API's original definition, and
+         *     `INVALID_REQUEST` for a request that breaks the schema (such as an empty or repeated `businessUnit`).
          * @enum {string}
          */
         VoucherDefinitionsErrorCode: "INVALID_BUSINESS_UNIT" | "BUSINESS_UNIT_REQUIRED" | "FEATURE_NOT_ENABLED" | "INVALID_REQUEST";
@@ -541,10 +541,9 @@ interface components {
             details?: components["schemas"]["ErrorDetails"];
         };
         /**
-         * @description What a developer has to fix. The three texts are decided in
-         *     api-decisions.md: a message per cause, rather than one for all, so
-         *     that a missing header is not mistaken for an expired session; none
-         *     says whose a token is.
+         * @description What a developer has to fix: a message per cause, rather than one for
+         *     all, so that a missing header is not mistaken for an expired session;
+         *     none says whose a token is.
          * @enum {string}
          */
         UnauthorizedErrorMessage: "Missing or unknown API key" | "Missing session: send Authorization: Bearer <sessionToken>" | "Invalid or expired session";
@@ -563,6 +562,21 @@ interface components {
             /** @enum {string} */
             errorCode: "UNAUTHORIZED";
             errorMessage: components["schemas"]["UnauthorizedErrorMessage"];
+        };
+        /**
+         * @description Why the key may not be used for this request, and what to do
+         *     instead. Start Session with a publishable key gives the first
+         *     message whatever the origin.
+         * @enum {string}
+         */
+        ForbiddenErrorMessage: "Sessions are started by the partner's server with a secret key, never with a publishable key" | "A publishable key works only from a page on one of its origins" | "Secret keys must not be sent from a web page: use a publishable key there";
+        /** @description A `403`: the key's kind or origins do not allow the request. */
+        ForbiddenError: {
+            /** @enum {integer} */
+            statusCode: 403;
+            /** @enum {string} */
+            errorCode: "FORBIDDEN";
+            errorMessage: components["schemas"]["ForbiddenErrorMessage"];
         };
         MemberNotFoundError: {
             /** @enum {integer} */
@@ -675,6 +689,35 @@ interface components {
             };
             content: {
                 "application/json": components["schemas"]["UnauthorizedError"];
+            };
+        };
+        /**
+         * @description The key may not start sessions here: it is a publishable key (a page
+         *     never starts a session; the partner's server does, with a secret key,
+         *     and hands the page the session token), or a secret key sent from a
+         *     web page. Nothing was read or written for the member.
+         */
+        SessionStartForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ForbiddenError"];
+            };
+        };
+        /**
+         * @description The key may not be used from where the request comes: a publishable
+         *     key without an `Origin` header, or from an origin it does not name;
+         *     or a secret key sent from a web page. Nothing was changed.
+         */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ForbiddenError"];
             };
         };
         /** @description The request body is larger than the server accepts. */
@@ -949,6 +992,7 @@ interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedApiKey"];
+            403: components["responses"]["SessionStartForbidden"];
             /** @description No member has this correlation id. */
             404: {
                 headers: {
@@ -1135,6 +1179,7 @@ interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1210,6 +1255,14 @@ interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `GET` would answer this `403` (a key used where its kind or origins do not allow it). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1317,6 +1370,7 @@ interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -1467,6 +1521,8 @@ type VoucherDefinitionsError = Schemas['VoucherDefinitionsError'];
 type InvalidRequestError = Schemas['InvalidRequestError'];
 type UnauthorizedErrorMessage = Schemas['UnauthorizedErrorMessage'];
 type UnauthorizedError = Schemas['UnauthorizedError'];
+type ForbiddenErrorMessage = Schemas['ForbiddenErrorMessage'];
+type ForbiddenError = Schemas['ForbiddenError'];
 type MemberNotFoundError = Schemas['MemberNotFoundError'];
 type PayloadTooLargeError = Schemas['PayloadTooLargeError'];
 type UnsupportedMediaTypeError = Schemas['UnsupportedMediaTypeError'];
@@ -1583,4 +1639,4 @@ declare function sessionAuth(sessionToken: string): Middleware;
  */
 declare const SDK_VERSION = "1.0.0";
 
-export { type CallOptions, type CatalogueItem, type CatalogueItemData, type CatalogueItemMessages, type Creative, type ErrorBody, type ErrorDetail, type ExpiryRule, type Household, type IdentifierType, type InternalError, type InvalidCatalogueItem, type InvalidRequestError, type ListVoucherDefinitionsArgs, type ListVoucherDefinitionsError, type LoyaltyClient, type LoyaltyClientOptions, LoyaltyRequestError, type LoyaltyResponse, type MemberNotFoundError, type OperationId, type PayloadTooLargeError, type RequestFailureReason, type ReservationUpdateError, type ReservationUpdateErrorMessage, type ReservationUpdateRequest, type ReservationUpdateResponse, type RetryOptions, type RewardMetadata, SDK_VERSION, type ServiceUnavailableError, type Session, type StartSessionArgs, type StartSessionError, type SuccessBody, type TooManyRequestsError, type TraceHeaders, type TracePropagation, type UnauthorizedError, type UnauthorizedErrorMessage, type UnexpectedResponseError, type UnsupportedMediaTypeError, type UpdateReservationArgs, type UpdateReservationError, type VoucherDefinitionSummary, type VoucherDefinitionsError, type VoucherDefinitionsErrorCode, type components, createLoyaltyClient, isLoyaltyRequestError, type operations, type paths, requestIdOf, sessionAuth };
+export { type CallOptions, type CatalogueItem, type CatalogueItemData, type CatalogueItemMessages, type Creative, type ErrorBody, type ErrorDetail, type ExpiryRule, type ForbiddenError, type ForbiddenErrorMessage, type Household, type IdentifierType, type InternalError, type InvalidCatalogueItem, type InvalidRequestError, type ListVoucherDefinitionsArgs, type ListVoucherDefinitionsError, type LoyaltyClient, type LoyaltyClientOptions, LoyaltyRequestError, type LoyaltyResponse, type MemberNotFoundError, type OperationId, type PayloadTooLargeError, type RequestFailureReason, type ReservationUpdateError, type ReservationUpdateErrorMessage, type ReservationUpdateRequest, type ReservationUpdateResponse, type RetryOptions, type RewardMetadata, SDK_VERSION, type ServiceUnavailableError, type Session, type StartSessionArgs, type StartSessionError, type SuccessBody, type TooManyRequestsError, type TraceHeaders, type TracePropagation, type UnauthorizedError, type UnauthorizedErrorMessage, type UnexpectedResponseError, type UnsupportedMediaTypeError, type UpdateReservationArgs, type UpdateReservationError, type VoucherDefinitionSummary, type VoucherDefinitionsError, type VoucherDefinitionsErrorCode, type components, createLoyaltyClient, isLoyaltyRequestError, type operations, type paths, requestIdOf, sessionAuth };

@@ -2,28 +2,29 @@ import express, { type Express, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Services } from './domain/services';
-import { seedAnswerToRefusedBody } from './features/reservations/body-rules';
+import { documentedAnswerToRefusedBody } from './features/reservations/body-rules';
 import { updateReservation } from './features/reservations/handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
+import type { MemberIdPolicy } from './http/request-label';
 import { requireApiKey, requireSession } from './http/auth';
-import { corsForOrigins, specMethods } from './http/cors';
+import { corsPolicy, specMethods } from './http/cors';
 import { docsRoutes } from './http/docs';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { healthRoutes, type Liveness } from './http/health';
 import { jsonBody } from './http/json-body';
 import { answerJsonAsDocumented } from './http/json-response';
 import { openApiValidator } from './http/openapi-validator';
-import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { createRequestValidation } from './http/request-validation';
 import { metricsRoutes } from './http/metrics-route';
-import { apiPrefix, checkRoutesAgainst, methods, operationOf, routes, tagOperation } from './http/routes';
+import { apiPrefix, loadServedSpec, methods, operationOf, routes, tagOperation, type ServedSpec } from './http/routes';
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
-import { loadApiSpec, type LoadedSpec } from './http/spec';
-import type { RequestCounter, StoreLifecycle } from './store/port';
+import type { RequestCounter } from './rate-limit/counter';
+import { rateLimitPerClient } from './rate-limit/middleware';
+import type { StoreLifecycle } from './store/port';
 
 export interface AppDeps {
   services: Services;
@@ -31,18 +32,20 @@ export interface AppDeps {
   store: Pick<StoreLifecycle, 'ping'>;
   /** What `/healthz` reports (see health.ts); always live when absent. */
   liveness?: Liveness;
-  /** Counts requests for the rate limit; in this process when absent (see rate-limit.ts). */
+  /** Counts requests for the rate limit; in this process when absent (see rate-limit/middleware.ts). */
   requestCounter?: RequestCounter;
   /** Requests, rate-limit refusals; served on `/metrics` unless `metricsRoute` is false (its own port). */
   metrics?: Metrics;
   metricsRoute?: boolean;
   logger: Logger;
-  /** Without `corsOrigins`: no CORS. */
+  /** `corsOrigins`: origins allowed besides those of the live publishable keys. */
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'> & Partial<Pick<AppConfig, 'corsOrigins'>>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
   validateResponses?: boolean;
-  /** The spec `main` loaded before anything connected; loaded here (once per process) when absent. */
-  spec?: LoadedSpec;
+  /** The spec `main` loaded and checked before anything connected; loaded and checked here when absent. */
+  spec?: ServedSpec;
+  /** How the log lines and spans of requests show a member's id (absent: not at all). */
+  memberIds?: MemberIdPolicy;
 }
 
 /**
@@ -52,8 +55,7 @@ export interface AppDeps {
  */
 export async function createApp(deps: AppDeps): Promise<Express> {
   const { services, config } = deps;
-  const spec = deps.spec ?? (await loadApiSpec());
-  checkRoutesAgainst(spec);
+  const spec = deps.spec ?? (await loadServedSpec());
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -68,20 +70,21 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // path parameter is a 400), and that answer carries them too.
   const { metrics } = deps;
   const observeAnswer = metrics && ((res: Response, seconds: number) => metrics.observeRequest(operationOf(res) ?? 'other', res.statusCode, seconds));
-  app.use(securityHeaders(), requestId(), accessLog(deps.logger, observeAnswer));
+  const memberIds = deps.memberIds ?? { mode: 'off', key: new Uint8Array() };
+  app.use(securityHeaders(), requestId(), accessLog(deps.logger, memberIds, observeAnswer));
   // CORS next, before every check: a browser's preflight carries no API key
   // and must not count against the rate limit, and the answers of the checks
-  // (a 401, a 429) must carry the CORS headers for the page to read them.
-  const corsPolicy = corsForOrigins(config.corsOrigins ?? [], specMethods(spec.document));
-  if (corsPolicy) app.use(corsPolicy);
+  // (a 401, a 403, a 429) must carry the CORS headers for the page to read them.
+  app.use(corsPolicy({ listed: config.corsOrigins ?? [], ofKeys: () => services.auth.publishableOrigins() }, specMethods(spec.document)));
 
-  // The API, its checks in the spec's order: API key, rate limit, body size
-  // and content type, session, request schema, then the operation's rules,
-  // each operation's route on the app itself. Any other request under the
-  // prefix gets the API key and rate limit checks, then the validator's 404
-  // or 405.
+  // The API, its checks in the spec's order: API key, the key's use (its
+  // kind, the request's Origin), rate limit, body size and content type,
+  // session, request schema, then the operation's rules, each operation's
+  // route on the app itself. Any other request under the prefix gets the
+  // API key and rate limit checks, then the validator's 404 or 405.
   const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute, deps.requestCounter, metrics && (() => metrics.rateLimitRejection()));
   const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
+  const sessionStartChecks = rateLimiter ? [requireApiKey(services.auth, { startsSession: true }), rateLimiter] : [requireApiKey(services.auth, { startsSession: true })];
   // Operations A and B read the client, the session and its member in one store call.
   const memberChecks = rateLimiter ? [requireApiKey(services.auth, { withSession: true }), rateLimiter] : [requireApiKey(services.auth, { withSession: true })];
   const validateResponses = deps.validateResponses ?? false;
@@ -90,7 +93,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.post(
     routes.startSession,
     tagOperation('startSession'),
-    ...clientChecks,
+    ...sessionStartChecks,
     validation.forOperation('startSession'),
     startSession(services),
   );
@@ -113,8 +116,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ...memberChecks,
     ...jsonBody(config.bodyLimitBytes),
     requireSession(services.auth),
-    // The seed's messages win over the validator's wording where one applies.
-    validation.forOperation('updateReservation', (req) => seedAnswerToRefusedBody(services.reservations, req.body)),
+    // The documented messages of Operation B's body rules win over the validator's wording where one applies.
+    validation.forOperation('updateReservation', (req) => documentedAnswerToRefusedBody(services.reservations, req.body)),
     updateReservation(services),
   );
   app.use(apiPrefix, ...clientChecks, validation.fallback);

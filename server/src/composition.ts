@@ -7,14 +7,15 @@ import { systemClock } from './domain/clock';
 import type { Services } from './domain/services';
 import { createServices, type ServiceDeps } from './features';
 import type { Liveness } from './http/health';
-import { rateLimitWindowSeconds } from './http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
 import { Metrics } from './metrics';
+import { observedStore } from './store/around';
 import { MemoryStore } from './store/memory/memory-store';
 import { commandLabels } from './store/mongo/command-labels';
 import { MongoStore } from './store/mongo/mongo-store';
-import { observedStore } from './store/observed-store';
-import type { RequestCounter, StoreLifecycle } from './store/port';
+import { BlockQuotaCounter } from './rate-limit/block-quota';
+import type { RequestCounter } from './rate-limit/counter';
+import type { StoreLifecycle } from './store/port';
 import type { Tracing } from './tracing';
 
 export interface RuntimeDeps {
@@ -27,6 +28,8 @@ export interface RuntimeDeps {
   requestCounter?: RequestCounter;
   /** The process's metrics (absent: none, METRICS=off). */
   metrics?: Metrics;
+  /** The key of the member hashes in logs and spans (absent: one of this process's own). */
+  logKey?: Uint8Array;
 }
 
 /**
@@ -53,7 +56,15 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 export const buildDeps: BuildDeps = async (config, logger, tracing) => {
   const metrics = config.metrics ? new Metrics({ processMetrics: true }) : undefined;
   const store = await buildStore(config, logger, metrics);
-  return depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }) });
+  const deps = depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }) });
+  // On MongoDB the fleet shares one key, so that a member has one hash on every process.
+  if (config.logMemberIds !== 'hashed' || !(store instanceof MongoStore)) return deps;
+  try {
+    return { ...deps, logKey: await store.logKey() };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 };
 
 /**
@@ -84,9 +95,9 @@ export function depsOf(
   });
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
-  store.startOutboxSweep(undefined, (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`));
-  // On MongoDB the fleet shares one count per key (quota-blocks.ts).
-  const counter = config.rateLimitPerMinute > 0 ? store.requestCounter(config.rateLimitPerMinute, rateLimitWindowSeconds) : undefined;
+  store.outbox.start(undefined, (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`));
+  // On MongoDB the fleet shares one count per key, in blocks claimed from the store (block-quota.ts).
+  const counter = config.rateLimitPerMinute > 0 ? new BlockQuotaCounter({ limit: config.rateLimitPerMinute, claim: store.claimQuota }) : undefined;
   const requestCounter = counter && tracing ? tracing.traceRequestCounter(counter) : counter;
   return { ...common, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
 }

@@ -11,10 +11,10 @@ import { loadConfig, type AppConfig } from './config';
 import { prepareGracefulClose } from './http/graceful-shutdown';
 import { createHttpServer } from './http/http-server';
 import { metricsServer } from './http/metrics-route';
-import { checkRoutesAgainst } from './http/routes';
-import { loadApiSpec } from './http/spec';
+import { loadServedSpec } from './http/routes';
 import { describeStartFailure } from './start-failure';
-import { logDestination } from './log-destination';
+import { newLogKey } from './domain/secrets';
+import { createLogger, logDestination } from './logger';
 
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
@@ -43,9 +43,8 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
   const tracing = options.tracing ?? null;
   logger.info(`Using ${describeStore(config)}`);
   if (tracing) logger.info(tracing.description);
-  // Loaded once, before anything connects: a broken spec stops the start cheaply.
-  const spec = await loadApiSpec();
-  checkRoutesAgainst(spec);
+  // Loaded and checked once, before anything connects: a broken spec stops the start cheaply.
+  const spec = await loadServedSpec();
   const deps = await build(config, logger, tracing);
   const metricsPort = config.metrics?.port ?? null;
   let server: Server | undefined;
@@ -61,6 +60,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       ...(deps.liveness && { liveness: deps.liveness }),
       ...(deps.requestCounter && { requestCounter: deps.requestCounter }),
       ...(deps.metrics && { metrics: deps.metrics, metricsRoute: metricsPort === null }),
+      memberIds: { mode: config.logMemberIds, key: deps.logKey ?? newLogKey() },
     });
     server = await listen(createHttpServer(app), config.port);
     if (deps.metrics && metricsPort !== null) metricsListener = await listen(metricsServer(deps.metrics), metricsPort);
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
     config = loadConfig();
     const tracing = startedTracing;
     // With tracing on, each line of a request carries its trace_id and span_id.
-    const logger = pino({ level: config.logLevel, ...(tracing && { mixin: tracing.logFields }) }, pino.destination(logDestination));
+    const logger = createLogger(config, pino.destination(logDestination), tracing?.logFields);
     tracing?.reportProblemsTo(logger);
     stopOnSignals(await startServer(config, logger, buildDeps, { tracing }), logger);
   } catch (error) {

@@ -12,6 +12,8 @@ import { currentLayout } from '../../server/src/store/mongo/layout';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { shardPlan } from '../../server/src/store/mongo/shard-plan';
 import { layoutOneDatabase } from './data-layout/layout-one';
+import { startTestApp } from '../../server/src/test-support/app-harness';
+import { send } from '../../server/src/test-support/api-client';
 
 /** The indexes of one collection, with their options. */
 async function indexesWithOptions(uri: string, dbName: string, collection: string) {
@@ -43,11 +45,11 @@ async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ cod
     stdout: { write: (text: string) => ((stdout += text), true) },
     stderr: { write: (text: string) => ((stderr += text), true), isTTY: false },
   };
-  const code = await runAdmin(args, env, streams as never);
+  const code = await runAdmin(args, env, streams);
   return { code, stdout, stderr };
 }
 
-const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard']];
+const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard'], ['log-hash']];
 
 describe('loyalty-admin without MongoDB', () => {
   it.each(commands.map((words) => [words.join(' '), words] as const))('%s --help explains the command and exits 0', async (_name, words) => {
@@ -84,6 +86,10 @@ describe('loyalty-admin without MongoDB', () => {
     ['an unknown command', ['rotate']],
     ['a missing required option', ['keys', 'create']],
     ['seconds that are not a whole number', ['keys', 'create', '--client', 'x', '--expires-in', '1.5']],
+    ['an origin with a path', ['keys', 'create', '--client', 'x', '--publishable', '--origin', 'https://app.example.com/shop']],
+    ['an origin in upper case', ['keys', 'create', '--client', 'x', '--publishable', '--origin', 'https://APP.example.com']],
+    ['a publishable key without an origin', ['keys', 'create', '--client', 'x', '--publishable']],
+    ['an origin for a secret key', ['keys', 'create', '--client', 'x', '--origin', 'https://app.example.com']],
   ])('refuses %s with exit code 2', async (_case, args) => {
     expect((await admin(args)).code).toBe(exitCodes.usage);
   });
@@ -145,13 +151,31 @@ if (source.kind === 'none') {
       expect((await run(null, ['check'])).code).toBe(exitCodes.ok);
     });
 
+    it("log-hash gives the hash that stands for a member in the access log of every server on the database", async () => {
+      await admin(['load', demoFixturePath], env);
+      const fleet = await startTestApp({ env: { ...env, PORT: '0', RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' }, instances: 2 });
+      try {
+        for (const url of fleet.urls) {
+          await send(url, 'POST', '/client/users/m-alice/sessions', { apiKey: 'pk_test_partner_app_0001', headers: { 'x-identifier-type': 'CARD_NUMBER' } });
+        }
+      } finally {
+        await fleet.close();
+      }
+      const logged = fleet.logs.filter((line) => line.msg === 'request completed').map((line) => (line.req as { memberHash?: string }).memberHash);
+      const run = await json(['log-hash', 'm-alice']);
+      expect(run.code).toBe(exitCodes.ok);
+      expect(run.body).toEqual({ correlationId: 'm-alice', memberHash: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(logged).toEqual([run.body.memberHash, run.body.memberHash]);
+      expect((await json(['log-hash', 'm-bob'])).body.memberHash).not.toBe(run.body.memberHash);
+    });
+
     it('loads a fixture, then checks the database: all well, exit 0', async () => {
       const load = await json(['load', demoFixturePath]);
       expect(load.code).toBe(exitCodes.ok);
       expect(load.body).toMatchObject({ file: demoFixturePath, loaded: { clients: 4, members: 8 } });
       const check = await json(['check']);
       expect(check.code).toBe(exitCodes.ok);
-      expect(check.body).toMatchObject({ ok: true, reachable: true, layout: { version: currentLayout, expected: currentLayout }, missingIndexes: [], counts: { clients: 4, apiKeys: 4 } });
+      expect(check.body).toMatchObject({ ok: true, reachable: true, layout: { version: currentLayout, expected: currentLayout }, missingIndexes: [], counts: { clients: 4, apiKeys: 5 } });
     });
 
     it('writes nothing for an invalid fixture, naming its paths, exit 1', async () => {
@@ -177,6 +201,8 @@ if (source.kind === 'none') {
         clientId: 'partner-app',
         keyId: expect.stringMatching(/^key_/),
         apiKey: expect.stringMatching(/^key_[0-9a-f]{12}\./),
+        kind: 'secret',
+        origins: [],
         createdAt: expect.any(String),
         expiresAt: expect.any(String),
       });
@@ -184,13 +210,43 @@ if (source.kind === 'none') {
       expect(rolled.code).toBe(exitCodes.ok);
       const listed = await json(['keys', 'list', '--client', 'partner-app']);
       const keys = listed.body.keys as Array<Record<string, unknown>>;
-      expect(keys.map((k) => Object.keys(k).sort())).toEqual(keys.map(() => ['createdAt', 'expiresAt', 'keyId', 'revokedAt']));
+      expect(keys.map((k) => Object.keys(k).sort())).toEqual(keys.map(() => ['createdAt', 'expiresAt', 'keyId', 'kind', 'origins', 'revokedAt']));
       expect(keys.map((k) => k.keyId)).toContain(rolled.body.keyId);
-      for (const secret of [created.body.apiKey, rolled.body.apiKey, 'pk_test_partner_app_0001']) expect(listed.stdout).not.toContain(String(secret).split('.').pop());
+      for (const secret of [created.body.apiKey, rolled.body.apiKey, 'pk_test_partner_app_0001', 'pk_test_partner_web_0001']) expect(listed.stdout).not.toContain(String(secret).split('.').pop());
       const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(created.body.keyId)]);
       expect(revoked.body).toEqual({ keyId: created.body.keyId, revokedAt: expect.any(String) });
       // Nothing about a key's secret on stderr either.
       expect(revoked.stderr).toBe('');
+    });
+
+    it('creates a publishable key for its origins, lists its kind and origins, rolls it keeping them, revokes it', async () => {
+      await json(['load', demoFixturePath]);
+      const origins = ['https://app.example.com', 'http://127.0.0.1:5173'];
+      const created = await json(['keys', 'create', '--client', 'partner-app', '--publishable', ...origins.flatMap((origin) => ['--origin', origin])]);
+      expect(created.code).toBe(exitCodes.ok);
+      expect(created.body).toEqual({
+        clientId: 'partner-app',
+        keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
+        apiKey: expect.any(String),
+        kind: 'publishable',
+        origins,
+        createdAt: expect.any(String),
+        expiresAt: null,
+      });
+      const secret = await json(['keys', 'create', '--client', 'partner-app']);
+      expect(secret.body).toMatchObject({ kind: 'secret', origins: [] });
+      const rolled = await json(['keys', 'roll', '--client', 'partner-app', '--key', String(created.body.keyId), '--grace', '60']);
+      expect(rolled.body).toMatchObject({ kind: 'publishable', origins });
+      const listed = (await json(['keys', 'list', '--client', 'partner-app'])).body.keys as Array<Record<string, unknown>>;
+      const byId = new Map(listed.map((k) => [k.keyId, k]));
+      expect(byId.get(created.body.keyId)).toMatchObject({ kind: 'publishable', origins, expiresAt: expect.any(String) });
+      expect(byId.get(rolled.body.keyId)).toMatchObject({ kind: 'publishable', origins, expiresAt: null });
+      expect(byId.get(secret.body.keyId)).toMatchObject({ kind: 'secret', origins: [], expiresAt: null });
+      // For people: the kind and the origins on each line.
+      const table = (await admin(['keys', 'list', '--client', 'partner-app'], env)).stdout;
+      expect(table.split('\n').find((line) => line.startsWith(String(rolled.body.keyId)))).toMatch(/ publishable .* https:\/\/app\.example\.com http:\/\/127\.0\.0\.1:5173$/);
+      const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(rolled.body.keyId)]);
+      expect(revoked.body).toEqual({ keyId: rolled.body.keyId, revokedAt: expect.any(String) });
     });
 
     it.each([
@@ -231,7 +287,7 @@ if (source.kind === 'none') {
       expect((await admin(['keys', 'list', '--client', 'partner-app'], env)).stderr).toMatch(/Run `loyalty-admin migrate`/);
       const migrated = await json(['migrate']);
       expect(migrated.code).toBe(exitCodes.ok);
-      expect(migrated.body).toMatchObject({ from: 1, to: currentLayout, steps: [{ to: 2 }, { to: 3 }, { to: 4 }] });
+      expect(migrated.body).toMatchObject({ from: 1, to: currentLayout, steps: [{ to: 2 }, { to: 3 }, { to: 4 }, { to: 5 }] });
       expect((await json(['check'])).body).toMatchObject({ ok: true, layout: { version: currentLayout } });
     });
   });

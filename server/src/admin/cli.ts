@@ -3,9 +3,10 @@
  * `loyalty-admin`: the operator's command for a deployment on MongoDB (keys,
  * data loads, indexes, checks, migrations, sharding). Reads MONGODB_URI and
  * MONGODB_DB like the server. `--help` on every command; `--json` prints one
- * JSON object on stdout; exit codes in exit-codes.ts (README, Operating).
+ * JSON object on stdout; exit codes in exit-codes.ts (docs/operating.md).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { originProblem } from '../domain/origins';
 import { StoreUnavailableError } from '../store/port';
 import { LayoutMismatchError } from '../store/mongo/layout';
 import { adminConfig, optionalMongo } from './database';
@@ -13,6 +14,7 @@ import { runShard } from './shard';
 import { runCheck, runIndexes, runLoad, runMigrate } from './data';
 import { AdminError, exitCodes } from './exit-codes';
 import { keyCommands, runKeys } from './keys';
+import { runLogHash } from './log-hash';
 import { createOutput, type Streams } from './output';
 
 /** Seconds as a command line gives them: a whole number from 1 to ten years. */
@@ -20,6 +22,13 @@ function seconds(value: string): number {
   const parsed = Number(value);
   if (!/^\d+$/.test(value) || parsed < 1 || parsed > 315_360_000) throw new InvalidArgumentError('a whole number of seconds, 1 to 315360000');
   return parsed;
+}
+
+/** One origin as browsers send it (`https://app.example.com`); repeated, they add up. */
+function origin(value: string, previous: string[] = []): string[] {
+  const problem = originProblem(value);
+  if (problem) throw new InvalidArgumentError(`an exact origin such as https://app.example.com: ${problem}`);
+  return [...previous, value];
 }
 
 const jsonOption = () => new Option('--json', 'print one JSON object on stdout (for scripts)');
@@ -36,18 +45,27 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
   const keys = program.command('keys').description("a client's API keys: any live one authenticates it").exitOverride();
   keys
     .command('create')
-    .description('make a new key (shown once)')
+    .description("make a new key (shown once): secret, for the partner's servers, unless --publishable")
     .requiredOption('--client <id>', 'the client application')
     .option('--expires-in <seconds>', 'the key stops working after this long', seconds)
+    .option('--publishable', "a publishable key, for the partner's web pages on the --origin(s): it starts no session")
+    .option('--origin <origin>', 'an exact origin whose pages may send the publishable key (repeat for more)', origin)
     .addOption(jsonOption())
-    .action((o: { client: string; expiresIn?: number; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.create(o.client, o.expiresIn)));
+    .action((o: { client: string; expiresIn?: number; publishable?: boolean; origin?: string[]; json?: boolean }) => {
+      if ((o.publishable === true) !== (o.origin !== undefined)) throw new AdminError('--publishable and --origin go together: a publishable key needs its origins, a secret key has none', exitCodes.usage);
+      const options = { ...(o.expiresIn !== undefined && { expiresInSeconds: o.expiresIn }), ...(o.publishable && { publishable: true, origins: o.origin ?? [] }) };
+      return runKeys(config().mongo, output(o), keyCommands.create(o.client, options));
+    });
   keys
     .command('roll')
-    .description("make a new key and give the client's other live keys an expiry (the grace)")
+    .description("make a new key and give the keys it replaces an expiry (the grace): the client's live secret keys, or with --key that one key (a publishable key keeps its origins)")
     .requiredOption('--client <id>', 'the client application')
-    .option('--grace <seconds>', 'how long the other keys keep working (default 86400)', seconds)
+    .option('--key <keyId>', 'roll this key only, of either kind (keys list)')
+    .option('--grace <seconds>', 'how long the replaced keys keep working (default 86400)', seconds)
     .addOption(jsonOption())
-    .action((o: { client: string; grace?: number; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.roll(o.client, o.grace)));
+    .action((o: { client: string; key?: string; grace?: number; json?: boolean }) =>
+      runKeys(config().mongo, output(o), keyCommands.roll(o.client, { ...(o.grace !== undefined && { graceSeconds: o.grace }), ...(o.key !== undefined && { keyId: o.key }) })),
+    );
   keys
     .command('revoke')
     .description('end a key now, and the sessions it started')
@@ -57,7 +75,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
     .action((o: { client: string; key: string; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.revoke(o.client, o.key)));
   keys
     .command('list')
-    .description("a client's keys: ids, creation, expiry, revocation (never a secret)")
+    .description("a client's keys: ids, kinds, origins, creation, expiry, revocation (never a secret)")
     .requiredOption('--client <id>', 'the client application')
     .addOption(jsonOption())
     .action((o: { client: string; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.list(o.client)));
@@ -85,6 +103,12 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
     .option('--apply', 'enable sharding, create the shard-key indexes and shard the collections (idempotent; a mongos only)')
     .addOption(jsonOption())
     .action((o: { apply?: boolean; json?: boolean }) => runShard(o.apply ? config().mongo : optionalMongo(env), o.apply === true, output(o)));
+  program
+    .command('log-hash')
+    .description("the hash that stands for a member in the servers' logs and spans (LOG_MEMBER_IDS=hashed): search the logs for it")
+    .argument('<correlation-id>', "the member's id, as in the API's paths")
+    .addOption(jsonOption())
+    .action((correlationId: string, o: { json?: boolean }) => runLogHash(config().mongo, correlationId, output(o)));
   program
     .command('migrate')
     .description('bring the database to the data layout of this release, in place (idempotent, resumable)')

@@ -1,5 +1,5 @@
 /**
- * What one wallet may hold. api-decisions.md: "Every limit is explicit": a
+ * What one wallet may hold. Every limit is explicit (the contract says so): a
  * wallet is read whole when its totals are stale (an expiry passed), its
  * reservations are delivered from its outbox after each whole save, and a fixture loads
  * it at once, so its size is bounded (configuration:
@@ -11,3 +11,11 @@ export interface WalletLimits {
 }
 
 export const defaultWalletLimits: WalletLimits = Object.freeze({ maxActiveReservationsPerWallet: 1000 });
+
+/**
+ * Live publishable keys a deployment holds at most, over all clients: every
+ * process keeps their origins in memory for the CORS preflights, so their
+ * number is bounded. Making one more is refused (the key service, fixture
+ * loading); revoke one first.
+ */
+export const maxLivePublishableKeys = 1000;

@@ -1,4 +1,5 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyKind } from './model';
 
 /**
  * SHA-256 hex of a secret (API key or session token), its UTF-8 bytes; what
@@ -27,15 +28,33 @@ export function newApiKey(): { keyId: string; apiKey: string } {
 }
 
 /**
- * The public id of a fixture's key: derived from the client and the key's
- * place in the fixture (never from the secret), so that loading the same
- * fixture again replaces the same key record.
+ * The public id of a fixture's key: derived from the client, the key's kind
+ * and its place among the client's keys of that kind (never from the
+ * secret), so that loading the same fixture again replaces the same key
+ * record.
  */
-export function fixtureKeyId(clientId: string, index: number): string {
-  return `key_fx${hash('sha256', `${clientId}\u0000${index}`, 'hex').slice(0, 10)}`;
+export function fixtureKeyId(clientId: string, index: number, kind: ApiKeyKind = 'secret'): string {
+  const place = kind === 'secret' ? `${clientId}\u0000${index}` : `${clientId}\u0000${kind}\u0000${index}`;
+  return `key_fx${hash('sha256', place, 'hex').slice(0, 10)}`;
 }
 
 /** A random session token: 192 bits, URL-safe, never derived from ids. */
 export function newSessionToken(): string {
   return `st_${randomBytes(24).toString('base64url')}`;
+}
+
+/**
+ * What stands for a member's id (its correlation id) in log lines and spans
+ * by default: HMAC-SHA256 under the deployment's log key, 128 bits in hex.
+ * Keyed, so that nobody who reads the logs can test guesses of ids (card
+ * numbers, e-mail addresses) against it; `loyalty-admin log-hash` gives an
+ * operator one member's, to find its requests.
+ */
+export function memberIdHash(key: Uint8Array, correlationId: string): string {
+  return createHmac('sha256', key).update(correlationId, 'utf8').digest('hex').slice(0, 32);
+}
+
+/** A new log key (see `memberIdHash`): 256 random bits. */
+export function newLogKey(): Buffer {
+  return randomBytes(32);
 }

@@ -20,6 +20,12 @@ export interface AuthService {
    * their order, and take it instead of calling the store again.
    */
   lookUpSession(bearerToken: string | undefined): Promise<SessionLookup | null>;
+  /**
+   * The origins of every live publishable key: pages there may call the API
+   * (CORS). A process may answer what it read up to a key's caching bound
+   * ago, so a new, rolled or revoked key shows within that bound.
+   */
+  publishableOrigins(): Promise<ReadonlySet<string>>;
   /** The client owning this API key and the key, or null (a missing, unknown, expired or revoked key). */
   authenticateClient(apiKey: string | undefined, lookup?: SessionLookup | null): Promise<AuthenticatedClient | null>;
   /**
@@ -67,7 +73,7 @@ export interface SessionService {
 export interface VoucherDefinitionService {
   /**
    * Checks the feature switch, then resolves the business unit (AppError with
-   * the seed's codes), and lists that unit.
+   * the documented codes), and lists that unit.
    */
   listVoucherDefinitions(client: ClientRecord, businessUnit: string | undefined): Promise<VoucherListing>;
 }
@@ -90,7 +96,7 @@ export interface ReservationContext {
 }
 
 export interface ReservationService {
-  /** Throws AppError INVALID_REQUEST with the seed's messages. */
+  /** Throws AppError INVALID_REQUEST with the documented messages. */
   updateReservation(context: ReservationContext, request: ReservationUpdateRequest): Promise<ReservationUpdateResponse>;
   /**
    * The entries of a request's `catalogueItems` that are malformed or name no

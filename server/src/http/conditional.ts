@@ -1,5 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../caching/bounded-cache';
 import { answerJson, jsonBytes } from './json-response';
 
 /*
@@ -34,20 +36,19 @@ export function answerTagged(req: Request, res: Response, body: object, tag: str
  * json-response.ts), by scope: the same answer to the same client is
  * tagged once, not hashed per request.
  */
-const tagsOfBytes = new WeakMap<Buffer, { digest: string; byScope: Map<string, string> }>();
-/** Scopes (clients) whose tag one answer keeps at most; past it they are made again. */
+const tagsOfBytes = new WeakMap<Buffer, { digest: string; byScope: LRUCache<string, string> }>();
+/** Scopes (clients) whose tag one answer keeps at most; past it the least recently asked are made again. */
 const maxScopesPerAnswer = 1_000;
 
 /** A strong entity tag of `body` as `res.json` sends it: 128 bits of a SHA-256 over its bytes' digest and the scope, quoted. */
 export function entityTag(body: object, scope: readonly string[]): string {
   const bytes = jsonBytes(body);
   let tags = tagsOfBytes.get(bytes);
-  if (!tags) tagsOfBytes.set(bytes, (tags = { digest: hash('sha256', bytes, 'base64url'), byScope: new Map() }));
+  if (!tags) tagsOfBytes.set(bytes, (tags = { digest: hash('sha256', bytes, 'base64url'), byScope: boundedCache({ maxEntries: maxScopesPerAnswer }) }));
   const key = JSON.stringify(scope);
   let tag = tags.byScope.get(key);
   if (tag === undefined) {
     tag = `"${hash('sha256', JSON.stringify([tags.digest, ...scope]), 'base64url').slice(0, 22)}"`;
-    if (tags.byScope.size >= maxScopesPerAnswer) tags.byScope.clear();
     tags.byScope.set(key, tag);
   }
   return tag;

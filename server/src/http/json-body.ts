@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError, schemaError } from '../domain/errors';
 
@@ -15,11 +16,6 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
   return [requireJsonContentType, express.json({ limit: limitBytes, strict: true, type: (req) => isJson(req as Request), inflate: false }), requireReadBody];
 }
 
-/** Whether the request says it has a body (a length above 0, or chunks). */
-function declaresBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-}
-
 const plainContentTypes = new Set(['application/json', 'application/json; charset=utf-8']);
 
 /** The usual JSON content types, as clients send them (any case). */
@@ -34,6 +30,14 @@ export function isPlainJsonContentType(contentType: string | undefined): boolean
  */
 function isJson(req: Request): boolean {
   return isPlainJsonContentType(req.headers['content-type']) || Boolean(req.is('application/json'));
+}
+
+/**
+ * Whether the request comes with a body: a chunked one, or a length above
+ * zero (`Content-Length: 0` and `00` alike say there is none).
+ */
+export function declaresBody(req: Pick<IncomingMessage, 'headers'>): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
 }
 
 /**

@@ -37,6 +37,13 @@ export interface AuthStore extends MemberStore {
   findApiKey(digest: string): Promise<ApiKeyContext | null>;
   /** The key with this public id (live or not) and its client (null when gone). */
   findApiKeyById(keyId: string): Promise<ApiKeyContext | null>;
+  /**
+   * Publishable keys live at `now` (neither revoked nor expired), oldest
+   * first (then by keyId), at most `limit`: whose origins pages may call
+   * from (CORS), and how many there are (a bounded number). One query,
+   * whatever the number of secret keys.
+   */
+  listLivePublishableKeys(now: Date, limit: number): Promise<ApiKeyRecord[]>;
   insertSession(session: SessionRecord): Promise<void>;
   /** The session with this token hash, or null. Expired sessions may be returned; the caller checks. */
   findSession(tokenHash: string): Promise<SessionRecord | null>;
@@ -112,22 +119,16 @@ export interface ReservationStore extends MemberStore, WholeWalletStore {
 export interface AuditStore {
   /**
    * Audit entries of one reservation token, oldest first (by time, then
-   * wallet version). An entry is here once the store has delivered it (at
-   * once, or shortly after its save: see `drainOutbox`); each change's entry
-   * is here exactly once.
+   * wallet version). An entry is here once the store has delivered it: at
+   * once, or shortly after its save (the MongoDB store delivers it from the
+   * wallet's outbox after the answer; its `outbox.settle()` waits for that);
+   * each change's entry is here exactly once.
    */
   listAudit(reservationToken: string): Promise<AuditEntry[]>;
-  /**
-   * Waits for what saves left to do after their answer in this process (an
-   * adapter that writes the audit trail after the change, from the wallet's
-   * outbox, delivers it then); one that failed is left to the next reader of
-   * its wallet, or the sweep.
-   */
-  drainOutbox(): Promise<void>;
 }
 
 /** What the operator's key commands (`loyalty-admin keys`, the key service) need. */
-export interface KeyStore {
+export interface KeyStore extends Pick<AuthStore, 'listLivePublishableKeys'> {
   findClient(clientId: string): Promise<ClientRecord | null>;
   /** Keys of a client, live or not, oldest first (then by keyId). */
   listApiKeys(clientId: string): Promise<ApiKeyRecord[]>;
@@ -142,7 +143,7 @@ export interface KeyStore {
  * replaces the stored record with the same key; the stored members, keys
  * and wallets are read to merge the fixture with them.
  */
-export interface FixtureStore extends MemberStore, WholeWalletStore, Pick<KeyStore, 'listApiKeys'> {
+export interface FixtureStore extends MemberStore, WholeWalletStore, Pick<KeyStore, 'listApiKeys' | 'listLivePublishableKeys'> {
   upsertClients(clients: ClientRecord[]): Promise<void>;
   /** By keyId; throws when a digest belongs to another key. */
   upsertApiKeys(keys: ApiKeyRecord[]): Promise<void>;
@@ -171,6 +172,7 @@ export type StoreMethod = {
 export const storeMethods = Object.keys({
   findApiKey: true,
   findApiKeyById: true,
+  listLivePublishableKeys: true,
   findMember: true,
   insertSession: true,
   findSession: true,
@@ -183,7 +185,6 @@ export const storeMethods = Object.keys({
   loadWalletSlice: true,
   saveWalletSlice: true,
   listAudit: true,
-  drainOutbox: true,
   findClient: true,
   listApiKeys: true,
   insertApiKey: true,
@@ -230,19 +231,38 @@ export interface ApiKeyContext {
 /** What `updateApiKey` may change: an expiry (null: none), a revocation. */
 export type ApiKeyChange = Partial<Pick<ApiKeyRecord, 'expiresAt' | 'revokedAt'>>;
 
-/** How many requests a key has made in its current window, and when that window ends. */
-export interface WindowCount {
-  hits: number;
-  msBeforeReset: number;
+/** One key's counting window of the rate limit: [start, end) in epoch ms. */
+export interface QuotaWindow {
+  start: number;
+  end: number;
+}
+
+/** What a process asks of the shared count of a key's window: a block of tokens. */
+export interface QuotaClaim {
+  key: string;
+  window: QuotaWindow;
+  /** Tokens asked for (the block). */
+  want: number;
+  /** Requests this process admitted on its own count in this window (the store away) that the count does not hold yet. */
+  unreported: number;
+}
+
+/** The shared count's answer, after adding `want + unreported` to it atomically. */
+export interface QuotaClaimAnswer {
+  /** The window's count: every token claimed and every admission reported, by any process. */
+  claimed: number;
+  /** How many processes have claimed in this window. */
+  claimers: number;
 }
 
 /**
- * Counts requests per key in fixed windows (a window starts with a key's
- * first request). A store shared by several processes can offer one that
- * counts for all of them; in-process counting needs no promise.
+ * A capability an adapter shared by several processes may add: the count
+ * of a key's rate-limit window that all of them claim blocks of tokens
+ * from (the rate limit of a fleet, `rate-limit/block-quota.ts`). One atomic
+ * increment per claim; a claim the store cannot answer rejects.
  */
-export interface RequestCounter {
-  hit(key: string): WindowCount | Promise<WindowCount>;
+export interface SharedQuotaStore {
+  claimQuota(claim: QuotaClaim): Promise<QuotaClaimAnswer>;
 }
 
 /** The backing store did not answer (network, timeout, server down). */

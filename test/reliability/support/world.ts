@@ -74,7 +74,7 @@ export class LogSink {
     this.lines++;
     const match = this.secret.exec(line);
     if (match && this.credentialLeaks.length < 20) this.credentialLeaks.push(line.slice(0, 300));
-    if (/"level":(50|60)/.test(line) && this.errors.length < 200) this.errors.push(JSON.parse(line) as Record<string, unknown>);
+    if (/"level":"(error|fatal)"/.test(line) && this.errors.length < 200) this.errors.push(JSON.parse(line) as Record<string, unknown>);
   }
 }
 
@@ -132,7 +132,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const { running, urls } = app;
 
   // What the answers left to do: the store's outbox deliveries.
-  const settled = app.settled;
+  const settled = () => app.settled();
 
   const wallets = async () => {
     const state = new Map<string, Wallet | null>();

@@ -33,7 +33,7 @@ async function setUp() {
     expect(withLookup?.sessionId ?? null).toBe(alone?.sessionId ?? null);
     return withLookup !== null;
   };
-  return { auth, keys, operatorKey, sessionWorks, advance: (seconds: number) => (now = new Date(now.getTime() + seconds * 1000)) };
+  return { auth, keys, store, client, operatorKey, sessionWorks, advance: (seconds: number) => (now = new Date(now.getTime() + seconds * 1000)) };
 }
 
 describe('authentication by API key', () => {
@@ -78,7 +78,7 @@ describe('authentication by API key', () => {
 describe('authentication with credential caching (processes sharing a database)', () => {
   let now: Date;
   let monotonicMs: number;
-  let reads: Record<'findApiKey' | 'findApiKeyById' | 'findSessionContext', number>;
+  let reads: Record<'findApiKey' | 'findApiKeyById' | 'findSessionContext' | 'listLivePublishableKeys', number>;
   let store: MemoryStore;
   let auth: ReturnType<typeof createAuthService>;
   let keys: ReturnType<typeof createKeyService>;
@@ -91,13 +91,19 @@ describe('authentication with credential caching (processes sharing a database)'
     now = start;
     // Not 0: lru-cache takes an entry stored at time 0 for one without a ttl.
     monotonicMs = 1000;
-    reads = { findApiKey: 0, findApiKeyById: 0, findSessionContext: 0 };
+    reads = { findApiKey: 0, findApiKeyById: 0, findSessionContext: 0, listLivePublishableKeys: 0 };
     lookups.splice(0);
     const clock = () => now;
     store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
     await loadFixture(store, { clients: [fixtureClient('partner-app', 'pk_partner_fixture_1', { sessionTtlSeconds: 60 })], members: [fixtureMember('m-alice', 100)] }, start);
+    const counted = {
+      findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
+      findApiKeyById: (keyId: string) => (reads.findApiKeyById++, store.findApiKeyById(keyId)),
+      findSessionContext: (tokenHash: string) => (reads.findSessionContext++, store.findSessionContext(tokenHash)),
+      listLivePublishableKeys: (now: Date, limit: number) => (reads.listLivePublishableKeys++, store.listLivePublishableKeys(now, limit)),
+    };
     auth = createAuthService({
-      store: counted(),
+      store: counted,
       clock,
       credentialCaching: {
         apiKeys: { ttlMs: 2000, maxEntries: 100 },
@@ -112,15 +118,6 @@ describe('authentication with credential caching (processes sharing a database)'
     sessionToken = (await createSessionService({ store, clock }).startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL')).sessionToken;
   });
   afterEach(() => store.close());
-
-  /** The store, its reads of credentials counted. */
-  function counted() {
-    return {
-      findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
-      findApiKeyById: (keyId: string) => (reads.findApiKeyById++, store.findApiKeyById(keyId)),
-      findSessionContext: (tokenHash: string) => (reads.findSessionContext++, store.findSessionContext(tokenHash)),
-    };
-  }
 
   /** As Operations A and B ask: the session's lookup, then the key, then the session. */
   async function memberRequest(): Promise<boolean> {
@@ -137,7 +134,7 @@ describe('authentication with credential caching (processes sharing a database)'
       monotonicMs += 500;
     }
     // Each read of the key by digest keeps it by id too (what the session names); the session is read once.
-    expect(reads).toEqual({ findApiKey: 2, findApiKeyById: 0, findSessionContext: 1 });
+    expect(reads).toEqual({ findApiKey: 2, findApiKeyById: 0, findSessionContext: 1, listLivePublishableKeys: 0 });
     expect(lookups.filter(([, hit]) => !hit)).toEqual([
       ['apiKeys', false],
       ['sessions', false],
@@ -191,5 +188,55 @@ describe('authentication with credential caching (processes sharing a database)'
   it('keeps an unknown key as unknown for 2 s (a flood of a wrong key reads it once per 2 s)', async () => {
     for (let i = 0; i < 10; i++) expect(await auth.authenticateClient('pk_unknown_0001')).toBeNull();
     expect(reads.findApiKey).toBe(1);
+  });
+
+  it("keeps the publishable keys' origins for 2 s: one read for any number of preflights, then a new, rolled or revoked key shows", async () => {
+    const page = 'https://app.example.com';
+    const first = await keys.create('partner-app', { kind: 'publishable', origins: [page] });
+    for (let i = 0; i < 10; i++) expect([...(await auth.publishableOrigins())]).toEqual([page]);
+    expect(reads.listLivePublishableKeys).toBe(1);
+
+    const mobile = await keys.create('partner-app', { kind: 'publishable', origins: ['https://m.example.com'] });
+    await keys.revoke('partner-app', first.keyId);
+    monotonicMs += 2000;
+    // Still kept: the contract allows this process the keys' bound.
+    expect([...(await auth.publishableOrigins())]).toEqual([page]);
+    monotonicMs += 1;
+    expect([...(await auth.publishableOrigins())]).toEqual(['https://m.example.com']);
+
+    await keys.roll('partner-app', { keyId: mobile.keyId, graceSeconds: 1 });
+    now = new Date(start.getTime() + 1000);
+    monotonicMs += 2001;
+    // The rolled key's origins live on in the new key.
+    expect([...(await auth.publishableOrigins())]).toEqual(['https://m.example.com']);
+    expect(reads.listLivePublishableKeys).toBe(3);
+  });
+});
+
+describe('publishable keys and sessions', () => {
+  it('reads the origins of the live publishable keys on every call without caching (the embedded store)', async () => {
+    const store = new MemoryStore({ clock: () => start, sessionSweepIntervalMs: 0 });
+    await loadFixture(
+      store,
+      { clients: [fixtureClient('web-app', 'sk_web_0001', { publishableKeys: [{ apiKey: 'pk_web_0001', origins: ['https://a.example.com', 'https://b.example.com'] }] })] },
+      start,
+    );
+    const auth = createAuthService({ store, clock: () => start });
+    expect([...(await auth.publishableOrigins())].sort()).toEqual(['https://a.example.com', 'https://b.example.com']);
+    const keys = createKeyService({ store, clock: () => start });
+    const [key] = await store.listLivePublishableKeys(start, 1);
+    await keys.revoke('web-app', key!.keyId);
+    expect([...(await auth.publishableOrigins())]).toEqual([]);
+  });
+
+  it('trusts no session but one a secret key started: a session recorded as started by a publishable key counts for nothing', async () => {
+    const { auth, keys, store, client } = await setUp();
+    const publishable = await keys.create('partner-app', { kind: 'publishable', origins: ['https://app.example.com'] });
+    // Start Session refuses a publishable key over HTTP; the service below it would record one, as a store could hold it.
+    const session = await createSessionService({ store, clock: () => start }).startSession(client, publishable.keyId, 'm-alice', 'EMAIL');
+    const lookup = await auth.lookUpSession(session.sessionToken);
+    expect(lookup?.key?.kind).toBe('publishable');
+    expect(await auth.authenticateSession(client, session.sessionToken, 'm-alice', lookup)).toBeNull();
+    expect(await auth.authenticateSession(client, session.sessionToken, 'm-alice')).toBeNull();
   });
 });

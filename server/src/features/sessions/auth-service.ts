@@ -3,7 +3,9 @@ import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, typ
 import { hashSecret, sameDigest } from '../../domain/secrets';
 import type { AuthService } from '../../domain/services';
 import type { ApiKeyContext, AuthStore, SessionContext } from '../../store/port';
-import { ReadCache, type ReadCacheSettings } from '../read-cache';
+import { boundedCache } from '../../caching/bounded-cache';
+import { deepFreeze, ReadCache, type ReadCacheSettings } from '../../caching/read-cache';
+import { maxLivePublishableKeys } from '../../domain/limits';
 
 /** Longer credentials are rejected before hashing: no key or token of ours is this long. */
 const maxCredentialLength = 256;
@@ -25,7 +27,7 @@ export interface CredentialCaching {
 }
 
 export interface AuthServiceDeps {
-  store: Pick<AuthStore, 'findApiKey' | 'findApiKeyById' | 'findSessionContext'>;
+  store: Pick<AuthStore, 'findApiKey' | 'findApiKeyById' | 'findSessionContext' | 'listLivePublishableKeys'>;
   clock: Clock;
   /** Absent: every lookup asks the store (the embedded store, whose reads cost nothing). */
   credentialCaching?: CredentialCaching;
@@ -39,14 +41,15 @@ export interface CredentialService extends AuthService {
    * it expires, the member as long as a read's), so that its first use here
    * reads nothing. Its key is kept already: the start read it by digest.
    */
-  keepStarted(session: SessionRecord, member: MemberRecord): void;
+  keepStarted: (session: SessionRecord, member: MemberRecord) => void;
 }
 
 export function createAuthService(deps: AuthServiceDeps): CredentialService {
   const { clock } = deps;
-  const { findApiKey, findSessionContext, keepStarted } = credentialReads(deps);
+  const { findApiKey, findSessionContext, publishableOrigins, keepStarted } = credentialReads(deps);
 
   return {
+    publishableOrigins,
     keepStarted,
 
     async lookUpSession(bearerToken) {
@@ -77,10 +80,12 @@ export function createAuthService(deps: AuthServiceDeps): CredentialService {
 }
 
 interface CredentialReads {
-  findApiKey(digest: string): Promise<ApiKeyContext | null>;
+  findApiKey: (digest: string) => Promise<ApiKeyContext | null>;
+  /** The origins of the live publishable keys. */
+  publishableOrigins: () => Promise<ReadonlySet<string>>;
   /** As the store's, but the member may be left out (not read): see SessionLookup. */
-  findSessionContext(tokenHash: string): Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
-  keepStarted(session: SessionRecord, member: MemberRecord): void;
+  findSessionContext: (tokenHash: string) => Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
+  keepStarted: (session: SessionRecord, member: MemberRecord) => void;
 }
 
 /**
@@ -88,14 +93,20 @@ interface CredentialReads {
  * for. A session record never changes once made (it ends by its expiry or
  * with its key), so it is kept until it expires; what can change is kept
  * at most `ttlMs`: a key with its client (by digest, and by id for the
- * sessions it started), and the member read with a session.
+ * sessions it started), the member read with a session, and the origins of
+ * the live publishable keys (one read for every preflight of that time). A
+ * session this process starts is kept from its start, with its member, as
+ * if read (`keepStarted`).
  */
 function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const { store, credentialCaching: caching } = deps;
+  const readOrigins = async (): Promise<ReadonlySet<string>> =>
+    new Set((await store.listLivePublishableKeys(deps.clock(), maxLivePublishableKeys)).flatMap((key) => key.origins));
   if (!caching) {
     return {
       findApiKey: (digest) => store.findApiKey(digest),
       findSessionContext: (tokenHash) => store.findSessionContext(tokenHash),
+      publishableOrigins: readOrigins,
       keepStarted: () => undefined,
     };
   }
@@ -108,7 +119,8 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
     if (found) keysById.set(found.key.keyId, found);
     return found;
   }, keyLookups);
-  const members = new ReadCache<MemberRecord | null | undefined>(async () => undefined, { ...caching.sessions, ...now });
+  // Members as a session's read brought them (never read by themselves): kept as long as a key is, then read with the wallet.
+  const membersReadWithSessions = boundedCache<string, { member: MemberRecord | null }>({ maxEntries: caching.sessions.maxEntries, ttlMs: caching.sessions.ttlMs, ...now });
   const wallClock = deps.clock;
   const sessions = new ReadCache<SessionRecord | null>(
     async (tokenHash) => {
@@ -116,7 +128,7 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
       if (!found) return null;
       // What the same read brought: the key with its client, and the member, each kept as long as they may be.
       if (found.key) keysById.set(found.key.keyId, { key: found.key, client: found.client });
-      members.set(found.session.correlationId, found.member);
+      membersReadWithSessions.set(found.session.correlationId, { member: deepFreeze(found.member) });
       return found.session;
     },
     {
@@ -127,24 +139,31 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
       onLookup: (hit) => caching.onLookup?.('sessions', hit),
     },
   );
+  // One entry, the whole set: read again once it is older than a key may be kept.
+  const origins = new ReadCache<ReadonlySet<string>>(readOrigins, { ...caching.apiKeys, maxEntries: 1, ...now });
   return {
     findApiKey: (digest) => apiKeys.get(digest),
-    keepStarted(session, member) {
+    publishableOrigins: () => origins.get(''),
+    keepStarted: (session, member) => {
       sessions.set(session.tokenHash, session);
-      members.set(session.correlationId, member);
+      membersReadWithSessions.set(session.correlationId, { member: deepFreeze(member) });
     },
-    async findSessionContext(tokenHash) {
+    findSessionContext: async (tokenHash) => {
       const session = await sessions.get(tokenHash);
       if (!session) return null;
       const key = await keysById.get(session.keyId);
       // The member only while it is fresh: absent, whoever needs it reads it (Operation B, with its wallet).
-      const member = members.peek(session.correlationId);
+      const member = membersReadWithSessions.get(session.correlationId)?.member;
       return { session, client: key?.client ?? null, key: key?.key ?? null, ...(member !== undefined && { member }) };
     },
   };
 }
 
-/** A session lives no longer than the key that started it (revoked or expired). */
+/**
+ * A session lives no longer than the key that started it (revoked or
+ * expired), and counts only when a secret key started it: no other kind
+ * starts one.
+ */
 function isValidFor(session: SessionRecord, key: ApiKeyRecord | null, client: ClientRecord, correlationId: string, now: Date): boolean {
   return (
     session.clientId === client.clientId &&
@@ -153,6 +172,7 @@ function isValidFor(session: SessionRecord, key: ApiKeyRecord | null, client: Cl
     key !== null &&
     key.keyId === session.keyId &&
     key.clientId === client.clientId &&
+    key.kind === 'secret' &&
     isLiveKey(key, now)
   );
 }

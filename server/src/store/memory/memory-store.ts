@@ -1,20 +1,22 @@
 import { systemClock, type Clock } from '../../domain/clock';
-import type {
-  ApiKeyRecord,
-  AuditEntry,
-  CatalogueItemRecord,
-  ClientRecord,
-  MemberBalance,
-  MemberRecord,
-  RedemptionRecord,
-  ReservationKey,
-  ReservationRecord,
-  SessionRecord,
-  VoucherDefinitionRecord,
-  Wallet,
-  WalletSlice,
-  WalletSliceChange,
+import {
+  publishedStatus,
+  type ApiKeyRecord,
+  type AuditEntry,
+  type CatalogueItemRecord,
+  type ClientRecord,
+  type MemberBalance,
+  type MemberRecord,
+  type RedemptionRecord,
+  type ReservationKey,
+  type ReservationRecord,
+  type SessionRecord,
+  type VoucherDefinitionRecord,
+  type Wallet,
+  type WalletSlice,
+  type WalletSliceChange,
 } from '../../domain/model';
+import { isLiveKey } from '../../domain/model';
 import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
 import { frozenCopy } from '../copy';
 import { compareKeys } from '../key-order';
@@ -33,8 +35,6 @@ export interface MemoryStoreOptions {
   /** How often expired sessions are swept; 0 turns the sweep off. Default one minute. */
   sessionSweepIntervalMs?: number;
 }
-
-const published = 'PUBLISHED';
 
 /**
  * The in-process store: plain maps, one process, no persistence. Records
@@ -103,9 +103,14 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   }
 
   async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
+    return [...this.apiKeys.values()].filter((key) => key.clientId === clientId).sort(oldestKeyFirst);
+  }
+
+  async listLivePublishableKeys(now: Date, limit: number): Promise<ApiKeyRecord[]> {
     return [...this.apiKeys.values()]
-      .filter((key) => key.clientId === clientId)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareKeys(a.keyId, b.keyId));
+      .filter((key) => key.kind === 'publishable' && isLiveKey(key, now))
+      .sort(oldestKeyFirst)
+      .slice(0, limit);
   }
 
   /** Like the MongoDB adapter's unique indexes: a keyId and a digest each belong to one key. */
@@ -195,7 +200,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   // --- voucher definitions ------------------------------------------------
 
   async listPublishedVoucherDefinitions(businessUnit: string, channel: string): Promise<VoucherDefinitionRecord[]> {
-    const bucket = this.definitionIndex.get(businessUnit)?.get(published) ?? [];
+    const bucket = this.definitionIndex.get(businessUnit)?.get(publishedStatus) ?? [];
     return bucket.filter((d) => usableOn(d, channel));
   }
 
@@ -216,7 +221,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   private bucketOf(definition: VoucherDefinitionRecord): VoucherDefinitionRecord[] {
     let byStatus = this.definitionIndex.get(definition.businessUnit);
-    if (!byStatus) this.definitionIndex.set(definition.businessUnit, (byStatus = new Map()));
+    if (!byStatus) this.definitionIndex.set(definition.businessUnit, (byStatus = new Map<string, VoucherDefinitionRecord[]>()));
     let bucket = byStatus.get(definition.status);
     if (!bucket) byStatus.set(definition.status, (bucket = []));
     return bucket;
@@ -307,9 +312,6 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     return this.audit.list(reservationToken).sort((a, b) => a.at.getTime() - b.at.getTime() || a.walletVersion - b.walletVersion);
   }
 
-  /** Nothing is left for later: every save writes its audit entry at once. */
-  async drainOutbox(): Promise<void> {}
-
   // --- lifecycle -----------------------------------------------------------
 
   async ping(): Promise<void> {}
@@ -334,6 +336,10 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     this.audit.clear();
     this.definitionsVersion++;
   }
+}
+
+function oldestKeyFirst(a: ApiKeyRecord, b: ApiKeyRecord): number {
+  return a.createdAt.getTime() - b.createdAt.getTime() || compareKeys(a.keyId, b.keyId);
 }
 
 /** usageChannels absent or empty means "usable everywhere". */

@@ -17,12 +17,13 @@ import { collectionNames } from './collections';
  * |        | a session records the key that started it (`keyId`)                        |
  * | 4      | a wallet's last change carries its writes elsewhere in `outbox`, delivered |
  * |        | by any reader or the sweep (it waited in `pending` and `pendingAudit`)     |
+ * | 5      | an API key has a kind (`secret`, or `publishable` with its `origins`)      |
  *
  * Databases written before the layout was recorded hold 1 or 2 (told apart
  * by their wallets).
  */
 
-export const currentLayout = 4;
+export const currentLayout = 5;
 
 export const layoutDocumentId = 'layout';
 
@@ -63,7 +64,7 @@ function describeMismatch(state: LayoutState): string {
   if (state.version !== null && state.version > currentLayout) {
     return `The database holds data layout ${found}; this server knows layout ${currentLayout}, an older one. Deploy a server release that knows layout ${found}.`;
   }
-  return `The database holds data layout ${found}; this server needs layout ${currentLayout}. Run \`loyalty-admin migrate\` to bring it to layout ${currentLayout} (README, Operating).`;
+  return `The database holds data layout ${found}; this server needs layout ${currentLayout}. Run \`loyalty-admin migrate\` to bring it to layout ${currentLayout} (docs/operating.md).`;
 }
 
 /** The collections whose documents make a database non-empty. */

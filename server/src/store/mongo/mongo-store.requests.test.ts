@@ -4,7 +4,7 @@ import { redemptionRecord, reservationRecord, wallet as walletOf } from '../test
 import { StoreUnavailableError } from '../port';
 import { totalsOf } from '../../domain/wallet-totals';
 import { fixedConnection } from './connection';
-import { sweepBucketOf } from './documents';
+import { sweepBucketOf } from './wallets/documents';
 import { MongoStore } from './mongo-store';
 
 /*
@@ -76,7 +76,11 @@ describe('MongoStore requests', () => {
     await store.ensureIndexes();
     const specs = Object.fromEntries(calls.map((c) => [c.collection, c.args[0]]));
     expect(specs).toEqual({
-      apiKeys: [{ key: { digest: 1 }, unique: true }, { key: { clientId: 1, createdAt: 1 } }],
+      apiKeys: [
+        { key: { digest: 1 }, unique: true },
+        { key: { clientId: 1, createdAt: 1 } },
+        { key: { kind: 1, createdAt: 1 }, partialFilterExpression: { kind: 'publishable' } },
+      ],
       members: [{ key: { householdId: 1 } }],
       sessions: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
       voucherDefinitions: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }],
@@ -263,7 +267,7 @@ describe('MongoStore requests', () => {
     });
     matchedCount = 0;
     expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: lowered, totals, audit: null }, 7)).toBe(false);
-    await store.drainOutbox();
+    await store.outbox.settle();
   });
 
   it('lists definitions with one indexed filter, sorted by id, fields mapped explicitly', async () => {

@@ -25,7 +25,11 @@ import {
   wallet,
 } from './records';
 
-export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
+/**
+ * A fresh store, and `settle`: waits for what its saves left to do after
+ * their answer (the MongoDB store's outbox); absent, nothing is left.
+ */
+export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void>; settle?: () => Promise<void> }>;
 
 // ---------------------------------------------------------------------------
 // Records
@@ -48,11 +52,11 @@ function sorted<W extends Wallet | null | undefined>(w: W): W {
  * per entry, each of a wallet of its own, then what the saves left for
  * after their answer (the outbox).
  */
-async function saveChangesCarrying(store: Store, entries: AuditEntry[]): Promise<void> {
+async function saveChangesCarrying(store: Store, settle: () => Promise<void>, entries: AuditEntry[]): Promise<void> {
   for (const [i, entry] of entries.entries()) {
     expect(await store.saveWallet({ ...wallet(`member:m-audited-${i}`, { [`m-audited-${i}`]: 1 }), audit: entry }, 0)).toBe(true);
   }
-  await store.drainOutbox();
+  await settle();
 }
 
 /** A value a careless caller might pass on from a request body. */
@@ -81,9 +85,10 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
   describe(`${name} honours the Store contract`, () => {
     let store: Store;
     let cleanup: () => Promise<void>;
+    let settle: () => Promise<void>;
 
     beforeEach(async () => {
-      ({ store, cleanup } = await factory());
+      ({ store, cleanup, settle = async () => undefined } = await factory());
     });
 
     afterEach(async () => {
@@ -163,6 +168,29 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         const revokedAt = new Date('2030-02-01T00:00:00.000Z');
         expect(await store.updateApiKey('partner-app', key.keyId, { revokedAt })).toStrictEqual({ ...key, expiresAt, revokedAt });
         expect((await store.findApiKey(key.digest))?.key).toStrictEqual({ ...key, expiresAt, revokedAt });
+      });
+
+      it('lists the live publishable keys, oldest first, up to the limit: no secret, revoked or expired key', async () => {
+        const at = (day: number) => new Date(`2030-01-0${day}T00:00:00.000Z`);
+        const now = at(5);
+        const publishable = (keyId: string, day: number, overrides: Partial<ApiKeyRecord> = {}) =>
+          apiKeyRecord(keyId, 'partner-app', { kind: 'publishable', origins: [`https://${keyId}.example.com`], createdAt: at(day), ...overrides });
+        const oldest = publishable('key_p1', 1);
+        const expiringLater = publishable('key_p3', 3, { expiresAt: at(6), origins: ['https://a.example.com', 'http://127.0.0.1:5173'] });
+        const newest = publishable('key_p4', 4, { clientId: 'other-app' });
+        for (const key of [
+          newest,
+          apiKeyRecord('key_s1', 'partner-app', { createdAt: at(1) }),
+          publishable('key_p2', 2, { revokedAt: at(4) }),
+          publishable('key_p5', 2, { expiresAt: now }),
+          expiringLater,
+          oldest,
+        ]) {
+          await store.insertApiKey(key);
+        }
+        expect(await store.listLivePublishableKeys(now, 10)).toStrictEqual([oldest, expiringLater, newest]);
+        expect(await store.listLivePublishableKeys(now, 2)).toStrictEqual([oldest, expiringLater]);
+        expect(await store.listLivePublishableKeys(at(7), 10)).toStrictEqual([oldest, newest]);
       });
 
       it('replaces a key with the same keyId on upsert; its old digest no longer finds it', async () => {
@@ -344,7 +372,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         await store.upsertCatalogueItems([catalogueItemRecord('0001')]);
         await store.upsertRedemptions([redemptionRecord('rd-1', 'm-a')]);
         await store.saveWallet(wallet('member:m-a', { 'm-a': 1 }), 0);
-        await saveChangesCarrying(store, [auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5)]);
+        await saveChangesCarrying(store, settle, [auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5)]);
       });
 
       it.each([
@@ -495,7 +523,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         );
         const slice = await store.loadWalletSlice(walletId, keyOf(lowered));
         expect(slice?.totals).toStrictEqual(totals);
-        await store.drainOutbox();
+        await settle();
         expect(await store.listAudit('rt-1')).toStrictEqual([audit(2)]);
       });
 
@@ -511,7 +539,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           current = next;
           totals = after;
         }
-        await store.drainOutbox();
+        await settle();
         expect((await store.listAudit('rt-1')).map((e) => e.walletVersion)).toEqual([2, 3, 4, 5]);
         expect((await store.loadWalletSlice(walletId, keyOf(current)))?.reservation).toStrictEqual(current);
       });
@@ -556,7 +584,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     describe('audit', () => {
       it('stores an entry once, however many saves carry it', async () => {
         const entry = auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1);
-        await saveChangesCarrying(store, [entry, entry]);
+        await saveChangesCarrying(store, settle, [entry, entry]);
         expect(await store.listAudit('rt-1')).toStrictEqual([entry]);
       });
 
@@ -564,12 +592,12 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         const entry = auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1);
         await store.saveWallet({ ...wallet('member:m-alice', { 'm-alice': 5 }), audit: entry }, 0);
         expect(await store.loadWallet('member:m-alice')).toStrictEqual({ ...wallet('member:m-alice', { 'm-alice': 5 }), version: 1 });
-        await store.drainOutbox();
+        await settle();
         expect(await store.listAudit('rt-1')).toStrictEqual([entry]);
       });
 
       it('lists the entries of one token oldest first; equal times in wallet version order', async () => {
-        await saveChangesCarrying(store, [
+        await saveChangesCarrying(store, settle, [
           auditEntry('rt-1', '2030-01-01T00:00:03.000Z', 3),
           auditEntry('rt-1', '2030-01-01T00:00:01.000Z', 1),
           auditEntry('rt-2', '2030-01-01T00:00:00.000Z', 9),
@@ -584,7 +612,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
       it('keeps a CREATE entry with no before state, as a copy', async () => {
         const entry: AuditEntry = { ...auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5), action: 'CREATE', before: null };
-        await saveChangesCarrying(store, [entry]);
+        await saveChangesCarrying(store, settle, [entry]);
         entry.shares.push({ correlationId: 'm-x', points: 1 });
         const [listed] = await store.listAudit('rt-1');
         tryToChange(() => (listed!.after.reservationAmount = 0));
@@ -636,6 +664,8 @@ function describeLoadFixture(currentStore: () => Store): void {
       expect((await currentStore().findApiKey(hashSecret('pk_minimal_0001')))?.key).toStrictEqual({
         keyId: fixtureKeyId('minimal-app', 0),
         clientId: 'minimal-app',
+        kind: 'secret',
+        origins: [],
         digest: hashSecret('pk_minimal_0001'),
         createdAt: fixtureNow,
         expiresAt: null,
@@ -666,6 +696,35 @@ function describeLoadFixture(currentStore: () => Store): void {
       await loadFixture(currentStore(), { clients: [{ ...fixture.clients![0]!, apiKey: 'pk_multi_0003' }] }, fixtureNow);
       expect((await currentStore().findApiKey(hashSecret('pk_multi_0003')))?.key).toMatchObject({ keyId: fixtureKeyId('multi-app', 0), revokedAt: null });
       expect(await currentStore().findApiKey(hashSecret('pk_multi_0001'))).toBeNull();
+    });
+
+    it("loads a client's publishable keys with their origins; loading again keeps a revocation and follows the fixture's origins", async () => {
+      const page = 'https://app.example.com';
+      const client = fixtureClient('web-app', 'sk_web_0001', { publishableKeys: [{ apiKey: 'pk_web_0001', origins: [page] }] });
+      await loadFixture(currentStore(), { clients: [client] }, fixtureNow);
+      const keyId = fixtureKeyId('web-app', 0, 'publishable');
+      expect((await currentStore().findApiKey(hashSecret('pk_web_0001')))?.key).toStrictEqual({
+        keyId,
+        clientId: 'web-app',
+        kind: 'publishable',
+        origins: [page],
+        digest: hashSecret('pk_web_0001'),
+        createdAt: fixtureNow,
+        expiresAt: null,
+        revokedAt: null,
+      });
+      // Its own id: not the secret key's at the same place.
+      expect(keyId).not.toBe(fixtureKeyId('web-app', 0));
+      const revokedAt = new Date('2030-01-02T00:00:00.000Z');
+      await currentStore().updateApiKey('web-app', keyId, { revokedAt });
+      const moved = { ...client, publishableKeys: [{ apiKey: 'pk_web_0001', origins: [page, 'https://m.example.com'] }] };
+      await loadFixture(currentStore(), { clients: [moved] }, new Date('2030-01-03T00:00:00.000Z'));
+      expect((await currentStore().findApiKey(hashSecret('pk_web_0001')))?.key).toMatchObject({
+        origins: [page, 'https://m.example.com'],
+        revokedAt,
+        createdAt: fixtureNow,
+      });
+      expect(await currentStore().listLivePublishableKeys(new Date('2030-01-03T00:00:00.000Z'), 10)).toStrictEqual([]);
     });
 
     it('applies member defaults and derives wallet ids', async () => {

@@ -1,0 +1,267 @@
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../caching/bounded-cache';
+import type { QuotaClaim, QuotaClaimAnswer, QuotaWindow, SharedQuotaStore } from '../store/port';
+import { blockBounds, blockSize, FleetSize, grantOf, type BlockBounds } from './block-sizing';
+import { maxCountedKeys, type RequestCounter, type WindowCount } from './counter';
+import { rateLimitWindowMs, windowAt, windowOffset } from './windows';
+
+/** One atomic increment of the shared count of a key's window: the store's `claimQuota`. */
+export type Claim = SharedQuotaStore['claimQuota'];
+
+export interface BlockQuotaOptions {
+  limit: number;
+  claim: Claim;
+  /** Default `rateLimitWindowMs`. */
+  windowMs?: number;
+  /** A claim that has not answered by then counts as failed: the database is taken as away. Default `claimTimeoutMs`. */
+  timeoutMs?: number;
+  now?: () => number;
+  /** Keys whose state a process keeps at most; default `maxCountedKeys`. */
+  maxKeys?: number;
+  /** While the database is away, one claim of the process tries it again at most this often; default `awayRetryMs`. */
+  retryMs?: number;
+}
+
+/** How long a claim may take before this process counts on its own (the database taken as away). */
+export const claimTimeoutMs = 1000;
+/** While the database is away, a claim tries it again this often. */
+export const awayRetryMs = 1000;
+
+/** What a process knows of one key. */
+interface KeyQuota {
+  offset: number;
+  window: QuotaWindow;
+  /** Tokens this process holds and has not spent. */
+  held: number;
+  /** Requests this process admitted in the window. */
+  admitted: number;
+  /** Of those, admitted on its own count and not yet added to the window's count. */
+  unreported: number;
+  /** The window's count as the last claim answered. */
+  fleetClaimed: number;
+  /** Every token of the window is claimed: refused here, with no command, until the window ends. */
+  exhausted: boolean;
+  /** The claim under way: the requests needing a token share it. */
+  claiming: Promise<void> | null;
+  waiting: number;
+  lastClaim: { at: number; granted: number } | null;
+  ratePerMs: number | null;
+}
+
+/** The database away: requests do not wait for it; one claim tries it again from `retryAt`. */
+interface Away {
+  retryAt: number;
+  probing: boolean;
+}
+
+/**
+ * Requests per key and window, counted for every process sharing one count
+ * (`claim`), with few writes: a process takes the key's quota in blocks
+ * (one claim per block), spends them in memory, and refuses in memory once
+ * the window's quota is all claimed, until the window ends. The grants of
+ * all processes never add up to more than the limit (`grantOf`).
+ *
+ * When a claim fails or misses its deadline, the database is taken as away:
+ * the process spends what it holds, then counts on its own, admitting per
+ * key and window at most its share of the limit (the limit divided by the
+ * processes it saw claiming, `FleetSize`), its admissions of the window
+ * included; no request waits for the database then. One claim at a time
+ * tries it again; the admissions it made alone are added to the window's
+ * count by its next claim.
+ *
+ * A request waits for at most one claim at a time, the one under way for its
+ * key, and for at most two in all (the one under way, then the one sized
+ * for every request waiting).
+ */
+export class BlockQuotaCounter implements RequestCounter {
+  /** A key's state lives while the key is counted: a key silent for a window is forgotten. */
+  private readonly quotas: LRUCache<string, KeyQuota>;
+  private readonly fleet: FleetSize;
+  private readonly bounds: BlockBounds;
+  private readonly limit: number;
+  private readonly claim: Claim;
+  private readonly windowMs: number;
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
+  private readonly retryMs: number;
+  private away: Away | null = null;
+
+  constructor(options: BlockQuotaOptions) {
+    this.limit = options.limit;
+    this.claim = options.claim;
+    this.windowMs = options.windowMs ?? rateLimitWindowMs;
+    this.timeoutMs = options.timeoutMs ?? claimTimeoutMs;
+    this.now = options.now ?? Date.now;
+    this.retryMs = options.retryMs ?? awayRetryMs;
+    this.quotas = boundedCache({ maxEntries: options.maxKeys ?? maxCountedKeys, ttlMs: this.windowMs, ttlFromLastRead: true, now: this.now });
+    this.fleet = new FleetSize(this.windowMs);
+    this.bounds = blockBounds(this.limit);
+  }
+
+  /** Keys whose state this process holds (at most `maxKeys`, none silent for a window). */
+  get keysHeld(): number {
+    return [...this.quotas.keys()].length;
+  }
+
+  hit(key: string): WindowCount | Promise<WindowCount> {
+    const now = this.now();
+    return this.takeNow(key, this.quotaOf(key, now), now) ?? this.takeAfterClaim(key);
+  }
+
+  /** The answer that needs no claim, or null when the request must wait for one. */
+  private takeNow(key: string, q: KeyQuota, now: number): WindowCount | null {
+    if (q.held > 0) {
+      q.held--;
+      q.admitted++;
+      return this.count(q, now, q.held + Math.max(0, this.limit - q.fleetClaimed));
+    }
+    if (q.exhausted) return this.refused(q, now);
+    if (this.away) {
+      const count = this.countAlone(q, now);
+      this.probe(key, q, now);
+      return count;
+    }
+    return null;
+  }
+
+  private async takeAfterClaim(key: string): Promise<WindowCount> {
+    for (let round = 0; round < 2; round++) {
+      const q = this.quotaOf(key, this.now());
+      q.waiting++;
+      try {
+        await (q.claiming ??= this.claimFor(key, q, this.now()));
+      } finally {
+        q.waiting--;
+      }
+      const now = this.now();
+      const taken = this.takeNow(key, this.quotaOf(key, now), now);
+      if (taken) return taken;
+    }
+    // The second claim was sized for every request then waiting; those that
+    // came later took its tokens first. Counted here and told to the window
+    // by the next claim, rather than waiting for a third.
+    const now = this.now();
+    return this.countAlone(this.quotaOf(key, now), now);
+  }
+
+  /** Admits within this process's share of the limit, on its own count. */
+  private countAlone(q: KeyQuota, now: number): WindowCount {
+    const share = Math.ceil(this.limit / this.fleet.at(now));
+    if (q.admitted >= share) return this.refused(q, now);
+    q.admitted++;
+    q.unreported++;
+    return this.count(q, now, share - q.admitted);
+  }
+
+  private count(q: KeyQuota, now: number, remaining: number): WindowCount {
+    return { hits: this.limit - Math.min(this.limit, remaining), msBeforeReset: q.window.end - now };
+  }
+
+  private refused(q: KeyQuota, now: number): WindowCount {
+    return { hits: this.limit + 1, msBeforeReset: q.window.end - now };
+  }
+
+  /** While the database is away: one claim of the whole process at a time tries it again. */
+  private probe(key: string, q: KeyQuota, now: number): void {
+    const away = this.away;
+    if (!away || away.probing || now < away.retryAt || q.claiming) return;
+    away.probing = true;
+    away.retryAt = now + this.retryMs;
+    const claim = this.claimFor(key, q, now);
+    q.claiming = claim;
+    void claim.finally(() => {
+      if (this.away) this.away.probing = false;
+    });
+  }
+
+  private claimFor(key: string, q: KeyQuota, now: number): Promise<void> {
+    const request: QuotaClaim = { key, window: q.window, want: this.blockFor(q, now), unreported: q.unreported };
+    let inTime = true;
+    const answered = Promise.resolve()
+      .then(() => this.claim(request))
+      .then(
+        // A late answer still brings its tokens (they are counted), but does not end the outage.
+        (answer) => this.apply(q, request, answer, now, inTime),
+        () => {
+          if (inTime) this.markAway();
+        },
+      );
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        inTime = false;
+        this.markAway();
+        resolve();
+      }, this.timeoutMs);
+    });
+    const claim: Promise<void> = Promise.race([answered, deadline]).finally(() => {
+      clearTimeout(timer);
+      if (q.claiming === claim) q.claiming = null;
+    });
+    return claim;
+  }
+
+  private apply(q: KeyQuota, request: QuotaClaim, answer: QuotaClaimAnswer, sentAt: number, inTime: boolean): void {
+    const now = this.now();
+    this.fleet.saw(answer.claimers, now);
+    if (inTime) this.away = null;
+    // The window ended while the claim was under way: its tokens can no longer be spent.
+    if (q.window.start !== request.window.start) return;
+    const granted = grantOf(this.limit, answer.claimed, request.want, request.unreported);
+    q.held += granted;
+    // A claim that missed its deadline may land after another reported the same admissions: counted twice, never below zero.
+    q.unreported = Math.max(0, q.unreported - request.unreported);
+    q.fleetClaimed = Math.max(q.fleetClaimed, answer.claimed);
+    if (q.fleetClaimed >= this.limit) q.exhausted = true;
+    q.lastClaim = { at: sentAt, granted };
+  }
+
+  private blockFor(q: KeyQuota, now: number): number {
+    // The last block is spent (a claim is made only then): the rate at which it was.
+    if (q.lastClaim && q.lastClaim.granted > 0) q.ratePerMs = q.lastClaim.granted / Math.max(1, now - q.lastClaim.at);
+    return blockSize({
+      limit: this.limit,
+      bounds: this.bounds,
+      ratePerMs: q.ratePerMs,
+      horizonMs: this.windowMs / 10,
+      fleetClaimed: q.fleetClaimed,
+      fleetSize: this.fleet.at(now),
+      waiting: q.waiting,
+    });
+  }
+
+  private markAway(): void {
+    const retryAt = this.now() + this.retryMs;
+    if (this.away) this.away.retryAt = Math.max(this.away.retryAt, retryAt);
+    else this.away = { retryAt, probing: false };
+  }
+
+  /** The key's state in its current window (a new window starts from nothing but the key's rate). */
+  private quotaOf(key: string, now: number): KeyQuota {
+    let q = this.quotas.get(key);
+    if (!q) {
+      const offset = windowOffset(key, this.windowMs);
+      q = fresh(offset, windowAt(now, this.windowMs, offset));
+      this.quotas.set(key, q);
+    } else if (now >= q.window.end || now < q.window.start) {
+      Object.assign(q, fresh(q.offset, windowAt(now, this.windowMs, q.offset)), { ratePerMs: q.ratePerMs, waiting: q.waiting });
+    }
+    return q;
+  }
+}
+
+function fresh(offset: number, window: QuotaWindow): KeyQuota {
+  return {
+    offset,
+    window,
+    held: 0,
+    admitted: 0,
+    unreported: 0,
+    fleetClaimed: 0,
+    exhausted: false,
+    claiming: null,
+    waiting: 0,
+    lastClaim: null,
+    ratePerMs: null,
+  };
+}
