@@ -84,9 +84,9 @@ const freshId = (): string => `${scratch}${randomBytes(8).toString('hex')}`;
 
 /**
  * One command of each kind the server sends, shaped as the server's store
- * sends it (server/src/store/mongo: mongo-store.ts, wallets.ts, outbox.ts,
- * request-counter.ts, definitions-version.ts), on templates read from the
- * database. A kind whose template is missing (no B ran: no audit entry) is
+ * sends it (server/src/store/mongo: mongo-store.ts, wallets/compare-and-set.ts,
+ * wallets/outbox.ts, quota-claim.ts, definitions-version.ts), on templates
+ * read from the database. A kind whose template is missing (no B ran: no audit entry) is
  * left out.
  */
 async function commandsOf(db: Db): Promise<Record<string, Command>> {
