@@ -20,6 +20,8 @@
  * |                                     |          | (in the process on the embedded store); 0 turns rate limiting off       |
  * | LOG_LEVEL                           | info     | pino level: fatal, error, warn, info, debug, trace or silent            |
  * | BODY_LIMIT_BYTES                    | 16384    | largest accepted request body; larger gives 413                         |
+ * | SHUTDOWN_DELAY_MS                   | 0        | on SIGTERM/SIGINT, how long the server keeps accepting and answering    |
+ * |                                     |          | after /readyz turns 503, before it drains, 0 to 300000 (the image: 5000)|
  * | SHUTDOWN_GRACE_MS                   | 10000    | on SIGTERM/SIGINT, how long in-flight requests may take before the      |
  * |                                     |          | remaining connections are cut                                           |
  * | MAX_ACTIVE_RESERVATIONS_PER_WALLET  | 1000     | live reservations one wallet (member or household) may hold, 1 to 5000  |
@@ -54,6 +56,12 @@ import { defaultWalletLimits, type WalletLimits } from './domain/limits';
  */
 const maxWalletLimit = 5000;
 
+/**
+ * A stop that waits longer than this is a mistake of configuration: no load
+ * balancer needs minutes to stop routing to a process.
+ */
+const maxShutdownDelayMs = 300_000;
+
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
@@ -76,6 +84,8 @@ export interface AppConfig {
   readonly rateLimitPerMinute: number;
   readonly logLevel: LogLevel;
   readonly bodyLimitBytes: number;
+  /** Not ready but still serving, after a stop signal and before the drain (load balancers stop routing meanwhile). */
+  readonly shutdownDelayMs: number;
   readonly shutdownGraceMs: number;
   /** Express's `trust proxy`: a boolean or a number of hops. */
   readonly trustProxy: boolean | number;
@@ -134,6 +144,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerMinute: reader.integer('RATE_LIMIT_PER_MINUTE', 6000, { min: 0 }),
     logLevel: reader.oneOf('LOG_LEVEL', logLevels, 'info'),
     bodyLimitBytes: reader.integer('BODY_LIMIT_BYTES', 16384, { min: 1 }),
+    shutdownDelayMs: reader.integer('SHUTDOWN_DELAY_MS', 0, { min: 0, max: maxShutdownDelayMs }),
     shutdownGraceMs: reader.integer('SHUTDOWN_GRACE_MS', 10000, { min: 0 }),
     trustProxy: reader.trustProxy('TRUST_PROXY'),
     corsOrigins: Object.freeze(reader.origins('CORS_ORIGINS')),
