@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { auditEntryId } from '../../server/src/domain/model';
+import { auditEntryIdPrefix } from '../../server/src/domain/model';
 import { totalsOf, withChange } from '../../server/src/domain/wallet-totals';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import type { WalletDoc } from '../../server/src/store/mongo/documents';
@@ -122,7 +122,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
     await lowerThenCut(1, 400);
     const sweep = other.startOutboxSweep({ intervalMs: 3_600_000, graceMs: 60_000, batchSize: 10, maxBatches: 2 });
     expect(await sweep.runOnce()).toEqual({ delivered: 0, cleared: 0, failed: 0 });
-    expect((await walletDoc())?.outbox?.audit?._id).toBe(auditEntryId(walletId, 2));
+    expect((await walletDoc())?.outbox?.audit?._id.startsWith(auditEntryIdPrefix(walletId, 2))).toBe(true);
   });
 
   it('never replaces an undelivered outbox: a save without a read first delivers it before its own change', async () => {

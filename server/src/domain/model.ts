@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * Records of the loyalty domain, as the store keeps them. Plain data: no
  * Express, no MongoDB types. Dates are `Date`; points are whole numbers.
@@ -201,7 +203,7 @@ export interface AuditState {
 
 /** One reservation change, as the audit trail records it. */
 export interface AuditEntry {
-  /** `<walletId>@<walletVersion>`: delivering an entry twice stores it once. */
+  /** Unique (`newAuditEntryId`), made with the change: delivering an entry twice stores it once. */
   id: string;
   walletId: string;
   /** The wallet version this change made; orders the changes of one wallet. */
@@ -218,8 +220,22 @@ export interface AuditEntry {
   shares: Contribution[];
 }
 
-export function auditEntryId(walletId: string, walletVersion: number): string {
-  return `${walletId}@${walletVersion}`;
+/**
+ * A new audit entry's id: `<walletId>@<walletVersion>.` and 96 random bits
+ * (URL-safe). The wallet and version say where it comes from; the random
+ * part keeps it unique when a wallet reaches a version again whose entry is
+ * already in the trail (a wallet reset, or restored from a backup, while the
+ * trail is kept), where the new entry would otherwise be taken for the old
+ * one, as delivered. Made once per change and carried with it (the outbox),
+ * so every delivery of the entry uses the same id, and stores it once.
+ */
+export function newAuditEntryId(walletId: string, walletVersion: number): string {
+  return `${auditEntryIdPrefix(walletId, walletVersion)}${randomBytes(12).toString('base64url')}`;
+}
+
+/** What every id `newAuditEntryId` makes for this wallet and version starts with. */
+export function auditEntryIdPrefix(walletId: string, walletVersion: number): string {
+  return `${walletId}@${walletVersion}.`;
 }
 
 /** Wallet id of a member: its household's, or its own. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../../domain/clock';
 import type { WalletLimits } from '../../domain/limits';
 import { reservationError, serviceUnavailable } from '../../domain/errors';
-import { auditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationKey, type ReservationRecord } from '../../domain/model';
+import { newAuditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationKey, type ReservationRecord } from '../../domain/model';
 import type {
   ReservationContext,
   ReservationService,
@@ -305,7 +305,7 @@ function auditEntry(context: ReservationContext, change: Change, wallet: Pick<Wa
   });
   const walletVersion = wallet.version + 1;
   return {
-    id: auditEntryId(wallet.walletId, walletVersion),
+    id: newAuditEntryId(wallet.walletId, walletVersion),
     walletId: wallet.walletId,
     walletVersion,
     at: now,

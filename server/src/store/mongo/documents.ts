@@ -1,6 +1,5 @@
 import { hash } from 'node:crypto';
 import {
-  auditEntryId,
   type ApiKeyRecord,
   type AuditEntry,
   type AuditState,
@@ -138,7 +137,7 @@ export type ReservationDoc = { _id: string } & ReservationDocBody;
 export type ReservationDocBody = { walletId: string; walletVersion: number } & (ReservationRecord | { removedAt: Date });
 
 export interface AuditDoc {
-  _id: string; // `<walletId>@<walletVersion>`: delivering the same entry twice stores it once
+  _id: string; // `newAuditEntryId`, made with the change: delivering the same entry twice stores it once
   walletId: string;
   walletVersion: number;
   reservationToken: string;
