@@ -139,6 +139,20 @@ export interface MemberBalance {
 }
 
 /**
+ * A member's move from one wallet to another under way, as each wallet
+ * records it (an operator's load moves members: store/member-moves.ts). In
+ * the wallet it leaves: `leaving` while the load fences it (until `until`:
+ * nothing new may draw on its points there), then `left` once the move is
+ * decided there (its balance gone; its requests follow `walletId`). In the
+ * wallet it joins: `arriving`, its balance there not yet counted for the
+ * others, until the load finishes the move.
+ */
+export type MemberMove =
+  | { correlationId: string; state: 'leaving'; walletId: string; until: Date }
+  | { correlationId: string; state: 'left'; walletId: string }
+  | { correlationId: string; state: 'arriving'; walletId: string };
+
+/**
  * The unit of consistency: the balances of one household (or one member
  * without a household) and every reservation they fund. Each change is one
  * compare-and-set on `version`, so points are conserved without
@@ -149,6 +163,8 @@ export interface Wallet {
   version: number;
   balances: MemberBalance[];
   reservations: ReservationRecord[];
+  /** Members moving in or out (see `MemberMove`); absent or empty: none. */
+  moves?: MemberMove[];
   /**
    * On a save only: the audit entry of the change this save makes. The store
    * writes it in the same compare-and-set as the change and delivers it to
@@ -175,6 +191,8 @@ export interface WalletSlice {
   version: number;
   balances: MemberBalance[];
   totals: WalletTotals;
+  /** Members moving in or out (see `MemberMove`); absent: none. */
+  moves?: MemberMove[];
   /** The reservation stored under the key, expired or not; null when there is none. */
   reservation: ReservationRecord | null;
   /** The member asked for with the slice (`withMember`), as stored now; null when there is none. */

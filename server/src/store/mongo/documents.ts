@@ -7,6 +7,7 @@ import {
   type ClientRecord,
   type Contribution,
   type MemberBalance,
+  type MemberMove,
   type MemberRecord,
   type RedemptionRecord,
   type ReservationRecord,
@@ -97,6 +98,8 @@ export interface WalletDoc {
   bucket: number;
   version: number;
   balances: MemberBalance[];
+  /** Members moving in or out (`MemberMove`); absent when none. */
+  moves?: MemberMove[];
   /** `totalsOf` the wallet's reservations. */
   totals: WalletTotals;
   outbox?: OutboxDoc;
@@ -328,6 +331,17 @@ export function reservationFields(r: ReservationRecord): ReservationRecord {
 
 export function balanceFields(b: MemberBalance): MemberBalance {
   return { correlationId: b.correlationId, pointBalance: b.pointBalance };
+}
+
+export function moveFields(m: MemberMove): MemberMove {
+  return m.state === 'leaving'
+    ? { correlationId: m.correlationId, state: m.state, walletId: m.walletId, until: m.until }
+    : { correlationId: m.correlationId, state: m.state, walletId: m.walletId };
+}
+
+/** A wallet document's moves as a record carries them: absent when there are none. */
+export function movesOf(doc: Pick<WalletDoc, 'moves'>): { moves?: MemberMove[] } {
+  return doc.moves && doc.moves.length > 0 ? { moves: doc.moves.map(moveFields) } : {};
 }
 
 export function totalsFields(t: WalletTotals): WalletTotals {

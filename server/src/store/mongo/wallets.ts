@@ -5,6 +5,8 @@ import { StoreUnavailableError } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import {
   balanceFields,
+  moveFields,
+  movesOf,
   keyOfReservation,
   reservationDocId,
   reservationFields,
@@ -119,6 +121,7 @@ export class MongoWallets {
       version: found.version,
       balances: found.balances.map(balanceFields),
       totals: totalsFields(found.totals),
+      ...movesOf(found),
       reservation,
     };
     if (memberId !== undefined) slice.member = found.member?.[0] ? memberFromDoc(found.member[0]) : null;
@@ -160,11 +163,13 @@ export class MongoWallets {
     const writes = differences(current ? current.wallet.reservations : [], reservations);
     const version = expectedVersion + 1;
     const outbox = outboxDoc(writes, wallet.audit, this.now());
+    const moves = (wallet.moves ?? []).map(moveFields);
     const fields = { version, balances: wallet.balances.map(balanceFields), totals: totalsFields(totalsOf(reservations)), outbox };
+    const update = moves.length > 0 ? { $set: { ...fields, moves } } : { $set: fields, $unset: { moves: '' as const } };
     const saved =
       expectedVersion === 0
-        ? await this.insert({ ...walletFilter(walletId), ...fields })
-        : (await this.deps.run(() => this.collections.wallets.updateOne({ ...walletFilter(walletId), version: expectedVersion }, { $set: fields }))).matchedCount === 1;
+        ? await this.insert({ ...walletFilter(walletId), ...fields, ...(moves.length > 0 && { moves }) })
+        : (await this.deps.run(() => this.collections.wallets.updateOne({ ...walletFilter(walletId), version: expectedVersion }, update))).matchedCount === 1;
     if (saved) await this.deliver(walletId, version, outbox);
     return saved;
   }
@@ -263,6 +268,7 @@ function wholeOf(doc: WalletDoc, stored: ReservationDoc[]): Wallet {
     walletId: doc._id,
     version: doc.version,
     balances: doc.balances.map(balanceFields),
+    ...movesOf(doc),
     reservations: [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r),
   };
 }
