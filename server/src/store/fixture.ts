@@ -4,7 +4,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import { systemClock, type Clock } from '../domain/clock';
 import { moveOf, withMove } from '../domain/member-moves';
-import type { ApiKeyRecord, ClientRecord, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
+import type { ApiKeyRecord, ClientRecord, MemberMove, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
 import { walletIdOf } from '../domain/model';
 import { fixtureKeyId, hashSecret } from '../domain/secrets';
 import {
@@ -448,9 +448,11 @@ async function planLoad(store: FixtureStore, fixture: Fixture, now: Date, limits
   for (const member of members) walletOf.set(member.correlationId, member.walletId);
 
   const issues: FixtureIssue[] = [];
-  const { moves, unfinished } = await planMoves(store, members, stored);
-  const walletChanges = planWalletChanges(fixture, clients, walletOf, moves, now, issues);
-  await checkWalletSizes(store, walletChanges, now, limits, issues);
+  const walletChanges = planWalletChanges(fixture, clients, walletOf, now, issues);
+  // The moves each wallet the fixture changes records, read with it: most members stay in one of these.
+  const recordedMoves = await checkWalletSizes(store, walletChanges, now, limits, issues);
+  const { moves, unfinished } = await planMoves(store, members, stored, recordedMoves);
+  for (const move of moves) walletChanges.get(move.toWalletId)?.arriving.set(move.correlationId, move.fromWalletId);
   if (issues.length > 0) throw new FixtureError(issues);
 
   const voucherDefinitions = (fixture.voucherDefinitions ?? []).map(toVoucherDefinitionRecord);
@@ -462,7 +464,6 @@ function planWalletChanges(
   fixture: Fixture,
   clients: ClientRecord[],
   walletOf: Map<string, string>,
-  moves: Move[],
   now: Date,
   issues: FixtureIssue[],
 ): Map<string, WalletChange> {
@@ -475,7 +476,6 @@ function planWalletChanges(
   for (const m of fixture.members ?? []) {
     changeOf(walletIdOf(m.correlationId, m.householdId ?? null)).balances.set(m.correlationId, m.pointBalance);
   }
-  for (const move of moves) changeOf(move.toWalletId).arriving.set(move.correlationId, move.fromWalletId);
   const clientById = new Map(clients.map((c) => [c.clientId, c]));
   (fixture.reservations ?? []).forEach((r, i) => {
     const path = `/reservations/${i}`;
@@ -491,7 +491,8 @@ function planWalletChanges(
 /**
  * No wallet may end up with more live reservations than the limit: those it
  * keeps from the store plus those the fixture brings. The issue points at the
- * first of the fixture's reservations past the limit.
+ * first of the fixture's reservations past the limit. Returns the member
+ * moves each wallet records (absent: no such wallet).
  */
 async function checkWalletSizes(
   store: FixtureStore,
@@ -499,11 +500,14 @@ async function checkWalletSizes(
   now: Date,
   limits: WalletLimits,
   issues: FixtureIssue[],
-): Promise<void> {
+): Promise<Map<string, MemberMove[]>> {
   const limit = limits.maxActiveReservationsPerWallet;
+  const recordedMoves = new Map<string, MemberMove[]>();
   for (const [walletId, change] of changes) {
     const incoming = new Set(change.reservations.map(reservationKey));
-    const stored = (await store.loadWallet(walletId))?.reservations ?? [];
+    const wallet = await store.loadWallet(walletId);
+    if (wallet) recordedMoves.set(walletId, wallet.moves ?? []);
+    const stored = wallet?.reservations ?? [];
     let live = stored.filter((r) => isLive(r, now) && !incoming.has(reservationKey(r))).length;
     let firstPast: string | undefined;
     change.reservations.forEach((r, i) => {
@@ -518,6 +522,7 @@ async function checkWalletSizes(
       });
     }
   }
+  return recordedMoves;
 }
 
 function isLive(r: ReservationRecord, now: Date): boolean {
@@ -582,17 +587,19 @@ async function planMoves(
   store: FixtureStore,
   members: MemberRecord[],
   stored: Map<string, MemberRecord | null>,
+  recordedMoves: Map<string, MemberMove[]>,
 ): Promise<{ moves: Move[]; unfinished: PlannedMove[] }> {
+  const movesOf = async (walletId: string) => recordedMoves.get(walletId) ?? (await store.loadWallet(walletId))?.moves;
   const moves: Move[] = [];
   const unfinished: PlannedMove[] = [];
   for (const [index, member] of members.entries()) {
     const before = stored.get(member.correlationId);
     if (!before) continue;
     let at = before.walletId;
-    let move = moveOf((await store.loadWallet(at))?.moves, member.correlationId);
+    let move = moveOf(await movesOf(at), member.correlationId);
     for (let forwards = 0; move?.state === 'left' && forwards < maxForwards; forwards++) {
       at = move.walletId;
-      move = moveOf((await store.loadWallet(at))?.moves, member.correlationId);
+      move = moveOf(await movesOf(at), member.correlationId);
     }
     if (at !== member.walletId) {
       moves.push({ index, correlationId: member.correlationId, fromWalletId: at, toWalletId: member.walletId });

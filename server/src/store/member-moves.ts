@@ -57,8 +57,11 @@ export interface MemberMovesOptions {
 }
 
 export class MemberMoves {
+  /** Moves fenced in their old wallet (one that does not exist needs none). */
   private fenced: PlannedMove[] = [];
   private fencedAt = 0;
+  /** Moves their old wallet refused at the commit. */
+  private readonly refused = new Set<PlannedMove>();
 
   constructor(
     private readonly store: WholeWalletStore,
@@ -76,16 +79,17 @@ export class MemberMoves {
     const until = new Date(this.fencedAt + this.options.leaseMs);
     for (const move of this.moves) {
       let holding: string[] = [];
+      let exists = false;
       await updateWallet(this.store, move.fromWalletId, (wallet) => {
-        // A wallet that does not exist holds nothing to fence (and is not made here).
-        if (wallet.version === 0) return false;
-        holding = this.liveReservations(wallet, move);
-        if (holding.length > 0) return false;
+        // A wallet that does not exist holds nothing to fence, or to commit (and is not made here).
+        exists = wallet.version > 0;
+        holding = exists ? this.liveReservations(wallet, move) : [];
+        if (!exists || holding.length > 0) return false;
         wallet.moves = withMove(wallet.moves, move.correlationId, { correlationId: move.correlationId, state: 'leaving', walletId: move.toWalletId, until });
         return true;
       });
       if (holding.length > 0) refused.push({ move, reservationTokens: holding });
-      else this.fenced.push(move);
+      else if (exists) this.fenced.push(move);
     }
     if (refused.length > 0) await this.lift(this.fenced.splice(0));
     return refused;
@@ -128,14 +132,13 @@ export class MemberMoves {
       });
       if (holding.length > 0) refused.push({ move, reservationTokens: holding });
     }
-    const refusedMoves = new Set(refused.map((r) => r.move));
-    this.fenced = this.fenced.filter((move) => !refusedMoves.has(move));
+    for (const r of refused) this.refused.add(r.move);
     return refused;
   }
 
-  /** Step 5 for every committed move (their members' records point to their new wallets). */
+  /** Step 5 for every move not refused (their members' records point to their new wallets). */
   async finish(): Promise<void> {
-    for (const move of this.fenced.splice(0)) await finishMove(this.store, move);
+    for (const move of this.moves) if (!this.refused.has(move)) await finishMove(this.store, move);
   }
 
   /**
