@@ -16,6 +16,7 @@ import { MongoStore } from './store/mongo/mongo-store';
 import { observedStore } from './store/observed-store';
 import type { RequestCounter, StoreLifecycle } from './store/port';
 import type { Tracing } from './tracing';
+import { serverVersion } from './version';
 
 export interface RuntimeDeps {
   services: Services;
@@ -51,7 +52,7 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 }
 
 export const buildDeps: BuildDeps = async (config, logger, tracing) => {
-  const metrics = config.metrics ? new Metrics({ processMetrics: true }) : undefined;
+  const metrics = config.metrics ? new Metrics({ processMetrics: true, version: serverVersion() }) : undefined;
   const store = await buildStore(config, logger, metrics);
   return depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }) });
 };

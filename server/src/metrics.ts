@@ -19,6 +19,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * | loyalty_points_reserved_total                | counter   |                   | points taken into reservations (offline creations)      |
  * | loyalty_points_returned_total                | counter   |                   | points given back by lowering reservations              |
  * | loyalty_cache_lookups_total                  | counter   | cache, result     | lookups of a process's caches: `hit` or `miss` (store)  |
+ * | loyalty_build_info                           | gauge     | version, node_version | 1: the server's version and the Node.js it runs on  |
  * | process_*, nodejs_*                          |           |                   | prom-client's process metrics (CPU, memory, event loop) |
  */
 
@@ -33,6 +34,8 @@ export type StoreErrorKind = 'unavailable' | 'error';
 export interface MetricsOptions {
   /** prom-client's process metrics: once per process (`main`), not per app (tests build many). */
   processMetrics?: boolean;
+  /** The server's version, for `loyalty_build_info` (absent: that metric is not shown). */
+  version?: string;
 }
 
 export class Metrics {
@@ -47,6 +50,7 @@ export class Metrics {
   private readonly rateLimited = new Counter({ name: 'loyalty_rate_limit_rejections_total', help: 'Requests refused with 429 by the rate limit.', registers: [this.registry] });
   private readonly reserved = new Counter({ name: 'loyalty_points_reserved_total', help: 'Points taken into reservations.', registers: [this.registry] });
   private readonly returned = new Counter({ name: 'loyalty_points_returned_total', help: 'Points given back by lowered reservations.', registers: [this.registry] });
+  private readonly buildInfo = new Gauge({ name: 'loyalty_build_info', help: "1; its labels name the server's version and the Node.js version the process runs on.", labelNames: ['version', 'node_version'], registers: [this.registry] });
   private readonly cacheLookups = new Counter({ name: 'loyalty_cache_lookups_total', help: 'Lookups of the process caches (apiKeys, sessions, listings), by result: hit (answered without the store) or miss.', labelNames: ['cache', 'result'], registers: [this.registry] });
 
   // Label children looked up once (a label lookup hashes its values on every call).
@@ -61,6 +65,7 @@ export class Metrics {
     // process often enough to cost it more CPU than the requests of a quiet process.
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: eventLoopSampleMs });
     this.storeReachable.set(1);
+    if (options.version !== undefined) this.buildInfo.labels(options.version, process.versions.node).set(1);
   }
 
   observeRequest(operation: string, status: number, seconds: number): void {

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningServer } from '../../server/src/main';
+import { serverVersion } from '../../server/src/version';
 import { demoFixturePath } from '../../server/src/store/fixture';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { loopbackUrl, startTestApp } from '../../server/src/test-support/app-harness';
@@ -67,6 +68,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'loyalty_points_reserved_total')).toBe(1200);
     expect(sample(text, 'loyalty_store_reachable')).toBe(1);
     expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(sample(text, `loyalty_build_info{version="${serverVersion()}",node_version="${process.versions.node}"}`)).toBe(1);
     // The listing is built once, then answered from what the process keeps (the definitions did not change).
     expect(sample(text, 'loyalty_cache_lookups_total{cache="listings",result="miss"}')).toBe(1);
     expect(sample(text, 'loyalty_cache_lookups_total{cache="listings",result="hit"}')).toBeGreaterThanOrEqual(1);
