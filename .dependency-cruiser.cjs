@@ -10,7 +10,7 @@
  * @loyalty/sdk (the spec's types) are below every layer.
  *
  * "The rest" is the top: the top-level files (app.ts, composition.ts, main.ts,
- * tracing.ts, start-failure.ts, log-destination.ts), the top-level
+ * tracing.ts, start-failure.ts, logger.ts, version.ts, ...), the top-level
  * test-support/ and any top-level folder not named above, so a new one is
  * placed above everything until it is given a layer here.
  *

@@ -113,7 +113,7 @@ function mongoOf(options: Options): Env['mongo'] {
  */
 async function operationsSection(env: Env, options: Options, stopLater: Target[]): Promise<RuntimeReport> {
   // On MongoDB 2 reservations per member rather than 10: a stand-in that
-  // scans where mongod uses an index (mongo-wire) pays for every reservation
+  // scans where mongod uses an index (the MongoDB stand-in) pays for every reservation
   // on each change; the wallet section shows that the server does not.
   const fixture = env.mongo ? { reservations: 4000, reservationsPerMember: 2 } : {};
   const deployment = await deploy(env, 'server', fixture, { processes: env.mongo ? 2 : 1 });
@@ -231,7 +231,7 @@ async function alternating(env: Env, options: Options, small: Deployment, large:
 
 /**
  * The rate of the scale and wallet sections: on MongoDB a quarter of the
- * operations' (a stand-in like mongo-wire scans the large collections on
+ * operations' (a stand-in of MongoDB scans the large collections on
  * every request, and would be saturated).
  */
 const sizeEnv = (env: Env): Env => (env.mongo ? { ...env, rate: env.rate / 4 } : env);

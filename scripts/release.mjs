@@ -7,10 +7,13 @@
 //    least the bump the changes since that release need, as Redocly's diff
 //    rates them (a breaking change needs a major, an addition a minor);
 // 2. turns CHANGELOG.md's [Unreleased] section into the version's entry (it
-//    must say something: every released version has an entry);
-// 3. sets info.version in openapi/openapi.yaml, the SDK's package version
-//    (sdk/package.json and package-lock.json, through `npm version`) and
-//    SDK_VERSION in sdk/src/version.ts, then rebuilds sdk/dist, which embeds it;
+//    must say something: every released version has an entry), and copies
+//    it to sdk/CHANGELOG.md, which the SDK's tarball carries;
+// 3. sets info.version in openapi/openapi.yaml, the SDK's and the server's
+//    package versions (sdk/package.json, server/package.json and
+//    package-lock.json, through `npm version`; the server's is on its log
+//    lines and spans, and names its image) and SDK_VERSION in
+//    sdk/src/version.ts, then rebuilds sdk/dist, which embeds it;
 // 4. records the spec as openapi/released/<version>.yaml, the base of
 //    `npm run spec:breaking` from then on.
 //
@@ -88,6 +91,8 @@ const spec = specWithVersion(version);
 const sdkSource = sdkVersionSource(version);
 
 writeFileSync(changelogPath, changelog);
+// The SDK's tarball carries its own copy (npm packs only what is under sdk/).
+writeFileSync(path.join(root, 'sdk/CHANGELOG.md'), changelog);
 writeFileSync(specPath, spec);
 if (specVersion(specPath) !== version) stop('info.version did not take the new version; openapi/openapi.yaml is left as written.');
 writeFileSync(sdkVersionPath, sdkSource);
@@ -96,11 +101,11 @@ const npm = (args) =>
   process.env.npm_execpath
     ? execFileSync(process.execPath, [process.env.npm_execpath, ...args], { cwd: root, stdio: 'inherit' })
     : execFileSync('npm', args, { cwd: root, stdio: 'inherit' });
-// npm keeps sdk/package.json and the workspace's entry in package-lock.json together.
-npm(['version', version, '--no-git-tag-version', '--allow-same-version', '-w', '@loyalty/sdk']);
+// npm keeps each workspace's package.json and its entry in package-lock.json together.
+npm(['version', version, '--no-git-tag-version', '--allow-same-version', '-w', '@loyalty/sdk', '-w', '@loyalty/server']);
 npm(['run', '-s', 'build', '-w', '@loyalty/sdk']);
 mkdirSync(releasedDir, { recursive: true });
 copyFileSync(specPath, path.join(releasedDir, `${version}.yaml`));
 
-console.log(`release: ${version} (${date}): CHANGELOG.md entry, info.version, the SDK's version and build, openapi/released/${version}.yaml.`);
+console.log(`release: ${version} (${date}): CHANGELOG.md entry, info.version, the SDK's and the server's versions, the SDK's build, openapi/released/${version}.yaml.`);
 console.log('release: review `git diff`, run `npm test`, then commit. Nothing was committed, tagged or published.');

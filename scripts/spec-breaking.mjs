@@ -3,7 +3,7 @@
 // spec (the highest version in openapi/released/) using Redocly CLI's diff and
 // the diff-recommended rules (openapi/redocly.diff.yaml), and fails when a
 // change can break a correct client while info.version keeps the released
-// major version (api-decisions, Versioning). Additions pass: the release that
+// major version (CONTRIBUTING.md, "Versioning and releases"). Additions pass: the release that
 // ships them raises the minor version. Needs no network and no git tags.
 //
 //   node scripts/spec-breaking.mjs [--spec <file>] [--released <dir>]
@@ -56,7 +56,7 @@ for (const change of additions) {
   // The decision makes a new status major when clients must handle it, which
   // the diff cannot know: it rates every new status minor. A person decides.
   if (change.typeName === 'Response' && change.kind === 'added') {
-    console.log('      A new status: a major change if clients must handle it (README, "Versioning and releases"); the diff cannot tell.');
+    console.log('      A new status: a major change if clients must handle it (CONTRIBUTING.md, "Versioning and releases"); the diff cannot tell.');
   }
 }
 for (const change of breaking) {

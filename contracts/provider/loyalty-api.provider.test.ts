@@ -8,7 +8,7 @@
  * With PACT_BROKER_BASE_URL set it also verifies the pacts in the broker
  * (main branch, deployed or released, matching branch) and, with
  * PACT_PUBLISH_VERIFICATION_RESULTS=true, publishes the results that
- * `can-i-deploy` reads. See the README's "Contracts" section.
+ * `can-i-deploy` reads. See CONTRIBUTING.md, "Pact Broker and can-i-deploy".
  */
 import path from 'node:path';
 import { Verifier, type VerifierOptions } from '@pact-foundation/pact';

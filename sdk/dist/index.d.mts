@@ -141,8 +141,8 @@ interface paths {
          *     The same request sent twice leaves the same state: the update is
          *     idempotent and safe to retry.
          *
-         *     Checks, in order: request body form (the seed's messages win where one
-         *     applies: `Channel should be a string value`, `Either reservationAmount or
+         *     Checks, in order: request body form (the messages of the API's
+         *     original definition win where one applies: `Channel should be a string value`, `Either reservationAmount or
          *     catalogueItems is required`, `redemptionId and redeemerId, both are
          *     required`, `Invalid catalogue item(s)`), account eligibility, token,
          *     session identifier type, redemption identifier, redeemer, catalogue
@@ -337,8 +337,8 @@ interface components {
              */
             productCode: string;
             /**
-             * @description Positive whole number of units; 1 when omitted. The seed calls it a
-             *     positive number; it is whole here because points are whole numbers
+             * @description Positive whole number of units; 1 when omitted. The API's original
+             *     definition calls it a positive number; it is whole here because points are whole numbers
              *     and `totalPointsAmount` is `pointsAmount` times `quantity`: a
              *     fraction of a unit would reserve a fraction of a point.
              * @example 2
@@ -475,8 +475,8 @@ interface components {
             quantity?: unknown;
         };
         /**
-         * @description The seed's messages of Operation B, the two messages of the cap and
-         *     balance rules, the limit of live reservations per wallet, and the two
+         * @description Operation B's messages from the API's original definition, the two
+         *     messages of the cap and balance rules, the limit of live reservations per wallet, and the two
          *     messages of requests that break the schema where no other message
          *     applies.
          * @enum {string}
@@ -497,8 +497,8 @@ interface components {
             details?: components["schemas"]["ErrorDetails"];
         };
         /**
-         * @description The seed's codes of Operation A, and `INVALID_REQUEST` for a request that
-         *     breaks the schema (such as an empty or repeated `businessUnit`).
+         * @description Operation A's codes from the API's original definition, and
+         *     `INVALID_REQUEST` for a request that breaks the schema (such as an empty or repeated `businessUnit`).
          * @enum {string}
          */
         VoucherDefinitionsErrorCode: "INVALID_BUSINESS_UNIT" | "BUSINESS_UNIT_REQUIRED" | "FEATURE_NOT_ENABLED" | "INVALID_REQUEST";
@@ -528,10 +528,9 @@ interface components {
             details?: components["schemas"]["ErrorDetails"];
         };
         /**
-         * @description What a developer has to fix. The three texts are decided in
-         *     api-decisions.md: a message per cause, rather than one for all, so
-         *     that a missing header is not mistaken for an expired session; none
-         *     says whose a token is.
+         * @description What a developer has to fix: a message per cause, rather than one for
+         *     all, so that a missing header is not mistaken for an expired session;
+         *     none says whose a token is.
          * @enum {string}
          */
         UnauthorizedErrorMessage: "Missing or unknown API key" | "Missing session: send Authorization: Bearer <sessionToken>" | "Invalid or expired session";

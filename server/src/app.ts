@@ -7,6 +7,7 @@ import { updateReservation } from './features/reservations/handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
+import type { MemberIdPolicy } from './http/request-label';
 import { requireApiKey, requireSession } from './http/auth';
 import { corsForOrigins, specMethods } from './http/cors';
 import { docsRoutes } from './http/docs';
@@ -45,6 +46,8 @@ export interface AppDeps {
   validateResponses?: boolean;
   /** The spec `main` loaded before anything connected; loaded here (once per process) when absent. */
   spec?: LoadedSpec;
+  /** How the log lines and spans of requests show a member's id (absent: not at all). */
+  memberIds?: MemberIdPolicy;
 }
 
 /**
@@ -69,7 +72,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // path parameter is a 400), and that answer carries them too.
   const { metrics } = deps;
   const observeAnswer = metrics && ((res: Response, seconds: number) => metrics.observeRequest(operationOf(res) ?? 'other', res.statusCode, seconds));
-  app.use(securityHeaders(), requestId(), accessLog(deps.logger, observeAnswer));
+  const memberIds = deps.memberIds ?? { mode: 'off', key: new Uint8Array() };
+  app.use(securityHeaders(), requestId(), accessLog(deps.logger, memberIds, observeAnswer));
   // CORS next, before every check: a browser's preflight carries no API key
   // and must not count against the rate limit, and the answers of the checks
   // (a 401, a 429) must carry the CORS headers for the page to read them.

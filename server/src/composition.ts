@@ -28,6 +28,8 @@ export interface RuntimeDeps {
   requestCounter?: RequestCounter;
   /** The process's metrics (absent: none, METRICS=off). */
   metrics?: Metrics;
+  /** The key of the member hashes in logs and spans (absent: one of this process's own). */
+  logKey?: Uint8Array;
 }
 
 /**
@@ -54,7 +56,15 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 export const buildDeps: BuildDeps = async (config, logger, tracing) => {
   const metrics = config.metrics ? new Metrics({ processMetrics: true, version: serverVersion() }) : undefined;
   const store = await buildStore(config, logger, metrics);
-  return depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }) });
+  const deps = depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }) });
+  // On MongoDB the fleet shares one key, so that a member has one hash on every process.
+  if (config.logMemberIds !== 'hashed' || !(store instanceof MongoStore)) return deps;
+  try {
+    return { ...deps, logKey: await store.logKey() };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 };
 
 /**

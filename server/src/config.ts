@@ -2,59 +2,24 @@
  * The server's configuration: read from the environment once, at start-up,
  * validated, and frozen. Nothing else in the server reads `process.env`.
  *
+ * Each variable is defined once, below, as data: its name, its default, the
+ * values it takes and what it means, with how it is read. `loadConfig` reads
+ * through those definitions, and the operators' reference
+ * (docs/configuration.md) is generated from them (`npm run docs:config`;
+ * `npm test` fails while it is stale), so the two cannot disagree.
+ *
  * An empty value counts as unset (so `MONGODB_URI=` in a compose file means
  * "no MongoDB"). A value that is set but invalid stops the start with an error
  * naming the variable.
  *
- * | variable                            | default  | meaning                                                                 |
- * |-------------------------------------|----------|-------------------------------------------------------------------------|
- * | PORT                                | 3000     | TCP port to listen on (0: any free port)                                |
- * | MONGODB_URI                         | (unset)  | `mongodb://` or `mongodb+srv://` URI; unset: embedded in-process store  |
- * | MONGODB_DB                          | loyalty  | database name in that MongoDB                                           |
- * | MONGODB_SERVER_SELECTION_TIMEOUT_MS | 5000     | how long the driver looks for a server before an operation fails        |
- * | MONGODB_SOCKET_TIMEOUT_MS           | 10000    | how long a MongoDB socket may stay silent before it is closed           |
- * | AUDIT_RETENTION_DAYS                | (unset)  | days the audit trail keeps an entry, 1 to 36500 (a TTL index that       |
- * |                                     |          | `loyalty-admin indexes` manages); unset: kept for ever                  |
- * | SEED_FILE                           | (unset)  | fixture JSON loaded into the store at start-up                          |
- * | RATE_LIMIT_PER_MINUTE               | 6000     | requests per client key per minute, across every process on one MongoDB |
- * |                                     |          | (in the process on the embedded store); 0 turns rate limiting off       |
- * | LOG_LEVEL                           | info     | pino level: fatal, error, warn, info, debug, trace or silent            |
- * | BODY_LIMIT_BYTES                    | 16384    | largest accepted request body; larger gives 413                         |
- * | SHUTDOWN_DELAY_MS                   | 0        | on SIGTERM/SIGINT, how long the server keeps accepting and answering    |
- * |                                     |          | after /readyz turns 503, before it drains, 0 to 300000 (the image: 5000)|
- * | SHUTDOWN_GRACE_MS                   | 10000    | on SIGTERM/SIGINT, how long in-flight requests may take before the      |
- * |                                     |          | remaining connections are cut                                           |
- * | MAX_ACTIVE_RESERVATIONS_PER_WALLET  | 1000     | live reservations one wallet (member or household) may hold, 1 to 5000  |
- * | METRICS                             | on       | `on`: Prometheus text on `GET /metrics`; `off`: no metrics              |
- * | METRICS_PORT                        | (unset)  | serve `/metrics` on this port of its own; unset: on PORT, beside the API|
- * | TRUST_PROXY                         | false    | `true`/`false`, or the number of proxy hops in front of the server      |
- * | CORS_ORIGINS                        | (unset)  | comma-separated exact origins (`https://app.example.com`) whose pages   |
- * |                                     |          | may call the API (see http/cors.ts); unset: no CORS headers at all      |
- *
- * And the OpenTelemetry variables that decide whether the server traces, and
- * how (`tracingConfig` below; README.md, Tracing). They are read here, and in
- * `tracing.ts` (the same function), which must decide before anything else
- * loads. Once tracing is on, the OpenTelemetry SDK reads the other `OTEL_*`
- * variables itself (service name, headers, timeouts, batch sizes).
- *
- * | OTEL_SDK_DISABLED                   | false    | `true`: no tracing, whatever else is set                                |
- * | OTEL_TRACES_EXPORTER                | (unset)  | `otlp`: on; `none`: off; unset: on when an endpoint below is set        |
- * | OTEL_EXPORTER_OTLP_ENDPOINT         | (unset)  | OTLP/HTTP base URL (spans to `<it>/v1/traces`); turns tracing on        |
- * | OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  | (unset)  | the spans' full URL, used as it is; wins; turns tracing on              |
- * | OTEL_EXPORTER_OTLP[_TRACES]_PROTOCOL| http/protobuf | `http/protobuf` or `http/json` (the traces one wins)               |
- * | OTEL_TRACES_SAMPLER[_ARG]           | parentbased_always_on | a standard sampler; its ratio from 0 to 1                  |
+ * The OpenTelemetry variables defined here decide whether the server traces,
+ * and how; they are read here, and in `tracing.ts` (the same function), which
+ * must decide before anything else loads. Once tracing is on, the
+ * OpenTelemetry SDK reads the other `OTEL_*` variables itself (headers,
+ * timeouts, batch sizes): docs/observability.md lists them.
  */
 
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';
-
-/**
- * A whole save of a wallet (a fixture, a wallet rid of expired reservations)
- * carries the reservations it writes in the wallet's MongoDB document until
- * they are delivered, and a document holds 16 MiB at most. A reservation
- * takes about 300 bytes, and about 2 KB when eight members with the longest
- * ids the spec allows fund it: 5,000 of those still fit.
- */
-const maxWalletLimit = 5000;
 
 /**
  * A stop that waits longer than this is a mistake of configuration: no load
@@ -64,6 +29,15 @@ const maxShutdownDelayMs = 300_000;
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
+
+/**
+ * How a member's id (the path's correlation id) appears in log lines and
+ * spans: not at all, as a keyed hash (an operator computes it for one member
+ * with `loyalty-admin log-hash`), or as it is. The reservation token never
+ * appears unless `plain`.
+ */
+export const memberIdModes = ['off', 'hashed', 'plain'] as const;
+export type MemberIdMode = (typeof memberIdModes)[number];
 
 export interface MongoConfig {
   /** Holds credentials: never log it (see `describeMongoTarget`). */
@@ -83,6 +57,10 @@ export interface AppConfig {
   /** 0: no rate limit. */
   readonly rateLimitPerMinute: number;
   readonly logLevel: LogLevel;
+  /** How a member's id appears in logs and spans. */
+  readonly logMemberIds: MemberIdMode;
+  /** The service's name on every log line and, with tracing, its `service.name`. */
+  readonly serviceName: string;
   readonly bodyLimitBytes: number;
   /** Not ready but still serving, after a stop signal and before the drain (load balancers stop routing meanwhile). */
   readonly shutdownDelayMs: number;
@@ -115,9 +93,200 @@ export interface TracingConfig {
   readonly protocol: OtlpProtocol;
   /** Where they are sent, as the exporter resolves the endpoint variables; without credentials or query (it is logged). */
   readonly endpoint: string;
+  /** `service.name`, as the logs' `service`. */
+  readonly serviceName: string;
+  /** How the spans show a member's id, as the logs do. */
+  readonly memberIds: MemberIdMode;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** The parts of the reference: each variable belongs to one. */
+export const configSections = {
+  server: 'The server',
+  store: 'The store (MongoDB)',
+  limits: 'Limits',
+  logs: 'Logs',
+  metrics: 'Metrics',
+  tracing: 'Tracing',
+} as const;
+
+/** One environment variable, as data: what the reference says of it, and how it is read. */
+export interface ConfigVariable<T = unknown> {
+  readonly name: string;
+  readonly section: keyof typeof configSections;
+  /** The value when unset, as the reference shows it; null: unset means "none" (the meaning says what then). */
+  readonly default: string | null;
+  /** The values it takes, as the reference and the start-up error say them. */
+  readonly values: string;
+  /** What it does (Markdown). */
+  readonly meaning: string;
+  read(reader: EnvReader): T;
+}
+
+type Doc = Pick<ConfigVariable, 'section' | 'meaning'>;
+interface Range {
+  min: number;
+  max?: number;
+}
+
+function integerValues(range: Range): string {
+  return range.max === undefined ? `an integer >= ${range.min}` : `an integer from ${range.min} to ${range.max}`;
+}
+
+function integer(name: string, fallback: number, range: Range, doc: Doc): ConfigVariable<number> {
+  return { name, ...doc, default: String(fallback), values: integerValues(range), read: (reader) => reader.integer(name, fallback, range) };
+}
+
+function optionalInteger(name: string, range: Range, doc: Doc): ConfigVariable<number | null> {
+  return { name, ...doc, default: null, values: integerValues(range), read: (reader) => (reader.optional(name) === null ? null : reader.integer(name, 0, range)) };
+}
+
+function oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T, doc: Doc): ConfigVariable<T> {
+  return { name, ...doc, default: fallback, values: `one of ${allowed.join(', ')}`, read: (reader) => reader.oneOf(name, allowed, fallback) };
+}
+
+function text(name: string, fallback: string, values: string, doc: Doc): ConfigVariable<string> {
+  return { name, ...doc, default: fallback, values, read: (reader) => reader.string(name, fallback) };
+}
+
+function optionalText(name: string, values: string, doc: Doc): ConfigVariable<string | null> {
+  return { name, ...doc, default: null, values, read: (reader) => reader.optional(name) };
+}
+
+/**
+ * A whole save of a wallet (a fixture, a wallet rid of expired reservations)
+ * carries the reservations it writes in the wallet's MongoDB document until
+ * they are delivered, and a document holds 16 MiB at most. A reservation
+ * takes about 300 bytes, and about 2 KB when eight members with the longest
+ * ids the spec allows fund it: 5,000 of those still fit.
+ */
+const maxWalletLimit = 5000;
+
+/** Every variable the server reads, in the reference's order. */
+export const configVariables = {
+  port: integer('PORT', 3000, { min: 0, max: 65535 }, { section: 'server', meaning: 'TCP port the API listens on (`0`: any free port).' }),
+  seedFile: optionalText('SEED_FILE', 'a file path', {
+    section: 'server',
+    meaning:
+      'Fixture JSON (format: `server/src/store/fixture-schema.ts`) loaded at start-up, replacing the records it names; a bad fixture stops the start with the offending path. Unset: the embedded store starts with the demo fixture (`server/fixtures/demo.json`), and MongoDB is seeded only when asked.',
+  }),
+  bodyLimitBytes: integer('BODY_LIMIT_BYTES', 16384, { min: 1 }, { section: 'server', meaning: 'Largest request body; a larger one is answered `413`.' }),
+  shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', 0, { min: 0, max: maxShutdownDelayMs }, {
+    section: 'server',
+    meaning:
+      'On SIGTERM or SIGINT, how long the server keeps accepting and answering after `/readyz` turns `503`, before it drains: the time load balancers and Kubernetes Services take to stop sending it connections. The Docker image sets `5000`. See [Deploying on Kubernetes](deploying.md#deploying-on-kubernetes).',
+  }),
+  shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10000, { min: 0 }, {
+    section: 'server',
+    meaning: 'On SIGTERM or SIGINT, after the delay, how long requests in flight may take before the remaining connections are cut.',
+  }),
+  trustProxy: {
+    name: 'TRUST_PROXY',
+    section: 'server',
+    default: 'false',
+    values: 'true, false or a number of proxy hops',
+    meaning: "Express's `trust proxy`: whether (or through how many proxies) the client's address is read from `X-Forwarded-For`.",
+    read: (reader) => reader.trustProxy('TRUST_PROXY'),
+  } satisfies ConfigVariable<boolean | number>,
+  corsOrigins: {
+    name: 'CORS_ORIGINS',
+    section: 'server',
+    default: null,
+    values: 'a comma-separated list of origins such as https://app.example.com',
+    meaning:
+      'Origins whose pages may call the API, each exactly as a browser sends it (scheme, lower-case host, port unless the default; no path or trailing slash). Unset: no CORS headers at all. See [Partner web apps](partner-web-apps.md).',
+    read: (reader) => reader.origins('CORS_ORIGINS'),
+  } satisfies ConfigVariable<string[]>,
+
+  mongoUri: {
+    name: 'MONGODB_URI',
+    section: 'store',
+    default: null,
+    values: 'a mongodb:// or mongodb+srv:// URI with a host',
+    meaning: 'The MongoDB to use. Unset: the embedded in-process store (said in the first log line). See [MongoDB and the fleet](mongodb.md).',
+    read: (reader) => reader.mongoUri('MONGODB_URI'),
+  } satisfies ConfigVariable<string | null>,
+  mongoDb: text('MONGODB_DB', 'loyalty', 'a database name', { section: 'store', meaning: 'The database in that MongoDB.' }),
+  serverSelectionTimeoutMs: integer('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 5000, { min: 1 }, {
+    section: 'store',
+    meaning: 'How long the driver looks for a server before an operation fails (the request is then answered `503`).',
+  }),
+  socketTimeoutMs: integer('MONGODB_SOCKET_TIMEOUT_MS', 10000, { min: 0 }, { section: 'store', meaning: 'How long a MongoDB socket may stay silent before it is closed.' }),
+  auditRetentionDays: optionalInteger('AUDIT_RETENTION_DAYS', { min: 1, max: 36_500 }, {
+    section: 'store',
+    meaning:
+      'Days the audit trail keeps an entry, through a TTL index that `loyalty-admin indexes` manages (see [Operating](operating.md)). Unset: kept for ever.',
+  }),
+
+  rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 6000, { min: 0 }, {
+    section: 'limits',
+    meaning:
+      'Requests per client key per minute, counted across every process on one MongoDB (see [the rate limit in a fleet](design/rate-limit.md)), in the process on the embedded store. `0` turns the rate limit off.',
+  }),
+  maxActiveReservationsPerWallet: integer('MAX_ACTIVE_RESERVATIONS_PER_WALLET', defaultWalletLimits.maxActiveReservationsPerWallet, { min: 1, max: maxWalletLimit }, {
+    section: 'limits',
+    meaning:
+      'Live reservations one wallet (a member without a household, or a household) may hold; an offline creation past it is `400` `Too many active reservations`, and a fixture past it stops the start.',
+  }),
+
+  logLevel: oneOf('LOG_LEVEL', logLevels, 'info', { section: 'logs', meaning: 'The least severe level written; `debug` or `trace` also adds the stack trace to the message of a failed start.' }),
+  logMemberIds: oneOf('LOG_MEMBER_IDS', memberIdModes, 'hashed', {
+    section: 'logs',
+    meaning:
+      "How a member's id appears in log lines and spans: `hashed`, a keyed hash (`loyalty-admin log-hash <correlation id>` gives a member's); `off`, not at all; `plain`, as it is, with the request's URL (and so the reservation token). See [Logs](observability.md#logs).",
+  }),
+  serviceName: text('OTEL_SERVICE_NAME', 'loyalty-api', 'a name', {
+    section: 'logs',
+    meaning: "The service's name on every log line (`service`) and, with tracing on, the spans' `service.name`.",
+  }),
+
+  metrics: oneOf('METRICS', ['on', 'off'] as const, 'on', { section: 'metrics', meaning: '`on`: Prometheus text on `GET /metrics` (see [Metrics](observability.md#metrics)); `off`: no metrics at all.' }),
+  metricsPort: optionalInteger('METRICS_PORT', { min: 0, max: 65535 }, { section: 'metrics', meaning: 'Serve `/metrics` on a port of its own (and only there); unset: on `PORT`, beside the API. Must differ from `PORT`.' }),
+
+  sdkDisabled: {
+    name: 'OTEL_SDK_DISABLED',
+    section: 'tracing',
+    default: 'false',
+    values: 'true or false',
+    meaning: '`true`: no tracing, whatever else is set.',
+    // The specification's boolean: only `true` (any case) is true.
+    read: (reader) => reader.optional('OTEL_SDK_DISABLED')?.toLowerCase() === 'true',
+  } satisfies ConfigVariable<boolean>,
+  tracesExporter: optionalText('OTEL_TRACES_EXPORTER', 'otlp or none', {
+    section: 'tracing',
+    meaning: '`otlp`: tracing on (to the default endpoint, `http://localhost:4318`, if none is set); `none`: off. Unset: on when an endpoint below is set.',
+  }),
+  endpoint: optionalText('OTEL_EXPORTER_OTLP_ENDPOINT', 'an http:// or https:// URL', {
+    section: 'tracing',
+    meaning: 'Base URL of an OTLP/HTTP receiver (`http://collector:4318`); spans go to `<it>/v1/traces`. Setting it turns tracing on.',
+  }),
+  tracesEndpoint: optionalText('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'an http:// or https:// URL', {
+    section: 'tracing',
+    meaning: 'The full URL for spans, used as it is; wins over the one above, and also turns tracing on.',
+  }),
+  protocol: oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', otlpProtocols, 'http/protobuf', { section: 'tracing', meaning: 'How spans are encoded over HTTP (`grpc` is not supported).' }),
+  tracesProtocol: {
+    name: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    section: 'tracing',
+    default: null,
+    values: `one of ${otlpProtocols.join(', ')}`,
+    meaning: 'As the one above, for spans; wins over it. Unset: the one above.',
+    read: (reader) => (reader.optional('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') === null ? null : reader.oneOf('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', otlpProtocols, 'http/protobuf')),
+  } satisfies ConfigVariable<OtlpProtocol | null>,
+  sampler: oneOf('OTEL_TRACES_SAMPLER', traceSamplers, 'parentbased_always_on', {
+    section: 'tracing',
+    meaning: "The standard samplers; `parentbased_*` follows the caller's sampled flag.",
+  }),
+  samplerArg: {
+    name: 'OTEL_TRACES_SAMPLER_ARG',
+    section: 'tracing',
+    default: '1',
+    values: 'a number from 0 to 1',
+    meaning: 'The ratio of the `*traceidratio` samplers (read only with one of them).',
+    read: (reader) => reader.ratio('OTEL_TRACES_SAMPLER_ARG'),
+  } satisfies ConfigVariable<void>,
+} as const satisfies Record<string, ConfigVariable>;
 
 /** Thrown by `loadConfig`; its message lists every invalid variable. */
 export class ConfigError extends Error {
@@ -130,32 +299,30 @@ export class ConfigError extends Error {
 /** Reads and validates the configuration; throws `ConfigError` naming each invalid variable. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const reader = new EnvReader(env);
-  const mongoUri = reader.mongoUri('MONGODB_URI');
+  const v = configVariables;
+  const mongoUri = v.mongoUri.read(reader);
   const mongoSettings = {
-    dbName: reader.string('MONGODB_DB', 'loyalty'),
-    serverSelectionTimeoutMs: reader.integer('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 5000, { min: 1 }),
-    socketTimeoutMs: reader.integer('MONGODB_SOCKET_TIMEOUT_MS', 10000, { min: 0 }),
-    auditRetentionDays: reader.optional('AUDIT_RETENTION_DAYS') === null ? null : reader.integer('AUDIT_RETENTION_DAYS', 0, { min: 1, max: 36_500 }),
+    dbName: v.mongoDb.read(reader),
+    serverSelectionTimeoutMs: v.serverSelectionTimeoutMs.read(reader),
+    socketTimeoutMs: v.socketTimeoutMs.read(reader),
+    auditRetentionDays: v.auditRetentionDays.read(reader),
   };
   const config: AppConfig = {
-    port: reader.integer('PORT', 3000, { min: 0, max: 65535 }),
+    port: v.port.read(reader),
     mongo: mongoUri === null ? null : Object.freeze({ uri: mongoUri, ...mongoSettings }),
-    seedFile: reader.optional('SEED_FILE'),
-    rateLimitPerMinute: reader.integer('RATE_LIMIT_PER_MINUTE', 6000, { min: 0 }),
-    logLevel: reader.oneOf('LOG_LEVEL', logLevels, 'info'),
-    bodyLimitBytes: reader.integer('BODY_LIMIT_BYTES', 16384, { min: 1 }),
-    shutdownDelayMs: reader.integer('SHUTDOWN_DELAY_MS', 0, { min: 0, max: maxShutdownDelayMs }),
-    shutdownGraceMs: reader.integer('SHUTDOWN_GRACE_MS', 10000, { min: 0 }),
-    trustProxy: reader.trustProxy('TRUST_PROXY'),
-    corsOrigins: Object.freeze(reader.origins('CORS_ORIGINS')),
+    seedFile: v.seedFile.read(reader),
+    rateLimitPerMinute: v.rateLimitPerMinute.read(reader),
+    logLevel: v.logLevel.read(reader),
+    logMemberIds: v.logMemberIds.read(reader),
+    serviceName: v.serviceName.read(reader),
+    bodyLimitBytes: v.bodyLimitBytes.read(reader),
+    shutdownDelayMs: v.shutdownDelayMs.read(reader),
+    shutdownGraceMs: v.shutdownGraceMs.read(reader),
+    trustProxy: v.trustProxy.read(reader),
+    corsOrigins: Object.freeze(v.corsOrigins.read(reader)),
     metrics: metricsConfig(reader),
     tracing: tracingConfig(reader),
-    walletLimits: Object.freeze({
-      maxActiveReservationsPerWallet: reader.integer('MAX_ACTIVE_RESERVATIONS_PER_WALLET', defaultWalletLimits.maxActiveReservationsPerWallet, {
-        min: 1,
-        max: maxWalletLimit,
-      }),
-    }),
+    walletLimits: Object.freeze({ maxActiveReservationsPerWallet: v.maxActiveReservationsPerWallet.read(reader) }),
   };
   const metricsPort = config.metrics?.port;
   if (metricsPort && metricsPort === config.port) reader.problems.push(`METRICS_PORT must differ from PORT (both ${metricsPort}); unset it to serve /metrics on PORT`);
@@ -187,30 +354,29 @@ const defaultTracesEndpoint = 'http://localhost:4318/v1/traces';
  * OpenTelemetry. Only when it is on are the other variables checked.
  */
 function tracingConfig(reader: EnvReader): TracingConfig | null {
-  // The specification's boolean: only `true` (any case) is true.
-  if (reader.optional('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return null;
-  const exporter = reader.optional('OTEL_TRACES_EXPORTER');
-  const tracesEndpoint = reader.optional('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-  const endpoint = reader.optional('OTEL_EXPORTER_OTLP_ENDPOINT');
+  const v = configVariables;
+  if (v.sdkDisabled.read(reader)) return null;
+  const exporter = v.tracesExporter.read(reader);
+  const tracesEndpoint = v.tracesEndpoint.read(reader);
+  const endpoint = v.endpoint.read(reader);
   if (exporter === 'none') return null;
   if (exporter !== null && exporter !== 'otlp') {
-    reader.problems.push(`OTEL_TRACES_EXPORTER must be otlp or none (got ${JSON.stringify(exporter)})`);
+    reader.problems.push(`OTEL_TRACES_EXPORTER must be ${v.tracesExporter.values} (got ${JSON.stringify(exporter)})`);
     return null;
   }
   if (exporter === null && tracesEndpoint === null && endpoint === null) return null;
 
   // The signal's own variable wins over the general one, which is read only when needed.
-  const protocol = reader.optional('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
-    ? reader.oneOf('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', otlpProtocols, 'http/protobuf')
-    : reader.oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', otlpProtocols, 'http/protobuf');
-  const sampler = reader.oneOf('OTEL_TRACES_SAMPLER', traceSamplers, 'parentbased_always_on');
-  if (sampler.endsWith('traceidratio')) reader.ratio('OTEL_TRACES_SAMPLER_ARG');
+  const protocol = v.tracesProtocol.read(reader) ?? v.protocol.read(reader);
+  const sampler = v.sampler.read(reader);
+  if (sampler.endsWith('traceidratio')) v.samplerArg.read(reader);
   const resolved = tracesEndpoint
-    ? reader.httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint)
+    ? reader.httpUrl(v.tracesEndpoint.name, tracesEndpoint)
     : endpoint
-      ? reader.httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', `${endpoint.replace(/\/+$/, '')}/v1/traces`)
+      ? reader.httpUrl(v.endpoint.name, `${endpoint.replace(/\/+$/, '')}/v1/traces`)
       : new URL(defaultTracesEndpoint);
-  return resolved && Object.freeze({ protocol, endpoint: withoutCredentials(resolved) });
+  if (!resolved) return null;
+  return Object.freeze({ protocol, endpoint: withoutCredentials(resolved), serviceName: v.serviceName.read(reader), memberIds: v.logMemberIds.read(reader) });
 }
 
 /** A URL fit for a log line: no user, password or query (where an API key may hide). */
@@ -224,8 +390,8 @@ function withoutCredentials(url: URL): string {
 }
 
 function metricsConfig(reader: EnvReader): MetricsConfig | null {
-  const enabled = reader.oneOf('METRICS', ['on', 'off'] as const, 'on') === 'on';
-  const port = reader.optional('METRICS_PORT') === null ? null : reader.integer('METRICS_PORT', 0, { min: 0, max: 65535 });
+  const enabled = configVariables.metrics.read(reader) === 'on';
+  const port = configVariables.metricsPort.read(reader);
   return enabled ? Object.freeze({ port }) : null;
 }
 
@@ -256,7 +422,7 @@ function originProblem(entry: string): string | null {
 }
 
 /** Collects problems instead of throwing at the first, so one start reports them all. */
-class EnvReader {
+export class EnvReader {
   readonly problems: string[] = [];
 
   constructor(private readonly env: Env) {}
@@ -276,8 +442,7 @@ class EnvReader {
     const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
     const max = range.max ?? Number.MAX_SAFE_INTEGER;
     if (Number.isSafeInteger(value) && value >= range.min && value <= max) return value;
-    const bounds = range.max === undefined ? `>= ${range.min}` : `from ${range.min} to ${range.max}`;
-    return this.reject(name, raw, `an integer ${bounds}`, fallback);
+    return this.reject(name, raw, integerValues(range), fallback);
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {

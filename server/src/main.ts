@@ -14,7 +14,8 @@ import { metricsServer } from './http/metrics-route';
 import { checkRoutesAgainst } from './http/routes';
 import { loadApiSpec } from './http/spec';
 import { describeStartFailure } from './start-failure';
-import { logDestination } from './log-destination';
+import { newLogKey } from './domain/secrets';
+import { createLogger, logDestination } from './logger';
 
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
@@ -69,6 +70,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       stopping: () => delay.stopping,
       ...(deps.requestCounter && { requestCounter: deps.requestCounter }),
       ...(deps.metrics && { metrics: deps.metrics, metricsRoute: metricsPort === null }),
+      memberIds: { mode: config.logMemberIds, key: deps.logKey ?? newLogKey() },
     });
     server = await listen(createHttpServer(app), config.port);
     if (deps.metrics && metricsPort !== null) metricsListener = await listen(metricsServer(deps.metrics), metricsPort);
@@ -185,7 +187,7 @@ async function main(): Promise<void> {
     config = loadConfig();
     const tracing = startedTracing;
     // With tracing on, each line of a request carries its trace_id and span_id.
-    const logger = pino({ level: config.logLevel, ...(tracing && { mixin: tracing.logFields }) }, pino.destination(logDestination));
+    const logger = createLogger(config, pino.destination(logDestination), tracing?.logFields);
     tracing?.reportProblemsTo(logger);
     stopOnSignals(await startServer(config, logger, buildDeps, { tracing }), logger);
   } catch (error) {

@@ -7,13 +7,14 @@
  * running the server goes through main.js (`npm start`, the Docker image,
  * `node server/dist/main.js`), so each gets it; nothing needs `--require`.
  *
- * Off unless the environment turns it on (`loadTracingConfig`, README.md,
- * Tracing). Off, this module loads config.ts and nothing of OpenTelemetry:
+ * Off unless the environment turns it on (`loadTracingConfig`,
+ * docs/observability.md, Tracing). Off, this module loads config.ts and nothing of OpenTelemetry:
  * the OpenTelemetry modules live in `otel/`, and only `startTracing` below
  * requires them.
  */
 import { loadTracingConfig, type TracingConfig } from './config';
 import type { Tracing } from './otel/tracing-handle';
+import { serverVersion } from './version';
 
 export type { Tracing } from './otel/tracing-handle';
 
@@ -21,7 +22,7 @@ function startTracing(config: TracingConfig): Tracing {
   // Required here, and only here (a `require`, not an import, so that it is
   // loaded only when called): off, nothing of OpenTelemetry is ever loaded.
   const { startOpenTelemetry } = require('./otel/start') as typeof import('./otel/start');
-  return startOpenTelemetry(config);
+  return startOpenTelemetry(config, serverVersion());
 }
 
 /**

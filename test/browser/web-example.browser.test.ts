@@ -68,7 +68,7 @@ function shown(page: Page): Promise<ShownPage> {
   });
 }
 
-/** The API writes its log at least once a second (server/src/log-destination.ts). */
+/** The API writes its log at least once a second (server/src/logger.ts). */
 const logFlushMs = 1000;
 
 /**
@@ -184,8 +184,8 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
     const measured = `${kB(sdk.minifiedBytes)} minified, ${kB(sdk.gzipBytes)} gzipped`;
     const printed = example.lines.find((line) => line.startsWith('SDK (@loyalty/sdk with openapi-fetch)'));
     expect(printed).toContain(measured);
-    // The READMEs state the size as measured (update them when it changes).
-    for (const readme of ['README.md', 'sdk/README.md']) expect(readFileSync(path.join(repoRoot, readme), 'utf8')).toContain(measured);
+    // The guides state the size as measured (update them when it changes).
+    for (const readme of ['docs/partner-web-apps.md', 'sdk/README.md']) expect(readFileSync(path.join(repoRoot, readme), 'utf8')).toContain(measured);
     const page = await openExample(browser, example.pageUrl);
     try {
       expect((await shown(page)).sdkSize).toBe(`The SDK in this page: ${kB(sdk.minifiedBytes)} minified, ${kB(sdk.gzipBytes)} gzipped (with openapi-fetch).`);

@@ -12,6 +12,8 @@ import { currentLayout } from '../../server/src/store/mongo/layout';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { shardPlan } from '../../server/src/store/mongo/shard-plan';
 import { layoutOneDatabase } from './data-layout/layout-one';
+import { startTestApp } from '../../server/src/test-support/app-harness';
+import { send } from '../../server/src/test-support/api-client';
 
 /** The indexes of one collection, with their options. */
 async function indexesWithOptions(uri: string, dbName: string, collection: string) {
@@ -47,7 +49,7 @@ async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ cod
   return { code, stdout, stderr };
 }
 
-const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard']];
+const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard'], ['log-hash']];
 
 describe('loyalty-admin without MongoDB', () => {
   it.each(commands.map((words) => [words.join(' '), words] as const))('%s --help explains the command and exits 0', async (_name, words) => {
@@ -143,6 +145,24 @@ if (source.kind === 'none') {
       expect((await run(null, ['indexes'])).body).toMatchObject({ auditRetentionDays: null, auditRetention: 'dropped' });
       expect(await ttl()).toBeUndefined();
       expect((await run(null, ['check'])).code).toBe(exitCodes.ok);
+    });
+
+    it("log-hash gives the hash that stands for a member in the access log of every server on the database", async () => {
+      await admin(['load', demoFixturePath], env);
+      const fleet = await startTestApp({ env: { ...env, PORT: '0', RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' } as Record<string, string>, instances: 2 });
+      try {
+        for (const url of fleet.urls) {
+          await send(url, 'POST', '/client/users/m-alice/sessions', { apiKey: 'pk_test_partner_app_0001', headers: { 'x-identifier-type': 'CARD_NUMBER' } });
+        }
+      } finally {
+        await fleet.close();
+      }
+      const logged = fleet.logs.filter((line) => line.msg === 'request completed').map((line) => (line.req as { memberHash?: string }).memberHash);
+      const run = await json(['log-hash', 'm-alice']);
+      expect(run.code).toBe(exitCodes.ok);
+      expect(run.body).toEqual({ correlationId: 'm-alice', memberHash: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      expect(logged).toEqual([run.body.memberHash, run.body.memberHash]);
+      expect((await json(['log-hash', 'm-bob'])).body.memberHash).not.toBe(run.body.memberHash);
     });
 
     it('loads a fixture, then checks the database: all well, exit 0', async () => {

@@ -19,7 +19,7 @@ jest.setTimeout(180_000);
 const repoRoot = path.resolve(__dirname, '../..');
 const sdkRoot = path.join(repoRoot, 'sdk');
 const bin = (name: string) => path.join(repoRoot, 'node_modules', '.bin', name);
-const shippedFiles = ['README.md', 'dist/index.d.mts', 'dist/index.d.ts', 'dist/index.js', 'dist/index.mjs', 'package.json'];
+const shippedFiles = ['CHANGELOG.md', 'LICENSE', 'README.md', 'dist/index.d.mts', 'dist/index.d.ts', 'dist/index.js', 'dist/index.mjs', 'package.json'];
 
 function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, env: childProcessEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -44,8 +44,20 @@ function runApp(app: string, script: string, env: Record<string, string>): Promi
 const compilerSettings: Array<[name: string, options: Record<string, string>, include: string[]]> = [
   ['nodenext', { module: 'NodeNext', moduleResolution: 'NodeNext' }, ['src/app.mts', 'src/app.cts']],
   ['bundler', { module: 'ESNext', moduleResolution: 'Bundler' }, ['src/bundled.ts']],
-  ['node10', { module: 'CommonJS', moduleResolution: 'Node10', ignoreDeprecations: '5.0' }, ['src/bundled.ts']],
 ];
+
+/**
+ * The TypeScript releases partners compile with, each the project's own
+ * install (package.json: `typescript`, and the aliases `typescript-6` and
+ * `typescript-7`; 7 is the native compiler, whose `tsc` runs the binary of
+ * its platform package). Each checks the app under `nodenext` and `bundler`.
+ */
+const compilers: Array<[version: string, tsc: string]> = [
+  ['5.9', path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc')],
+  ['6', path.join(repoRoot, 'node_modules', 'typescript-6', 'bin', 'tsc')],
+  ['7', path.join(repoRoot, 'node_modules', 'typescript-7', 'bin', 'tsc')],
+];
+const checks = compilers.flatMap(([version, compiler]) => compilerSettings.map(([name]) => [version, name, compiler] as const));
 
 function writeTsconfig(name: string, options: Record<string, string>, include: string[]): void {
   const compilerOptions = {
@@ -62,12 +74,12 @@ function writeTsconfig(name: string, options: Record<string, string>, include: s
   writeFileSync(path.join(app, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, include }));
 }
 
-function tsc(name: string, args: string[]): void {
+function tsc(name: string, args: string[], compiler = compilers[0]![1]): void {
   try {
-    run(bin('tsc'), ['-p', `tsconfig.${name}.json`, ...args], app);
+    run(process.execPath, [compiler, '-p', `tsconfig.${name}.json`, ...args], app);
   } catch (error) {
     const failure = error as { stdout?: string; stderr?: string };
-    throw new Error(`tsc (${name}) failed in the partner app:\n${failure.stdout ?? ''}${failure.stderr ?? ''}`);
+    throw new Error(`tsc (${name}, ${compiler}) failed in the partner app:\n${failure.stdout ?? ''}${failure.stderr ?? ''}`);
   }
 }
 
@@ -87,7 +99,7 @@ beforeAll(async () => {
   app = path.join(scratch, 'coffee-kiosk');
   mkdirSync(path.join(app, 'src'), { recursive: true });
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'coffee-kiosk', version: '1.0.0', private: true }));
-  // As sdk/README.md says; the one dependency, openapi-fetch, comes from the registry (or npm's cache).
+  // As `npm install @loyalty/sdk` would, from the tarball the registry would serve; the one dependency, openapi-fetch, comes from the registry (or npm's cache).
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(scratch, path.basename(packed!.filename))], app);
 
   const example = path.join(sdkRoot, 'test', 'readme-example.ts');
@@ -118,7 +130,7 @@ describe('the SDK package', () => {
     }
   });
 
-  it('packs the built ES module and CommonJS code with their declarations, although npm runs no script here', () => {
+  it('packs the built ES module and CommonJS code with their declarations, the README, the CHANGELOG and the LICENSE, although npm runs no script here', () => {
     expect(packedFiles).toEqual(shippedFiles);
   });
 
@@ -129,13 +141,21 @@ describe('the SDK package', () => {
     expect(JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8')).dependencies['@loyalty/sdk']).toMatch(/^file:.*\.tgz$/);
   });
 
-  it.each(compilerSettings.map(([name]) => name))('type-checks the README example strict in the app (%s), the published declarations included', (name) => {
-    tsc(name, ['--noEmit']);
+  it.each(compilers)('has TypeScript %s to check with', (version, compiler) => {
+    expect(run(process.execPath, [compiler, '--version'], app)).toMatch(new RegExp(`^Version ${version.replace('.', '\\.')}\\.`));
+  });
+
+  it.each(checks)('type-checks the README example strict in the app with TypeScript %s (%s), the published declarations included', (version, name, compiler) => {
+    // The project's own TypeScript under nodenext also emits the build the tests below run: one compile, not two.
+    tsc(name, version === compilers[0]![0] && name === 'nodenext' ? [] : ['--noEmit'], compiler);
   });
 
   describe('the README example, built as ES module and as CommonJS, against the server on port 0', () => {
     const scripts = ['out/app.mjs', 'out/app.cjs'];
-    beforeAll(() => tsc('nodenext', []));
+    // Built by the type-check above, unless a filter left it out.
+    beforeAll(() => {
+      if (!existsSync(path.join(app, 'out', 'app.mjs'))) tsc('nodenext', []);
+    });
     const env = () => ({ LOYALTY_API_KEY: 'pk_test_partner_app_0001', LOYALTY_BASE_URL: server.baseUrl });
 
     it.each(scripts)('%s goes from session to reservation update and exits 0', async (script) => {

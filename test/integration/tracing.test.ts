@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createLoyaltyClient } from '@loyalty/sdk';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +23,7 @@ import { childProcessEnv } from '../support/process-env';
 jest.setTimeout(60_000);
 
 const repoRoot = path.resolve(__dirname, '../..');
+const serverVersion: unknown = JSON.parse(readFileSync(path.join(repoRoot, 'server/package.json'), 'utf8')).version;
 const demoKey = 'pk_test_partner_app_0001';
 const mongo = testMongoSource();
 
@@ -140,6 +142,7 @@ interface ExportedSpan {
   traceState?: string;
   scope: string;
   serviceName: unknown;
+  serviceVersion: unknown;
   attributes: Record<string, unknown>;
   status: { code?: number };
 }
@@ -159,7 +162,7 @@ interface OtlpJsonExport {
     resource: { attributes: OtlpJsonAttribute[] };
     scopeSpans: {
       scope: { name: string };
-      spans: (Omit<ExportedSpan, 'attributes' | 'scope' | 'serviceName'> & { attributes?: OtlpJsonAttribute[] })[];
+      spans: (Omit<ExportedSpan, 'attributes' | 'scope' | 'serviceName' | 'serviceVersion'> & { attributes?: OtlpJsonAttribute[] })[];
     }[];
   }[];
 }
@@ -174,9 +177,10 @@ function jsonSpans(exports: Export[]): ExportedSpan[] {
     .filter((received) => received.contentType.includes('application/json'))
     .flatMap((received) => (JSON.parse(received.body.toString()) as OtlpJsonExport).resourceSpans)
     .flatMap((resourceSpans) => {
-      const serviceName = attributesOf(resourceSpans.resource.attributes)['service.name'];
+      const resource = attributesOf(resourceSpans.resource.attributes);
+      const [serviceName, serviceVersion] = [resource['service.name'], resource['service.version']];
       return resourceSpans.scopeSpans.flatMap(({ scope, spans }) =>
-        spans.map((span) => ({ ...span, parentSpanId: span.parentSpanId ?? '', scope: scope.name, serviceName, attributes: attributesOf(span.attributes) })),
+        spans.map((span) => ({ ...span, parentSpanId: span.parentSpanId ?? '', scope: scope.name, serviceName, serviceVersion, attributes: attributesOf(span.attributes) })),
       );
     });
 }
@@ -195,7 +199,26 @@ interface LogLine {
   msg: string;
   trace_id?: string;
   span_id?: string;
-  req?: { method: string; url: string };
+  req?: { method: string; route: string; memberHash?: string };
+}
+
+/**
+ * Every line of a server process as an operator keeps it: its ISO time, its
+ * level by name, the service and its version; none names the demo member or
+ * its reservation token, which the URLs of the requests held.
+ */
+function expectKeepableLogs(stdout: string[]): void {
+  const lines = stdout.join('').split('\n').filter((line) => line.startsWith('{'));
+  expect(lines.length).toBeGreaterThan(3);
+  for (const line of lines) {
+    expect(JSON.parse(line)).toMatchObject({
+      time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      level: expect.stringMatching(/^(trace|debug|info|warn|error|fatal)$/),
+      service: 'loyalty-api',
+      version: serverVersion,
+    });
+    expect(line).not.toMatch(/m-alice|rt-alice-1/);
+  }
 }
 
 function logLines(stdout: string[]): LogLine[] {
@@ -243,6 +266,9 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         const { status, sessionToken: token } = await operationB(server.url, caller.traceparent);
         expect(status).toBe(200);
         expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+        // A request that is no operation, its path and query naming the member.
+        const stray = await fetch(`${server.url}/client/users/m-alice/points?member=m-alice`, { headers: { 'x-api-key': demoKey, 'x-request-id': 'stray-1' } });
+        expect(stray.status).toBe(404);
 
         const serverSpan = await eventually('the server span of Operation B', () =>
           jsonSpans(receiver.exports).find((span) => span.traceId === caller.traceId && span.kind === 2 && span.name === 'updateReservation'),
@@ -252,11 +278,14 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
           parentSpanId: caller.spanId,
           traceState: 'partner=1',
           serviceName: 'loyalty-api',
+          serviceVersion: serverVersion,
           attributes: expect.objectContaining({
             'http.request.method': 'PUT',
-            'http.route': '/client/users/:correlation_id/reservations/:reservation_token',
+            'http.route': '/client/users/{correlation_id}/reservations/{reservation_token}',
             'http.response.status_code': 200,
-            'url.path': '/client/users/m-alice/reservations/rt-alice-1',
+            // The route, not the path: the path holds the member's id and the token.
+            'url.path': '/client/users/{correlation_id}/reservations/{reservation_token}',
+            'user.hash': expect.stringMatching(/^[0-9a-f]{32}$/),
           }),
         });
         expect(serverSpan.attributes['loyalty.request_id']).toEqual(expect.any(String));
@@ -309,20 +338,28 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         const accessLine = await eventually('the access log line of Operation B', () =>
           logLines(server.stdout).find((line) => line.msg === 'request completed' && line.req?.method === 'PUT'),
         );
-        expect(accessLine).toMatchObject({ trace_id: caller.traceId, span_id: serverSpan.spanId });
+        expect(accessLine).toMatchObject({ trace_id: caller.traceId, span_id: serverSpan.spanId, req: { memberHash: serverSpan.attributes['user.hash'] } });
         expect(logLines(server.stdout).find((line) => line.msg.startsWith('Tracing on'))?.msg).toBe(
           `Tracing on: OTLP http/json to ${receiver.endpoint}/v1/traces`,
         );
 
-        // Probes make no span; no span carries a credential.
+        const straySpan = await eventually('the span of the request that is no operation', () =>
+          jsonSpans(receiver.exports).find((span) => span.attributes['loyalty.request_id'] === 'stray-1'),
+        );
+        expect(straySpan).toMatchObject({ name: 'GET', attributes: expect.objectContaining({ 'url.path': '/client/*', 'url.query': 'member=REDACTED' }) });
+        expect(straySpan.attributes).not.toHaveProperty('http.route');
+
+        // Probes make no span; no span carries a credential, nor the member's id or the reservation token, which the URLs held.
         const everything = receiver.exports.map((received) => received.body.toString()).join('\n');
         expect(everything).not.toContain('/readyz');
         expect(everything).not.toContain(demoKey);
         expect(everything).not.toContain(token);
         expect(everything.toLowerCase()).not.toMatch(/x-api-key|authorization/);
+        expect(everything).not.toMatch(/m-alice|rt-alice-1/);
       } finally {
         expect(await server.stop()).toBe(0);
       }
+      expectKeepableLogs(server.stdout);
     });
   });
 
@@ -371,5 +408,6 @@ describe('tracing off', () => {
     const logs = logLines(server.stdout);
     expect(logs.find((line) => line.msg === 'request completed' && line.req?.method === 'PUT')).not.toHaveProperty('trace_id');
     expect(logs.some((line) => line.msg.startsWith('Tracing on'))).toBe(false);
+    expectKeepableLogs(server.stdout);
   });
 });

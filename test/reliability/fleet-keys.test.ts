@@ -18,7 +18,7 @@ jest.setTimeout(120_000);
 
 const source = testMongoSource();
 const oldKey = 'pk_test_partner_app_0001';
-/** The documented bound (README, Operating): a key change holds on every process within this. */
+/** The documented bound (docs/operating.md): a key change holds on every process within this. */
 const propagationBoundMs = 5000;
 
 if (source.kind === 'none') {

@@ -8,8 +8,8 @@ import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../
 /*
  * The fleet-wide rate limit while MongoDB is away: two processes' counters,
  * each with its own client through a TCP proxy that cuts every connection,
- * on a clock of the test's. What README ("Running against MongoDB", the
- * rate limit) promises: no request waits longer than a claim's deadline,
+ * on a clock of the test's. What docs/design/rate-limit.md ("MongoDB
+ * away") promises: no request waits longer than a claim's deadline,
  * and after the window in which MongoDB went away each process admits at
  * most its share of the limit per window (the limit divided by the
  * processes it saw claiming), so the fleet stays at the limit; once MongoDB

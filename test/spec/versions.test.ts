@@ -1,5 +1,6 @@
-// Versions that follow the contract (api-decisions, Versioning): info.version is
-// a semantic version, the SDK's package version has its major and minor, every
+// Versions that follow the contract: info.version is
+// a semantic version, the SDK's package version has its major and minor (the
+// server's is the SDK's), every
 // released version has a CHANGELOG.md entry, and the current contract is the
 // last one recorded in openapi/released/ (what `npm run release` keeps true).
 // SDK_VERSION equals sdk/package.json's version: sdk/test/package.test.ts.
@@ -13,6 +14,7 @@ const plainVersion = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
 
 const specVersion: unknown = parse(read('openapi/openapi.yaml')).info.version;
 const sdkVersion: unknown = JSON.parse(read('sdk/package.json')).version;
+const serverVersion: unknown = JSON.parse(read('server/package.json')).version;
 const changelog = read('CHANGELOG.md');
 const releasedVersions = readdirSync(path.join(root, 'openapi/released'))
   .filter((name) => name.endsWith('.yaml'))
@@ -36,6 +38,10 @@ describe('versions', () => {
 
   it("the SDK's package version has the contract's major and minor version", () => {
     expect(parts(sdkVersion).slice(0, 2)).toEqual(parts(specVersion).slice(0, 2));
+  });
+
+  it("the server's version (on its log lines and spans, and its image's tag) is the SDK's: a release sets both", () => {
+    expect(serverVersion).toBe(sdkVersion);
   });
 
   it('the current contract is the last released one', () => {

@@ -3,7 +3,7 @@
  * `loyalty-admin`: the operator's command for a deployment on MongoDB (keys,
  * data loads, indexes, checks, migrations, sharding). Reads MONGODB_URI and
  * MONGODB_DB like the server. `--help` on every command; `--json` prints one
- * JSON object on stdout; exit codes in exit-codes.ts (README, Operating).
+ * JSON object on stdout; exit codes in exit-codes.ts (docs/operating.md).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { StoreUnavailableError } from '../store/port';
@@ -13,6 +13,7 @@ import { runShard } from './shard';
 import { runCheck, runIndexes, runLoad, runMigrate } from './data';
 import { AdminError, exitCodes } from './exit-codes';
 import { keyCommands, runKeys } from './keys';
+import { runLogHash } from './log-hash';
 import { createOutput, type Streams } from './output';
 
 /** Seconds as a command line gives them: a whole number from 1 to ten years. */
@@ -85,6 +86,12 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
     .option('--apply', 'enable sharding, create the shard-key indexes and shard the collections (idempotent; a mongos only)')
     .addOption(jsonOption())
     .action((o: { apply?: boolean; json?: boolean }) => runShard(o.apply ? config().mongo : optionalMongo(env), o.apply === true, output(o)));
+  program
+    .command('log-hash')
+    .description("the hash that stands for a member in the servers' logs and spans (LOG_MEMBER_IDS=hashed): search the logs for it")
+    .argument('<correlation-id>', "the member's id, as in the API's paths")
+    .addOption(jsonOption())
+    .action((correlationId: string, o: { json?: boolean }) => runLogHash(config().mongo, correlationId, output(o)));
   program
     .command('migrate')
     .description('bring the database to the data layout of this release, in place (idempotent, resumable)')

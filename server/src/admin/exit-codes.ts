@@ -1,4 +1,4 @@
-/** `loyalty-admin`'s exit codes (README, Operating). */
+/** `loyalty-admin`'s exit codes (docs/operating.md). */
 export const exitCodes = {
   /** Done; `check` found nothing wrong. */
   ok: 0,

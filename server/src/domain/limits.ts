@@ -1,5 +1,5 @@
 /**
- * What one wallet may hold. api-decisions.md: "Every limit is explicit": a
+ * What one wallet may hold. Every limit is explicit (the contract says so): a
  * wallet is read whole when its totals are stale (an expiry passed), its
  * reservations are delivered from its outbox after each whole save, and a fixture loads
  * it at once, so its size is bounded (configuration:

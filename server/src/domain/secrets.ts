@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * SHA-256 hex of a secret (API key or session token), its UTF-8 bytes; what
@@ -38,4 +38,20 @@ export function fixtureKeyId(clientId: string, index: number): string {
 /** A random session token: 192 bits, URL-safe, never derived from ids. */
 export function newSessionToken(): string {
   return `st_${randomBytes(24).toString('base64url')}`;
+}
+
+/**
+ * What stands for a member's id (its correlation id) in log lines and spans
+ * by default: HMAC-SHA256 under the deployment's log key, 128 bits in hex.
+ * Keyed, so that nobody who reads the logs can test guesses of ids (card
+ * numbers, e-mail addresses) against it; `loyalty-admin log-hash` gives an
+ * operator one member's, to find its requests.
+ */
+export function memberIdHash(key: Uint8Array, correlationId: string): string {
+  return createHmac('sha256', key).update(correlationId, 'utf8').digest('hex').slice(0, 32);
+}
+
+/** A new log key (see `memberIdHash`): 256 random bits. */
+export function newLogKey(): Buffer {
+  return randomBytes(32);
 }

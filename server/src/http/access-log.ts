@@ -3,6 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { stdSerializers, type Logger } from 'pino';
 import { authenticatedKeyId } from './locals';
 import { requestIdOf } from './request-id';
+import { applyMemberIdPolicy, requestLabel, withoutRequestIds, type MemberIdPolicy } from './request-label';
 
 type Level = 'info' | 'warn' | 'error';
 
@@ -13,9 +14,12 @@ export type AnsweredObserver = (res: Response, seconds: number) => void;
  * One log line per request, written when the response is done (or the
  * connection went away):
  *
- *   {"level":30,...,"requestId":"…","req":{"id":"…","method":"GET","url":"/…"},
- *    "res":{"statusCode":200},"responseTime":3,"msg":"request completed"}
+ *   {"level":"info",...,"requestId":"…","req":{"id":"…","method":"GET",
+ *    "operation":"listVoucherDefinitions","route":"/client/users/{correlation_id}/voucher-definitions",
+ *    "memberHash":"…","keyId":"key_…"},"res":{"statusCode":200},"responseTime":3,"msg":"request completed"}
  *
+ * The route, not the URL: the URL holds the member's id and the reservation
+ * token. The member appears as `memberPolicy` says (request-label.ts).
  * Headers and bodies are never logged (they hold API keys and bearer tokens);
  * the public id of the API key the request authenticated with is
  * (`req.keyId`), so that an operator rolling a partner's keys sees which
@@ -29,7 +33,7 @@ export type AnsweredObserver = (res: Response, seconds: number) => void;
  * closures): the request's fields are read when the line is written, and one
  * `close` listener covers both a finished response and a dropped connection.
  */
-export function accessLog(logger: Logger, onAnswered?: AnsweredObserver): RequestHandler {
+export function accessLog(logger: Logger, memberPolicy: MemberIdPolicy, onAnswered?: AnsweredObserver): RequestHandler {
   // One pair of listeners for every response (no closures per request): what
   // they need travels on the response.
   function onDone(this: LoggedResponse, error?: Error): void {
@@ -43,6 +47,7 @@ export function accessLog(logger: Logger, onAnswered?: AnsweredObserver): Reques
     const logged = res as unknown as LoggedResponse;
     // In `res.locals`, not on `res` (see request-id.ts).
     logged.locals[startedAt] = performance.now();
+    applyMemberIdPolicy(logged, memberPolicy);
     logged.on('close', onDone);
     // Also keeps an 'error' on the response from crashing the process.
     logged.on('error', onDone);
@@ -68,17 +73,25 @@ function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string
   const responseTime = Math.round(elapsedMs);
   const id = requestIdOf(res);
   const keyId = authenticatedKeyId(res);
-  const request = { id, method: req.method, url: req.originalUrl ?? req.url, ...(keyId !== undefined && { keyId }) };
+  const request = { id, method: req.method, ...requestLabel(req, res as unknown as Response), ...(keyId !== undefined && { keyId }) };
   if (failure || res.statusCode >= 500) {
     const err = failure ?? new Error(`failed with status code ${res.statusCode}`);
     logger[level](
-      { requestId: id, req: request, res: { statusCode: res.statusCode }, err: stdSerializers.err(err), responseTime },
+      { requestId: id, req: request, res: { statusCode: res.statusCode }, err: scrubbed(stdSerializers.err(err), res as unknown as Response), responseTime },
       'request errored',
     );
     return;
   }
   const message = !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted';
   logger[level]({ requestId: id, req: request, res: { statusCode: res.statusCode }, responseTime }, message);
+}
+
+/** The serialised error with the request's ids taken out of every string in it (its message, stack, causes). */
+function scrubbed(value: unknown, res: Response, depth = 0): unknown {
+  if (typeof value === 'string') return withoutRequestIds(value, res);
+  if (depth > 8 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => scrubbed(item, res, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, scrubbed(item, res, depth + 1)]));
 }
 
 function levelOf(statusCode: number, failure: Error | undefined): Level {

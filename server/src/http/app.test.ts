@@ -125,7 +125,7 @@ describe('request id', () => {
     const line = app.logs.find((entry) => entry.requestId === 'log-me');
     expect(line).toMatchObject({
       msg: 'request completed',
-      req: { id: 'log-me', method: 'PUT', url: '/client/users/m-alice/reservations/rt-alice-1' },
+      req: { id: 'log-me', method: 'PUT', route: '/client/users/{correlation_id}/reservations/{reservation_token}' },
       res: { statusCode: 200 },
       responseTime: expect.any(Number),
     });
@@ -272,7 +272,7 @@ describe('faults', () => {
     expect(response.text).not.toContain('ECONNREFUSED');
     // An outage is an operational event (warn), not a bug (error); the log keeps the cause.
     const line = app.logs.find((entry) => entry.requestId === `down-${operationId}`);
-    expect(line).toMatchObject({ level: 40, err: { message: 'connect ECONNREFUSED mongo-0:27017' } });
+    expect(line).toMatchObject({ level: 'warn', err: { message: 'connect ECONNREFUSED mongo-0:27017' } });
   });
 
   it('a store outage while checking the API key is 503 too', async () => {
@@ -288,7 +288,7 @@ describe('faults', () => {
     expect(response.body).toEqual({ statusCode: 500, errorCode: 'INTERNAL_ERROR', errorMessage: 'Internal error' });
     expectDocumentedBody(operationId, 500, response.body);
     const line = app.logs.find((entry) => entry.requestId === `boom-${operationId}`);
-    expect(line).toMatchObject({ level: 50, err: { message: 'E11000 duplicate key: secret internals', stack: expect.stringContaining('Error: E11000') } });
+    expect(line).toMatchObject({ level: 'error', err: { message: 'E11000 duplicate key: secret internals', stack: expect.stringContaining('Error: E11000') } });
   });
 
   it('a response that breaks the spec is a 500 while responses are validated', async () => {

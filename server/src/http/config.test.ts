@@ -1,4 +1,7 @@
-import { ConfigError, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
+import { ConfigError, configVariables, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
+
+/** What the spans say of the service and of members, as the logs do (the defaults). */
+const spanIdentity = { serviceName: 'loyalty-api', memberIds: 'hashed' };
 
 describe('loadConfig', () => {
   it('has a default for everything', () => {
@@ -8,6 +11,8 @@ describe('loadConfig', () => {
       seedFile: null,
       rateLimitPerMinute: 6000,
       logLevel: 'info',
+      logMemberIds: 'hashed',
+      serviceName: 'loyalty-api',
       bodyLimitBytes: 16384,
       shutdownDelayMs: 0,
       shutdownGraceMs: 10000,
@@ -30,6 +35,8 @@ describe('loadConfig', () => {
       SEED_FILE: '/data/seed.json',
       RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'debug',
+      LOG_MEMBER_IDS: 'plain',
+      OTEL_SERVICE_NAME: 'loyalty-api-eu',
       BODY_LIMIT_BYTES: '1024',
       SHUTDOWN_DELAY_MS: '5000',
       SHUTDOWN_GRACE_MS: '500',
@@ -46,6 +53,8 @@ describe('loadConfig', () => {
       seedFile: '/data/seed.json',
       rateLimitPerMinute: 0,
       logLevel: 'debug',
+      logMemberIds: 'plain',
+      serviceName: 'loyalty-api-eu',
       bodyLimitBytes: 1024,
       shutdownDelayMs: 5000,
       shutdownGraceMs: 500,
@@ -53,8 +62,21 @@ describe('loadConfig', () => {
       corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'],
       walletLimits: { maxActiveReservationsPerWallet: 250 },
       metrics: { port: 9464 },
-      tracing: { protocol: 'http/json', endpoint: 'http://collector:4318/v1/traces' },
+      tracing: { protocol: 'http/json', endpoint: 'http://collector:4318/v1/traces', serviceName: 'loyalty-api-eu', memberIds: 'plain' },
     });
+  });
+
+  it('reads exactly the variables it defines (the reference in docs/ is generated from those definitions)', () => {
+    const read = new Set<string>();
+    const watched = new Proxy({} as Record<string, string | undefined>, {
+      get: (_target, name) => {
+        if (typeof name === 'string') read.add(name);
+        // Tracing on, with a ratio sampler: every variable is read.
+        return { OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'traceidratio', MONGODB_URI: 'mongodb://db' }[name as string];
+      },
+    });
+    loadConfig(watched);
+    expect([...read].sort()).toEqual(Object.values(configVariables).map((variable) => variable.name).sort());
   });
 
   it('is frozen, nested parts included', () => {
@@ -96,6 +118,7 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'yes', /TRUST_PROXY must be true, false or a number of proxy hops/],
     ['MONGODB_URI', 'postgres://db', /MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ URI/],
     ['METRICS', 'yes', /METRICS must be one of on, off \(got "yes"\)/],
+    ['LOG_MEMBER_IDS', 'hash', /LOG_MEMBER_IDS must be one of off, hashed, plain \(got "hash"\)/],
     ['METRICS_PORT', '70000', /METRICS_PORT must be an integer from 0 to 65535/],
     ['METRICS_PORT', '3000', /METRICS_PORT must differ from PORT \(both 3000\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '0', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000 \(got "0"\)/],
@@ -150,7 +173,7 @@ describe('tracing (OTEL_*)', () => {
   });
 
   it('is on with an OTLP endpoint: http/protobuf by default, to its /v1/traces', () => {
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces` });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces`, ...spanIdentity });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: `${endpoint}/base/` }).tracing?.endpoint).toBe(`${endpoint}/base/v1/traces`);
   });
 
@@ -161,11 +184,11 @@ describe('tracing (OTEL_*)', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
     }).tracing;
-    expect(tracing).toEqual({ protocol: 'http/json', endpoint: `${endpoint}/custom` });
+    expect(tracing).toEqual({ protocol: 'http/json', endpoint: `${endpoint}/custom`, ...spanIdentity });
   });
 
   it('is on with OTEL_TRACES_EXPORTER=otlp alone, to the default endpoint', () => {
-    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: 'http://localhost:4318/v1/traces' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toEqual({ protocol: 'http/protobuf', endpoint: 'http://localhost:4318/v1/traces', ...spanIdentity });
   });
 
   it.each([
@@ -222,7 +245,7 @@ describe('tracing (OTEL_*)', () => {
       problems: ['OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json (got "grpc")'],
     });
     expect(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).toEqual({
-      tracing: { protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces` },
+      tracing: { protocol: 'http/protobuf', endpoint: `${endpoint}/v1/traces`, ...spanIdentity },
       problems: [],
     });
   });

@@ -81,15 +81,18 @@ export function checkRoutesAgainst(spec: LoadedSpec): void {
 }
 
 const operationKey = 'operationId';
+const paramsKey = 'operationParams';
 
 /**
  * The first handler of each operation's route: records which operation the
- * request is for, before any check runs, so that the request metric counts
- * an answer under its operation even when a check refused it.
+ * request is for, and its path parameters, before any check runs, so that
+ * the request metric counts an answer under its operation even when a check
+ * refused it, and its log line and span can name the route.
  */
 export function tagOperation(operationId: OperationId): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
     res.locals[operationKey] = operationId;
+    res.locals[paramsKey] = req.params;
     next();
   };
 }
@@ -98,4 +101,9 @@ export function tagOperation(operationId: OperationId): RequestHandler {
 export function operationOf(res: Response): OperationId | null {
   const tagged: unknown = res.locals[operationKey];
   return typeof tagged === 'string' && tagged in specRoutes ? (tagged as OperationId) : null;
+}
+
+/** The path parameters of the operation `tagOperation` recorded (decoded, as Express gives them); empty for any other request. */
+export function operationParamsOf(res: Response): Readonly<Record<string, string>> {
+  return (res.locals[paramsKey] as Record<string, string> | undefined) ?? {};
 }

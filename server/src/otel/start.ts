@@ -11,7 +11,7 @@ import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/expor
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { OtlpProtocol, TracingConfig } from '../config';
 import type { Tracing } from './tracing-handle';
 import { httpInstrumentation } from './http-spans';
@@ -21,9 +21,6 @@ import { withoutStackTraces } from './no-stack-traces';
 import { problemLogger } from './problem-log';
 import { tracedRequestCounter } from './traced-request-counter';
 import { tracedStore } from './traced-store';
-
-/** service.name unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) says otherwise. */
-export const defaultServiceName = 'loyalty-api';
 
 /** The name of the server's own tracer (store and rate-limit spans). */
 const tracerName = '@loyalty/server';
@@ -35,10 +32,11 @@ const tracerName = '@loyalty/server';
  */
 const shutdownLimitMs = 5000;
 
-export function startOpenTelemetry(config: TracingConfig): Tracing {
+/** `version`: the server's, as `service.version` (OTEL_RESOURCE_ATTRIBUTES may say otherwise). */
+export function startOpenTelemetry(config: TracingConfig, version: string): Tracing {
   const provider = new NodeTracerProvider({
     resource: defaultResource()
-      .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: defaultServiceName }))
+      .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: version }))
       .merge(detectResources({ detectors: [envDetector] })),
     // The sampler (OTEL_TRACES_SAMPLER), the span limits (OTEL_SPAN_*) and the
     // batch processor's queue and delays (OTEL_BSP_*) come from the environment.
@@ -47,7 +45,7 @@ export function startOpenTelemetry(config: TracingConfig): Tracing {
   // AsyncLocalStorage carries the active span through promises and callbacks;
   // W3C Trace Context (and Baggage) propagation reads a caller's `traceparent`.
   provider.register();
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [httpInstrumentation(), mongoInstrumentation()] });
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [httpInstrumentation(config.memberIds), mongoInstrumentation()] });
   const tracer = provider.getTracer(tracerName);
   return {
     traceStore: (store) => tracedStore(store, tracer),

@@ -9,9 +9,9 @@
  * - main's own dependencies from an environment (`env`: metrics, fleets of
  *   processes on one MongoDB, the browser's CORS).
  */
-import { pino } from 'pino';
 import { buildDeps, type BuildDeps, type RuntimeDeps } from '../composition';
 import { loadConfig, type AppConfig } from '../config';
+import { createLogger } from '../logger';
 import type { Clock } from '../domain/clock';
 import type { WalletLimits } from '../domain/limits';
 import { createServices } from '../features';
@@ -89,7 +89,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config: AppConfig = { ...loadConfig({ PORT: '0', ...env }), ...options.config };
   const logs: Array<Record<string, unknown>> = [];
   const write = options.log ?? ((line: string) => void (logs.length < maxKeptLogLines && logs.push(JSON.parse(line))));
-  const logger = pino({ level: options.env ? config.logLevel : 'info' }, { write });
+  // main's own logger, to the test's `write`.
+  const logger = createLogger({ ...config, logLevel: options.env ? config.logLevel : 'info' }, { write });
   const store = options.deps || options.env ? null : await loadedStore(options, clock);
   const served = store && options.wrapStore ? options.wrapStore(store, clock) : store;
   const build: BuildDeps = options.env ? (options.build ?? buildDeps) : async () => options.deps ?? instanceDeps(options, served!, clock);

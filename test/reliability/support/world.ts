@@ -74,7 +74,7 @@ export class LogSink {
     this.lines++;
     const match = this.secret.exec(line);
     if (match && this.credentialLeaks.length < 20) this.credentialLeaks.push(line.slice(0, 300));
-    if (/"level":(50|60)/.test(line) && this.errors.length < 200) this.errors.push(JSON.parse(line) as Record<string, unknown>);
+    if (/"level":"(error|fatal)"/.test(line) && this.errors.length < 200) this.errors.push(JSON.parse(line) as Record<string, unknown>);
   }
 }
 

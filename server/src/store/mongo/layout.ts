@@ -63,7 +63,7 @@ function describeMismatch(state: LayoutState): string {
   if (state.version !== null && state.version > currentLayout) {
     return `The database holds data layout ${found}; this server knows layout ${currentLayout}, an older one. Deploy a server release that knows layout ${found}.`;
   }
-  return `The database holds data layout ${found}; this server needs layout ${currentLayout}. Run \`loyalty-admin migrate\` to bring it to layout ${currentLayout} (README, Operating).`;
+  return `The database holds data layout ${found}; this server needs layout ${currentLayout}. Run \`loyalty-admin migrate\` to bring it to layout ${currentLayout} (docs/operating.md).`;
 }
 
 /** The collections whose documents make a database non-empty. */

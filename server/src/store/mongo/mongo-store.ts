@@ -45,6 +45,7 @@ import {
 import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
 import { collectionNames } from './collections';
 import { bumpDefinitionsVersion, PolledValue, readDefinitionsVersion } from './definitions-version';
+import { readOrCreateLogKey } from './log-key';
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
 import { MongoRequestCounter, requestCounterCollection, requestCounterIndexes } from './request-counter';
@@ -142,6 +143,11 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   /** Requests per key and window, counted for every process on this database (request-counter.ts). */
   requestCounter(limit: number, windowSeconds: number): RequestCounter {
     return new MongoRequestCounter(limit, windowSeconds, () => ({ db: this.connection.db, generation: this.connection.currentGeneration }));
+  }
+
+  /** The deployment's log key, made on first use (log-key.ts). */
+  logKey(): Promise<Buffer> {
+    return this.run(() => readOrCreateLogKey(this.connection.db));
   }
 
   /** What the watchdog knows of the connection (see connection.ts). */
