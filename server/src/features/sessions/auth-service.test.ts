@@ -86,12 +86,17 @@ describe('authentication with credential caching (processes sharing a database)'
   let sessionToken: string;
   let client: Awaited<ReturnType<MemoryStore['findClient']>>;
   const lookups: Array<[string, boolean]> = [];
+  /** A slow store: the next session read takes the store's answer as it is when asked, and gives it when the test releases it. */
+  let holdNextSessionRead: boolean;
+  let releaseHeldRead: () => void;
 
   beforeEach(async () => {
     now = start;
     // Not 0: lru-cache takes an entry stored at time 0 for one without a ttl.
     monotonicMs = 1000;
     reads = { findApiKey: 0, findApiKeyById: 0, findSessionContext: 0 };
+    holdNextSessionRead = false;
+    releaseHeldRead = () => undefined;
     lookups.splice(0);
     const clock = () => now;
     store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
@@ -99,7 +104,13 @@ describe('authentication with credential caching (processes sharing a database)'
     const counted = {
       findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
       findApiKeyById: (keyId: string) => (reads.findApiKeyById++, store.findApiKeyById(keyId)),
-      findSessionContext: (tokenHash: string) => (reads.findSessionContext++, store.findSessionContext(tokenHash)),
+      findSessionContext: (tokenHash: string) => {
+        reads.findSessionContext++;
+        const answer = store.findSessionContext(tokenHash);
+        if (!holdNextSessionRead) return answer;
+        holdNextSessionRead = false;
+        return new Promise<Awaited<typeof answer>>((resolve) => (releaseHeldRead = () => resolve(answer)));
+      },
     };
     auth = createAuthService({
       store: counted,
@@ -160,6 +171,32 @@ describe('authentication with credential caching (processes sharing a database)'
     monotonicMs += 1;
     expect(await auth.authenticateClient(operatorKey.apiKey)).toBeNull();
     expect(await memberRequest()).toBe(false);
+  });
+
+  it('holds a revocation within 2 s of it whatever the store takes: a slow read keeps what it brought 2 s from when it was asked', async () => {
+    holdNextSessionRead = true;
+    const inFlight = memberRequest();
+    await keys.revoke('partner-app', operatorKey.keyId);
+    // The read asked before the revocation answers 3 s later (its own request, under way since before the revocation, may go either way).
+    monotonicMs += 3000;
+    releaseHeldRead();
+    await inFlight;
+    // The next request is refused: what that read brought is already older than 2 s, and is not kept.
+    expect(await memberRequest()).toBe(false);
+  });
+
+  it('holds a revocation within 2 s of it whatever the store takes: a lookup does not join a read asked 2 s or more before it', async () => {
+    holdNextSessionRead = true;
+    const inFlight = memberRequest();
+    await keys.revoke('partner-app', operatorKey.keyId);
+    monotonicMs += 2000;
+    // The first read is still under way: this request reads again, and sees the revocation.
+    expect(await memberRequest()).toBe(false);
+    releaseHeldRead();
+    await inFlight;
+    // The old answer, arriving last, does not replace the newer one.
+    expect(await memberRequest()).toBe(false);
+    expect(reads.findSessionContext).toBe(2);
   });
 
   it("checks a session's own expiry on every use, kept or not", async () => {

@@ -82,6 +82,7 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
     return { findApiKey: (digest) => store.findApiKey(digest), findSessionContext: (tokenHash) => store.findSessionContext(tokenHash) };
   }
   const now = caching.now ? { now: caching.now } : {};
+  const monotonicMs = caching.now ?? (() => performance.now());
   const keyLookups = { ...caching.apiKeys, ...now, onLookup: (hit: boolean) => caching.onLookup?.('apiKeys', hit) };
   const apiKeys = new ReadCache((digest) => store.findApiKey(digest), keyLookups);
   const keysById = new ReadCache<ApiKeyContext | null>((keyId) => store.findApiKeyById(keyId), keyLookups);
@@ -89,11 +90,14 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const wallClock = deps.clock;
   const sessions = new ReadCache<SessionRecord | null>(
     async (tokenHash) => {
+      const askedAt = monotonicMs();
       const found = await store.findSessionContext(tokenHash);
       if (!found) return null;
-      // What the same read brought: the key with its client, and the member, each kept as long as they may be.
-      if (found.key) keysById.set(found.key.keyId, { key: found.key, client: found.client });
-      members.set(found.session.correlationId, found.member);
+      // What the same read brought: the key with its client, and the member,
+      // each kept as long as they may be from when the read was asked (a slow
+      // read must not stretch how long a revoked key is honoured).
+      if (found.key) keysById.set(found.key.keyId, { key: found.key, client: found.client }, askedAt);
+      members.set(found.session.correlationId, found.member, askedAt);
       return found.session;
     },
     {
