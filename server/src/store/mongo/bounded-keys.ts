@@ -29,6 +29,11 @@ export class BoundedKeys<V extends Touched> {
     return this.entries.get(key);
   }
 
+  /** Every key held, with its value. */
+  entriesHeld(): IterableIterator<[string, V]> {
+    return this.entries.entries();
+  }
+
   add(key: string, value: V, now: number): void {
     if (now >= this.nextSweep) this.sweep(now);
     if (this.entries.size >= this.maxKeys) {

@@ -98,6 +98,8 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   /** The collections of the current client, with its generation: kept until the watchdog replaces the client. */
   private collectionsOfClient: { generation: number; collections: Collections } | null = null;
   private readonly wallets: MongoWallets;
+  /** The rate-limit counters made on this store: closing it gives back their tokens. */
+  private readonly counters: MongoRequestCounter[] = [];
   private readonly definitionsVersion: PolledValue<number>;
 
   private constructor(private readonly connection: StoreConnection) {
@@ -140,9 +142,14 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     return this.collectionsOfClient.collections;
   }
 
-  /** Requests per key and window, counted for every process on this database (request-counter.ts). */
-  requestCounter(limit: number, windowSeconds: number): RequestCounter {
-    return new MongoRequestCounter(limit, windowSeconds, () => ({ db: this.connection.db, generation: this.connection.currentGeneration }));
+  /**
+   * Requests per key and window, counted for every process on this
+   * database (request-counter.ts). `close` gives back the tokens it holds.
+   */
+  requestCounter(limit: number, windowSeconds: number): MongoRequestCounter {
+    const counter = new MongoRequestCounter(limit, windowSeconds, () => ({ db: this.connection.db, generation: this.connection.currentGeneration }));
+    this.counters.push(counter);
+    return counter;
   }
 
   /** The deployment's log key, made on first use (log-key.ts). */
@@ -399,9 +406,13 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     await this.connection.ping();
   }
 
-  /** Stops the sweep and delivers what the last answers left (their outboxes) before the client closes. */
+  /**
+   * Stops the sweep and delivers what the last answers left (their
+   * outboxes), and gives back the rate limit's unspent tokens, before the
+   * client closes.
+   */
   async close(): Promise<void> {
-    await this.wallets.drain();
+    await Promise.all([this.wallets.drain(), ...this.counters.splice(0).map((counter) => counter.close())]);
     await this.connection.close();
   }
 

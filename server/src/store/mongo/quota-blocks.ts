@@ -24,6 +24,15 @@ export interface ClaimAnswer {
 /** One atomic increment of the shared count of a key's window. */
 export type Claim = (request: ClaimRequest) => Promise<ClaimAnswer>;
 
+/** Tokens a process gives back to the shared count of a key's window, unspent (one atomic decrement). */
+export interface ReturnedTokens {
+  key: string;
+  window: QuotaWindow;
+  tokens: number;
+}
+
+export type GiveBack = (returned: ReturnedTokens) => Promise<void>;
+
 export interface BlockQuotaOptions {
   limit: number;
   windowMs: number;
@@ -35,12 +44,16 @@ export interface BlockQuotaOptions {
   maxKeys?: number;
   /** While the database is away, one claim of the process tries it again at most this often. */
   retryMs?: number;
+  /** Gives unspent tokens back to the shared count (`returnIdle`, `returnAll`); absent: they are kept until the window ends. */
+  giveBack?: GiveBack;
 }
 
 /** Per-key state is kept for at most this many keys (a few hundred bytes each). */
 export const defaultMaxKeys = 100_000;
 /** While the database is away, a claim tries it again this often. */
 export const defaultRetryMs = 1000;
+/** Keys whose tokens are given back at once, at most (a process that stops with many keys holding tokens). */
+const givebackBatch = 100;
 
 /** What a process knows of one key. */
 interface KeyQuota {
@@ -62,6 +75,8 @@ interface KeyQuota {
   lastClaim: { at: number; granted: number } | null;
   ratePerMs: number | null;
   lastSeen: number;
+  /** When a token of the key was last spent here, or a block granted. */
+  lastUsed: number;
 }
 
 /** The database away: requests do not wait for it; one claim tries it again from `retryAt`. */
@@ -88,6 +103,12 @@ interface Away {
  * A request waits for at most one claim at a time, the one under way for its
  * key, and for at most two in all (the one under way, then the one sized
  * for every request waiting).
+ *
+ * Tokens a process holds come back to the window's count, for the others to
+ * claim, once its block of a key has sat unused for about a block's time
+ * (`returnIdle`: the key's requests went to other processes) and when the
+ * process stops (`returnAll`). A token given back is never spent here, so
+ * the grants of all processes still never exceed the limit.
  */
 export class BlockQuotaCounter implements RequestCounter {
   private readonly quotas: BoundedKeys<KeyQuota>;
@@ -95,6 +116,8 @@ export class BlockQuotaCounter implements RequestCounter {
   private readonly bounds: BlockBounds;
   private readonly now: () => number;
   private readonly retryMs: number;
+  /** A block is sized for this long of the key's traffic, and given back once unused for as long. */
+  readonly blockMs: number;
   private away: Away | null = null;
 
   constructor(private readonly options: BlockQuotaOptions) {
@@ -103,6 +126,44 @@ export class BlockQuotaCounter implements RequestCounter {
     this.bounds = blockBounds(options.limit);
     this.now = options.now ?? Date.now;
     this.retryMs = options.retryMs ?? defaultRetryMs;
+    this.blockMs = options.windowMs / 10;
+  }
+
+  /** Whether the database is taken as away: the process counts on its own. */
+  get countingAlone(): boolean {
+    return this.away !== null;
+  }
+
+  /** Gives back the tokens of every key whose block has sat unused for `blockMs` (its requests go elsewhere). */
+  returnIdle(): Promise<void> {
+    const now = this.now();
+    return this.giveBackWhere((q) => now - q.lastUsed >= this.blockMs, now);
+  }
+
+  /** Gives back every token held (the process stops). */
+  returnAll(): Promise<void> {
+    return this.giveBackWhere(() => true, this.now());
+  }
+
+  /**
+   * Gives back what the keys `which` picks hold in their current window. The
+   * tokens leave this process first: one that fails to reach the count is
+   * lost until the window ends (as every token was before), never counted
+   * twice. Not while the database is away (the count would not hear it).
+   */
+  private async giveBackWhere(which: (q: KeyQuota) => boolean, now: number): Promise<void> {
+    const giveBack = this.options.giveBack;
+    if (!giveBack || this.away) return;
+    const returns: ReturnedTokens[] = [];
+    for (const [key, q] of this.quotas.entriesHeld()) {
+      if (q.held <= 0 || now < q.window.start || now >= q.window.end || !which(q)) continue;
+      returns.push({ key, window: q.window, tokens: q.held });
+      q.fleetClaimed = Math.max(0, q.fleetClaimed - q.held);
+      q.held = 0;
+    }
+    for (let i = 0; i < returns.length; i += givebackBatch) {
+      await Promise.all(returns.slice(i, i + givebackBatch).map((returned) => giveBack(returned).catch(() => undefined)));
+    }
   }
 
   /** Keys whose state this process holds (bounded by `maxKeys`). */
@@ -120,6 +181,7 @@ export class BlockQuotaCounter implements RequestCounter {
     if (q.held > 0) {
       q.held--;
       q.admitted++;
+      q.lastUsed = now;
       return this.count(q, now, q.held + Math.max(0, this.options.limit - q.fleetClaimed));
     }
     if (q.exhausted) return this.refused(q, now);
@@ -216,6 +278,7 @@ export class BlockQuotaCounter implements RequestCounter {
     if (q.window.start !== request.window.start) return;
     const granted = grantOf(this.options.limit, answer.claimed, request.want, request.unreported);
     q.held += granted;
+    if (granted > 0) q.lastUsed = now;
     // A claim that missed its deadline may land after another reported the same admissions: counted twice, never below zero.
     q.unreported = Math.max(0, q.unreported - request.unreported);
     q.fleetClaimed = Math.max(q.fleetClaimed, answer.claimed);
@@ -230,7 +293,7 @@ export class BlockQuotaCounter implements RequestCounter {
       limit: this.options.limit,
       bounds: this.bounds,
       ratePerMs: q.ratePerMs,
-      horizonMs: this.options.windowMs / 10,
+      horizonMs: this.blockMs,
       fleetClaimed: q.fleetClaimed,
       fleetSize: this.fleet.at(now),
       waiting: q.waiting,
@@ -272,5 +335,6 @@ function fresh(offset: number, window: QuotaWindow, now: number): KeyQuota {
     lastClaim: null,
     ratePerMs: null,
     lastSeen: now,
+    lastUsed: now,
   };
 }

@@ -3,7 +3,7 @@ import type { RequestCounter, WindowCount } from '../port';
 import { windowOf } from './quota-windows';
 import { MongoRequestCounter, requestCounterCollection, windowDocumentKey } from './request-counter';
 import { systemError } from './test-support/raw-errors';
-import { testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
 
 describe('MongoRequestCounter when MongoDB fails', () => {
   it("falls back to this process's own count instead of failing the request", async () => {
@@ -43,6 +43,11 @@ if (source.kind === 'none') {
         clients.push(client);
       }
     }, 60_000);
+    /** Every counter made, closed after each test. */
+    const made: MongoRequestCounter[] = [];
+    afterEach(async () => {
+      await Promise.all(made.splice(0).map((counter) => counter.close()));
+    });
     afterAll(async () => {
       await clients[0]?.db(dbName).dropDatabase();
       await Promise.all(clients.map((c) => c.close()));
@@ -53,6 +58,7 @@ if (source.kind === 'none') {
       const start = windowOf(key, Date.now(), windowMs).start;
       const clock = { t: start, start, now: () => clock.t };
       const counters = clients.map((client) => new MongoRequestCounter(limit, windowMs / 1000, () => ({ db: client.db(dbName), generation: 0 }), { now: clock.now }));
+      made.push(...counters);
       return { clock, counters };
     }
 
@@ -107,6 +113,33 @@ if (source.kind === 'none') {
       expect(fresh.hits).toBeLessThanOrEqual(limit);
       expect(fresh.msBeforeReset).toBe(windowMs);
       expect(commands[0]).toBe(1);
+    });
+
+    it("gives its unspent tokens back to the window's document when it closes, before the client does", async () => {
+      const { clock, counters } = fleet(6000, 'client-back');
+      const window = { start: clock.start, end: clock.start + windowMs };
+      const claimed = async () => (await clients[0]!.db(dbName).collection(requestCounterCollection).findOne({ key: windowDocumentKey('client-back', window) }))?.claimed;
+      for (let i = 0; i < 5; i++) await counters[0]!.hit('client-back');
+      // Its first block: 20 tokens claimed, 5 spent.
+      expect(await claimed()).toBe(20);
+      await counters[0]!.close();
+      expect(await claimed()).toBe(5);
+      // Another process claims them again.
+      await counters[1]!.hit('client-back');
+      expect(await claimed()).toBe(25);
+    });
+
+    it('a store that closes (the process stops) gives back the tokens of the counters made on it', async () => {
+      const closing = await connectTestStore(source.uri, 'request-counter-close');
+      const documents = clients[0]!.db(closing.dbName).collection(requestCounterCollection);
+      try {
+        await closing.store.requestCounter(6000, windowMs / 1000).hit('client-closing');
+        expect((await documents.findOne({}))?.claimed).toBe(20);
+        await closing.store.close();
+        expect((await documents.findOne({}))?.claimed).toBe(1);
+      } finally {
+        await dropTestDatabase(source.uri, closing.dbName);
+      }
     });
 
     it('keeps one document per key and window, with an expiry (TTL index) one window after its end', async () => {

@@ -3,7 +3,7 @@ import type { Db, IndexDescription } from 'mongodb';
 import type { RequestCounter, WindowCount } from '../port';
 import { countWrites } from './concerns';
 import { isDuplicateKey } from './errors';
-import { BlockQuotaCounter, type ClaimAnswer, type ClaimRequest } from './quota-blocks';
+import { BlockQuotaCounter, type ClaimAnswer, type ClaimRequest, type ReturnedTokens } from './quota-blocks';
 import type { QuotaWindow } from './quota-windows';
 
 /** The collection of the counters; one document per key and window. */
@@ -11,6 +11,8 @@ export const requestCounterCollection = 'rateLimits';
 
 /** How long a claim may take before this process counts on its own (the database taken as away). */
 export const counterTimeoutMs = 1000;
+/** How long a stopping process waits, at most, for its unspent tokens to reach the database. */
+const closeTimeoutMs = 2000;
 
 /**
  * Its indexes: a window's document is found by its `key` (the key and the
@@ -53,12 +55,15 @@ export interface MongoRequestCounterOptions {
 /**
  * Requests per key and window, counted for every process on the database
  * with one write per block of requests (quota-blocks.ts): a claim is one
- * `findOneAndUpdate` ($inc) on the window's document.
+ * `findOneAndUpdate` ($inc) on the window's document, giving tokens back one
+ * `updateOne` (a negative $inc), for blocks left unused (checked every half
+ * block's time) and on `close`.
  */
 export class MongoRequestCounter implements RequestCounter {
   /** Names this process in the windows' `claimers`. */
   readonly processId = randomBytes(6).toString('base64url');
   private readonly blocks: BlockQuotaCounter;
+  private readonly idleCheck: NodeJS.Timeout;
 
   constructor(
     limit: number,
@@ -73,15 +78,39 @@ export class MongoRequestCounter implements RequestCounter {
       windowMs,
       timeoutMs: options.timeoutMs ?? counterTimeoutMs,
       claim: (request) => claimBlock(database().db, request, this.processId, windowMs),
+      giveBack: (returned) => giveBack(database().db, returned),
       ...(options.now && { now: options.now }),
       ...(options.maxKeys !== undefined && { maxKeys: options.maxKeys }),
       ...(options.retryMs !== undefined && { retryMs: options.retryMs }),
     });
+    this.idleCheck = setInterval(() => void this.blocks.returnIdle(), this.blocks.blockMs / 2);
+    // Housekeeping: it must never keep the process alive.
+    this.idleCheck.unref();
   }
 
   hit(key: string): WindowCount | Promise<WindowCount> {
     return this.blocks.hit(key);
   }
+
+  /** Whether this process counts on its own (MongoDB taken as away). */
+  get countingAlone(): boolean {
+    return this.blocks.countingAlone;
+  }
+
+  /** Gives back every unspent token (waiting at most `closeTimeoutMs`), and stops the idle check. */
+  async close(): Promise<void> {
+    clearInterval(this.idleCheck);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, closeTimeoutMs)));
+    await Promise.race([this.blocks.returnAll(), deadline]);
+    clearTimeout(timer);
+  }
+}
+
+/** Unspent tokens back to the window's count; nothing when the window's document is gone (expired). */
+async function giveBack(db: Db, returned: ReturnedTokens): Promise<void> {
+  const windows = db.collection<WindowDocument>(requestCounterCollection, countWrites);
+  await windows.updateOne({ key: windowDocumentKey(returned.key, returned.window) }, { $inc: { claimed: -returned.tokens } });
 }
 
 /** One atomic increment of the window's document, made by the first claim of the window. */
