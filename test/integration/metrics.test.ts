@@ -147,5 +147,14 @@ if (mongo.kind === 'none') {
       expect((after.get('insert sessions') ?? 0) - (before.get('insert sessions') ?? 0)).toBe(1);
       for (const labels of after.keys()) expect(labels).toMatch(/^[A-Za-z]+ [A-Za-z]+$/);
     });
+
+    it('shows what its promises depend on: the outbox backlog, whether it counts the rate limit alone, its build', async () => {
+      const text = await (await fetch(`${running.base}/metrics`)).text();
+      // Nothing undelivered, and MongoDB answering its claims.
+      expect(sample(text, 'loyalty_outbox_pending')).toBe(0);
+      expect(sample(text, 'loyalty_outbox_oldest_pending_seconds')).toBe(0);
+      expect(sample(text, 'loyalty_rate_limit_counting_alone')).toBe(0);
+      expect(sample(text, `loyalty_build_info{version="${serverVersion()}",node_version="${process.versions.node}"}`)).toBe(1);
+    });
   });
 }

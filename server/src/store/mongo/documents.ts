@@ -117,6 +117,10 @@ export interface OutboxDoc {
   reservations: ReservationWrite[];
   /** The change's audit entry; delivered last, so its presence in the trail says the outbox is delivered. */
   audit: AuditDoc | null;
+  /** Set by the sweep when a delivery failed: it takes the outbox again only then (outbox-sweep.ts). */
+  retryAt?: Date;
+  /** Deliveries of it that failed, by the sweep. */
+  failures?: number;
 }
 
 /** One reservation as a change left it: its new state, or null when the change removed it. */

@@ -49,7 +49,7 @@ import { readOrCreateLogKey } from './log-key';
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
 import { MongoRequestCounter, requestCounterCollection, requestCounterIndexes } from './request-counter';
-import type { OutboxSweep, OutboxSweepOptions } from './outbox-sweep';
+import type { OutboxSweep, OutboxSweepOptions, SweepObservers } from './outbox-sweep';
 import { MongoWallets } from './wallets';
 
 /** How to reach the database; the watchdog's settings have defaults (connection.ts). */
@@ -396,8 +396,8 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
    * Starts the outbox sweep of this process (outbox-sweep.ts): a serving
    * process runs it, the operator's commands do not. Stopped by `close`.
    */
-  startOutboxSweep(options?: OutboxSweepOptions, onError?: (error: unknown) => void): OutboxSweep {
-    return this.wallets.startSweep(options, onError);
+  startOutboxSweep(options?: OutboxSweepOptions, observers?: SweepObservers): OutboxSweep {
+    return this.wallets.startSweep(options, observers);
   }
 
   // --- lifecycle -----------------------------------------------------------

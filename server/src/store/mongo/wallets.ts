@@ -25,7 +25,7 @@ import {
 } from './documents';
 import { isDuplicateKey } from './errors';
 import { deliveredLookup, Outbox, outboxDoc, type WalletWithDelivery } from './outbox';
-import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions } from './outbox-sweep';
+import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions, type SweepObservers } from './outbox-sweep';
 
 /*
  * Wallets on MongoDB. A wallet document holds the balances, the running
@@ -175,7 +175,7 @@ export class MongoWallets {
   }
 
   /** Starts the outbox sweep (a serving process; not the operator's commands). */
-  startSweep(options: OutboxSweepOptions = defaultSweepOptions, onError?: (error: unknown) => void): OutboxSweep {
+  startSweep(options: OutboxSweepOptions = defaultSweepOptions, observers: SweepObservers = {}): OutboxSweep {
     this.sweep ??= new OutboxSweep(
       {
         wallets: () => this.collections.wallets,
@@ -183,7 +183,7 @@ export class MongoWallets {
         outbox: this.outbox,
         run: this.deps.run,
         now: this.now,
-        ...(onError && { onError }),
+        ...observers,
       },
       options,
     );
