@@ -1,11 +1,12 @@
 // Fails unless the committed pact covers:
 //  - every (operation, status) pair the spec documents for /client/... paths;
 //  - every documented error code of Operation A, every documented message
-//    of Operation B and every 401 message (the spec's enums), each matched
-//    exactly;
+//    of Operation B and every 401 and 403 message (the spec's enums), each
+//    matched exactly;
 //  - the variants the SDK's users depend on (default and explicit business
 //    unit, plain lowering, household return, item-level redemption, offline
-//    creation, 401 on each operation).
+//    creation, Operations A and B from the partner's page with its
+//    publishable key, 401 on each operation).
 // So a status, code or message added to the spec fails here until a
 // consumer interaction covers it.
 import { readFileSync } from 'node:fs';
@@ -85,6 +86,7 @@ function requireEnum({ operationId, status, field, schemaName }) {
 requireEnum({ operationId: 'listVoucherDefinitions', status: 400, field: 'errorCode', schemaName: 'VoucherDefinitionsErrorCode' });
 requireEnum({ operationId: 'updateReservation', status: 400, field: 'errorMessage', schemaName: 'ReservationUpdateErrorMessage' });
 requireEnum({ operationId: null, status: 401, field: 'errorMessage', schemaName: 'UnauthorizedErrorMessage' });
+requireEnum({ operationId: null, status: 403, field: 'errorMessage', schemaName: 'ForbiddenErrorMessage' });
 
 // --- variants -------------------------------------------------------------------------
 
@@ -93,6 +95,8 @@ const requestBody = (i) => {
   return content && typeof content === 'object' ? content : {};
 };
 const ok = (i) => i.response?.status === 200;
+/** Sent as from a page: the request names its Origin. */
+const fromPage = (i) => Object.keys(i.request?.headers ?? {}).some((name) => name.toLowerCase() === 'origin');
 const variants = [
   ['listVoucherDefinitions', 'default business unit (no businessUnit query)', (i) => ok(i) && !i.request?.query?.businessUnit],
   ['listVoucherDefinitions', 'explicit business unit', (i) => ok(i) && Boolean(i.request?.query?.businessUnit)],
@@ -100,6 +104,8 @@ const variants = [
   ['updateReservation', 'household return', (i) => ok(i) && Boolean(body(i)?.household)],
   ['updateReservation', 'item-level redemption', (i) => ok(i) && Array.isArray(requestBody(i).catalogueItems) && Array.isArray(body(i)?.catalogueItemsData)],
   ['updateReservation', 'offline creation', (i) => ok(i) && requestBody(i).offline === true],
+  ['listVoucherDefinitions', "the partner's page (a publishable key from its origin)", (i) => ok(i) && fromPage(i)],
+  ['updateReservation', "the partner's page (a publishable key from its origin)", (i) => ok(i) && fromPage(i)],
   // A HEAD answer has no body to carry the errorCode: its status says it.
   ...operations.map((op) => [
     op.operationId,

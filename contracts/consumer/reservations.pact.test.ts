@@ -22,12 +22,15 @@ import {
   errorBody,
   exampleSessionId,
   expectError,
+  forbidden,
   headersTooLarge,
   interaction,
   internalError,
   jsonContentType,
   memberHeaders,
   oversizedHeader,
+  pageHeaders,
+  pageSdk,
   regex,
   requestIdHeader,
   sdk,
@@ -107,6 +110,25 @@ describe('updateReservation: 200', () => {
           pointBalance: 50000,
           sessionId: exampleSessionId,
         });
+      }));
+  });
+
+  it("lowers a reservation from the partner's page, with its publishable key from its origin", () => {
+    const requestId = 'contract-update-200-page';
+    return interaction(pact, "a request from the partner's page to lower a reservation", aliceHolds('rt-alice-1', 10000))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) => req.headers(pageHeaders(requestId)).jsonBody({ reservationAmount: 7500 }))
+      .willRespondWith(200, (res) => res.headers(successHeaders(requestId)).jsonBody(updated('rt-alice-1', { available: 42500, total: 50000 })))
+      .executeTest(settled(async (mock) => {
+        // The session token the partner's server started with its secret key, handed to the page.
+        const result = await pageSdk(mock.url).updateReservation({
+          correlationId: alice,
+          reservationToken: 'rt-alice-1',
+          sessionToken: placeholderSessionToken,
+          body: { reservationAmount: 7500 },
+          requestId,
+        });
+        expect(result.response.status).toBe(200);
+        expect(result.data).toMatchObject({ reservationToken: 'rt-alice-1', availablePointBalance: 42500 });
       }));
   });
 
@@ -441,6 +463,19 @@ describe('updateReservation: other statuses', () => {
         });
         expect(result.response.status).toBe(401);
         expect(result.error).toMatchObject({ errorCode: 'UNAUTHORIZED', errorMessage: 'Missing session: send Authorization: Bearer <sessionToken>' });
+      }));
+  });
+
+  it('403: refuses the publishable key without Origin (not from a page), changing nothing', () => {
+    const requestId = 'contract-update-403-no-origin';
+    return interaction(pact, 'a request to update a reservation with the publishable key, without Origin', aliceHolds('rt-alice-1', 10000))
+      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
+        req.headers(memberHeaders(requestId, undefined, apiKeys.partnerPage)).jsonBody({ reservationAmount: 7500 }),
+      )
+      .willRespondWith(403, forbidden('A publishable key works only from a page on one of its origins'))
+      .executeTest(settled(async (mock) => {
+        const result = await update(mock.url, { body: { reservationAmount: 7500 }, apiKey: apiKeys.partnerPage, requestId });
+        expectError(result, 403, 'FORBIDDEN');
       }));
   });
 

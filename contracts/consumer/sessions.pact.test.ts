@@ -4,7 +4,7 @@
  */
 import { MatchersV3 } from '@pact-foundation/pact';
 import type { IdentifierType } from '@loyalty/sdk';
-import { apiKeys, clientIds, states } from '../shared/contract';
+import { apiKeys, clientIds, pageOrigin, states } from '../shared/contract';
 import {
   alice,
   aliceExists,
@@ -14,12 +14,14 @@ import {
   errorBody,
   exampleSessionId,
   expectError,
+  forbidden,
   headersTooLarge,
   interaction,
   internalError,
   jsonContentType,
   regex,
   oversizedHeader,
+  pageSdk,
   requestIdHeader,
   schemaMismatch,
   sdk,
@@ -105,6 +107,30 @@ describe('startSession', () => {
         const result = await sdk(mock.url, apiKeys.unknown).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
         expectError(result, 401, 'UNAUTHORIZED');
         expect(result.error?.errorMessage).toBe('Missing or unknown API key');
+      }));
+  });
+
+  it('403: refuses to start a session with the publishable key, from its own page', () => {
+    const requestId = 'contract-start-session-403-publishable';
+    return interaction(pact, "a request to start a session with the partner page's publishable key", aliceExists)
+      .withRequest('POST', path, (req) => req.headers({ ...sessionRequest('CARD_NUMBER', requestId, apiKeys.partnerPage), Origin: pageOrigin }))
+      .willRespondWith(403, forbidden("Sessions are started by the partner's server with a secret key, never with a publishable key"))
+      .executeTest(settled(async (mock) => {
+        const result = await pageSdk(mock.url).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
+        expectError(result, 403, 'FORBIDDEN');
+        expect(result.error?.errorMessage).toBe("Sessions are started by the partner's server with a secret key, never with a publishable key");
+      }));
+  });
+
+  it('403: refuses a secret key sent from a page', () => {
+    const requestId = 'contract-start-session-403-secret-from-page';
+    return interaction(pact, 'a request to start a session with the secret key, sent from a page', aliceExists)
+      .withRequest('POST', path, (req) => req.headers({ ...sessionRequest('CARD_NUMBER', requestId), Origin: pageOrigin }))
+      .willRespondWith(403, forbidden('Secret keys must not be sent from a web page: use a publishable key there'))
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url, apiKeys.partner, pageOrigin).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
+        expectError(result, 403, 'FORBIDDEN');
+        expect(result.error?.errorMessage).toBe('Secret keys must not be sent from a web page: use a publishable key there');
       }));
   });
 

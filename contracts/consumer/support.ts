@@ -7,11 +7,12 @@
  */
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
 import type { V4ResponseBuilder } from '@pact-foundation/pact/src/v4/http/types';
-import { createLoyaltyClient, type LoyaltyClient, type UnauthorizedErrorMessage } from '@loyalty/sdk';
+import { createLoyaltyClient, type ForbiddenErrorMessage, type LoyaltyClient, type UnauthorizedErrorMessage } from '@loyalty/sdk';
 import {
   apiKeys,
   consumerName,
   pactOutputDir,
+  pageOrigin,
   placeholderSessionToken,
   providerName,
   states,
@@ -29,9 +30,17 @@ export function createPact(): PactV4 {
 /**
  * The real SDK against the mock server. No retries: each interaction is
  * exactly one request, also for the 429 and 503 answers the SDK would retry.
+ * `fromOrigin`: as in a page on that origin, whose browser adds `Origin` to
+ * every request.
  */
-export function sdk(baseUrl: string, apiKey: string = apiKeys.partner): LoyaltyClient {
-  return createLoyaltyClient({ baseUrl, apiKey, retries: 0, timeoutMs: 10_000, userAgent: 'loyalty-contract-tests/1.0.0' });
+export function sdk(baseUrl: string, apiKey: string = apiKeys.partner, fromOrigin?: string): LoyaltyClient {
+  const asPage = fromOrigin === undefined ? {} : { fetch: (request: Request) => (request.headers.set('Origin', fromOrigin), fetch(request)) };
+  return createLoyaltyClient({ baseUrl, apiKey, retries: 0, timeoutMs: 10_000, userAgent: 'loyalty-contract-tests/1.0.0', ...asPage });
+}
+
+/** The SDK in the partner's page: its publishable key, sent from its origin. */
+export function pageSdk(baseUrl: string, origin: string = pageOrigin): LoyaltyClient {
+  return sdk(baseUrl, apiKeys.partnerPage, origin);
 }
 
 /**
@@ -104,6 +113,11 @@ export function memberHeaders(requestId: string, token?: string, apiKey: string 
   return { ...apiKeyHeader(apiKey), ...bearer(token), ...requestIdHeader(requestId) };
 }
 
+/** The headers of Operations A and B from the partner's page: its publishable key, its origin (or another), a member session. */
+export function pageHeaders(requestId: string, origin: string = pageOrigin) {
+  return { ...memberHeaders(requestId, undefined, apiKeys.partnerPage), Origin: origin };
+}
+
 // --- response matchers -------------------------------------------------------
 
 export const uuidPattern = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -163,6 +177,10 @@ export const schemaMismatch = 'Request does not match the API specification';
 /** 401: the credentials do not allow the call; the message (an enum of the spec) says what to fix. */
 export const unauthorized = (message: UnauthorizedErrorMessage) => (res: V4ResponseBuilder) =>
   res.headers(jsonContentType).jsonBody(errorBody(401, 'UNAUTHORIZED', message));
+
+/** 403: the key may not be used for this request; the message (an enum of the spec) says what to do instead. */
+export const forbidden = (message: ForbiddenErrorMessage) => (res: V4ResponseBuilder) =>
+  res.headers(jsonContentType).jsonBody(errorBody(403, 'FORBIDDEN', message));
 
 /** What the SDK made of an error answer: its status and errorCode. */
 export function expectError(result: { response: Response; error?: { errorCode?: string } }, status: number, errorCode: string): void {

@@ -49,6 +49,8 @@ const cases: HeadCase[] = [
     query: { businessUnit: 'XYZ' },
   },
   { status: 401, name: 'an invalid session token', given: [aliceExists], requestId: 'contract-head-vouchers-401', token: invalidSessionToken },
+  // A publishable key from no page (no Origin): the key's use is refused.
+  { status: 403, name: 'the publishable key without Origin', given: [aliceExists], requestId: 'contract-head-vouchers-403', apiKey: apiKeys.partnerPage },
   {
     status: 429,
     name: 'a client over its rate limit',

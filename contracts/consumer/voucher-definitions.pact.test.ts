@@ -5,7 +5,7 @@
  */
 import { MatchersV3 } from '@pact-foundation/pact';
 import { sessionAuth } from '@loyalty/sdk';
-import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, states } from '../shared/contract';
+import { apiKeys, clientIds, invalidSessionToken, pageOrigin, placeholderSessionToken, states } from '../shared/contract';
 import {
   alice,
   aliceExists,
@@ -13,12 +13,15 @@ import {
   createPact,
   errorBody,
   expectError,
+  forbidden,
   headersTooLarge,
   interaction,
   internalError,
   jsonContentType,
   memberHeaders,
   oversizedHeader,
+  pageHeaders,
+  pageSdk,
   requestIdHeader,
   schemaMismatch,
   sdk,
@@ -77,6 +80,25 @@ describe('listVoucherDefinitions', () => {
         expect(result.data).toHaveLength(1);
         expect(result.data?.[0]).toMatchObject({ voucherDefinitionId: 'vd-0001', businessUnit: 'LCL', pointValue: 5000 });
         expect(result.data?.[0]?.creative['en-CA']?.shortDescription1).toBe('$5 off');
+      }));
+  });
+
+  it("200: lists them for the partner's page, with its publishable key from its origin", () => {
+    const requestId = 'contract-list-vouchers-200-page';
+    return interaction(
+      pact,
+      "a request from the partner's page to list voucher definitions of the default business unit",
+      aliceExists,
+      partnerUnits('LCL'),
+      state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
+    )
+      .withRequest('GET', path, (req) => req.headers(pageHeaders(requestId)))
+      .willRespondWith(200, (res) => res.headers(successHeaders(requestId)).jsonBody(eachLike(summary('vd-0001', 'LCL'))))
+      .executeTest(settled(async (mock) => {
+        // The session token the partner's server started with its secret key, handed to the page.
+        const result = await pageSdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expect(result.response.status).toBe(200);
+        expect(result.data?.[0]).toMatchObject({ voucherDefinitionId: 'vd-0001', businessUnit: 'LCL' });
       }));
   });
 
@@ -220,6 +242,30 @@ describe('listVoucherDefinitions', () => {
         });
         expect(result.response.status).toBe(401);
         expect(result.error).toMatchObject({ errorCode: 'UNAUTHORIZED', errorMessage: 'Missing session: send Authorization: Bearer <sessionToken>' });
+      }));
+  });
+
+  it('403: refuses the publishable key from an origin it does not name', () => {
+    const requestId = 'contract-list-vouchers-403-origin';
+    const elsewhere = 'https://elsewhere.example';
+    return interaction(pact, 'a request to list voucher definitions with the publishable key from another origin', aliceExists)
+      .withRequest('GET', path, (req) => req.headers(pageHeaders(requestId, elsewhere)))
+      .willRespondWith(403, forbidden('A publishable key works only from a page on one of its origins'))
+      .executeTest(settled(async (mock) => {
+        const result = await pageSdk(mock.url, elsewhere).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expectError(result, 403, 'FORBIDDEN');
+        expect(result.error?.errorMessage).toBe('A publishable key works only from a page on one of its origins');
+      }));
+  });
+
+  it('403: refuses the secret key sent from a page', () => {
+    const requestId = 'contract-list-vouchers-403-secret-from-page';
+    return interaction(pact, 'a request to list voucher definitions with the secret key, sent from a page', aliceExists)
+      .withRequest('GET', path, (req) => req.headers({ ...memberHeaders(requestId), Origin: pageOrigin }))
+      .willRespondWith(403, forbidden('Secret keys must not be sent from a web page: use a publishable key there'))
+      .executeTest(settled(async (mock) => {
+        const result = await sdk(mock.url, apiKeys.partner, pageOrigin).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
+        expectError(result, 403, 'FORBIDDEN');
       }));
   });
 

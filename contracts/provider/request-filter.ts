@@ -6,6 +6,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { IdentifierType } from '../../server/src/domain/model';
 import type { Services } from '../../server/src/domain/services';
 import { placeholderSessionToken } from '../shared/contract';
+import { apiKeyOf } from './fixtures/records';
 
 /** Operations A and B: the member is the first path segment after /client/users/. */
 const sessionPath = /^\/client\/users\/([^/]+)\/(?:voucher-definitions|reservations\/[^/]+)$/;
@@ -21,7 +22,9 @@ export interface SessionFilterDeps {
  * Swaps the consumer's placeholder bearer token for a real session, started
  * through the app's own session service for the client of `X-Api-Key` and
  * the member in the path, with the identifier type the provider state asks
- * for. Any other token (the 401 interactions) reaches the app unchanged.
+ * for; by the client's secret key, as its server would, when the request
+ * carries its page's publishable key. Any other token (the 401 interactions)
+ * reaches the app unchanged.
  */
 export function sessionFilter(deps: SessionFilterDeps): RequestHandler {
   return async (req, _res, next) => {
@@ -31,8 +34,10 @@ export function sessionFilter(deps: SessionFilterDeps): RequestHandler {
       return;
     }
     try {
-      const authenticated = await deps.services.auth.authenticateClient(req.get('x-api-key'));
-      if (!authenticated) throw new Error('the placeholder session is sent with an API key no client has');
+      const sent = await deps.services.auth.authenticateClient(req.get('x-api-key'));
+      if (!sent) throw new Error('the placeholder session is sent with an API key no client has');
+      const authenticated = sent.key.kind === 'secret' ? sent : await deps.services.auth.authenticateClient(apiKeyOf(sent.client.clientId));
+      if (!authenticated) throw new Error(`client ${sent.client.clientId} has no secret key to start the page's session with`);
       const correlationId = decodeURIComponent(member);
       const session = await deps.services.sessions.startSession(authenticated.client, authenticated.key.keyId, correlationId, deps.identifierType());
       req.headers.authorization = `Bearer ${session.sessionToken}`;

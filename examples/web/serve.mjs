@@ -1,19 +1,23 @@
 #!/usr/bin/env node
 // `npm run example:web`: bundles the web example (build.mjs), serves it on
-// http://127.0.0.1:5173 (WEB_PORT) and runs `npm start`'s API beside it on
-// PORT (3000) with CORS_ORIGINS set to the page's origin, then prints the
-// page's URL. SIGINT (Ctrl+C) or SIGTERM stops both: the API gracefully (it
-// gets SIGTERM), then this process exits 0.
+// http://127.0.0.1:5173 (WEB_PORT) with the partner's backend beside it
+// (partner-backend.mjs: the demo sign-in, which starts the member's session
+// with the secret key), runs `npm start`'s API on PORT (3000) with the demo
+// data, whose publishable key names the page's origin (so CORS lets the page
+// call it, with CORS_ORIGINS unset), then prints the page's URL. SIGINT
+// (Ctrl+C) or SIGTERM stops both: the API gracefully (it gets SIGTERM), then
+// this process exits 0.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildExample, describeSizes } from './build.mjs';
+import { demoFixtureFor, demoKeys } from './demo-data.mjs';
+import { demoMembers, signIn } from './partner-backend.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const host = '127.0.0.1';
-const demo = { apiKey: 'pk_test_partner_app_0001', correlationId: 'm-alice', reservationToken: 'rt-alice-1', reservationAmount: 7500 };
 
 function portFrom(name, fallback) {
   const raw = process.env[name]?.trim();
@@ -40,10 +44,19 @@ async function closedPort() {
   return port;
 }
 
-/** The page's files, from memory; `config.json` once the API listens. Anything else is 404. */
-function staticHandler(files, policy) {
+/** The page's files, from memory; `config.json` once the API listens; `/sign-in`, the partner's backend. Anything else is 404. */
+function siteHandler(files, policy, backend) {
   return (req, res) => {
     const path = new URL(req.url ?? '/', 'http://page').pathname;
+    if (path === '/sign-in') {
+      if (!backend.signIn) res.writeHead(503, { 'Retry-After': '1' }).end();
+      else
+        backend.signIn(req, res).catch((error) => {
+          console.error(`example:web: sign-in failed: ${error.message}`);
+          if (!res.headersSent) res.writeHead(500).end();
+        });
+      return;
+    }
     const file = files.get(path === '/' ? '/index.html' : path);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
@@ -90,12 +103,15 @@ async function main() {
   const files = new Map(Object.entries(built.files));
   let connectSources = "'self'";
   const policy = () => `default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; connect-src ${connectSources}; base-uri 'none'; frame-ancestors 'none'`;
-  const web = createServer(staticHandler(files, policy));
+  const backend = { signIn: null };
+  const web = createServer(siteHandler(files, policy, backend));
   const origin = `http://${host}:${await listen(web, webPort)}`;
 
+  // CORS follows the publishable keys: none is listed by hand.
+  const { CORS_ORIGINS: _listed, ...environment } = process.env;
   const api = spawn('npm', ['start'], {
     cwd: root,
-    env: { ...process.env, PORT: String(apiPort), CORS_ORIGINS: origin },
+    env: { ...environment, PORT: String(apiPort), SEED_FILE: demoFixtureFor(root, origin) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stopping = false;
@@ -133,10 +149,13 @@ async function main() {
 
   const apiBaseUrl = `http://${host}:${apiListensOn}`;
   const unreachableBaseUrl = `http://${host}:${await closedPort()}`;
+  const keys = demoKeys(root);
+  // The secret key stays here, in the partner's backend; the page gets the publishable key.
+  backend.signIn = signIn({ apiBaseUrl, secretKey: keys.secret });
   connectSources = `'self' ${apiBaseUrl} ${unreachableBaseUrl}`;
-  const config = { apiBaseUrl, unreachableBaseUrl, ...demo };
+  const config = { apiBaseUrl, unreachableBaseUrl, publishableKey: keys.publishable, members: demoMembers };
   files.set('/config.json', { contentType: 'application/json', body: Buffer.from(JSON.stringify(config)) });
-  console.log(`Web example: ${origin}/  (API ${apiBaseUrl}, started with CORS_ORIGINS=${origin}; Ctrl+C stops both)`);
+  console.log(`Web example: ${origin}/  (API ${apiBaseUrl}, its publishable key for ${origin}; Ctrl+C stops both)`);
 }
 
 main().catch((error) => {

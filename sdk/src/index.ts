@@ -30,6 +30,8 @@ export type {
   ErrorBody,
   ErrorDetail,
   ExpiryRule,
+  ForbiddenError,
+  ForbiddenErrorMessage,
   Household,
   IdentifierType,
   InternalError,

@@ -6,6 +6,7 @@
 import {
   createLoyaltyClient,
   type components,
+  type ForbiddenErrorMessage,
   type ListVoucherDefinitionsError,
   type LoyaltyClient,
   type LoyaltyRequestError,
@@ -138,6 +139,7 @@ export async function operationBErrors(): Promise<void> {
       UpdateReservationError['errorCode'],
       | 'INVALID_REQUEST'
       | 'UNAUTHORIZED'
+      | 'FORBIDDEN'
       | 'PAYLOAD_TOO_LARGE'
       | 'UNSUPPORTED_MEDIA_TYPE'
       | 'TOO_MANY_REQUESTS'
@@ -170,6 +172,23 @@ export async function unauthorizedMessages(): Promise<void> {
   if (error.errorMessage === 'Session expired') return;
 }
 
+export async function forbiddenMessages(): Promise<void> {
+  const { error } = await client.startSession({ correlationId: 'm-alice', identifierType: 'CARD_NUMBER' });
+  if (error?.errorCode !== 'FORBIDDEN') return;
+  // A 403 says which key went where it may not: a switch can tell the developer what to change.
+  assertType<Equal<typeof error.errorMessage, ForbiddenErrorMessage>>();
+  assertType<
+    Equal<
+      ForbiddenErrorMessage,
+      | "Sessions are started by the partner's server with a secret key, never with a publishable key"
+      | 'A publishable key works only from a page on one of its origins'
+      | 'Secret keys must not be sent from a web page: use a publishable key there'
+    >
+  >();
+  // @ts-expect-error a 403 message the spec does not have
+  if (error.errorMessage === 'Forbidden') return;
+}
+
 export async function operationAErrors(): Promise<void> {
   const { error } = await client.listVoucherDefinitions(ids);
   if (!error) return;
@@ -181,6 +200,7 @@ export async function operationAErrors(): Promise<void> {
       ListVoucherDefinitionsError['errorCode'],
       | VoucherDefinitionsErrorCode
       | 'UNAUTHORIZED'
+      | 'FORBIDDEN'
       | 'TOO_MANY_REQUESTS'
       | 'REQUEST_HEADERS_TOO_LARGE'
       | 'INTERNAL_ERROR'

@@ -9,7 +9,7 @@ import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
 import type { MemberIdPolicy } from './http/request-label';
 import { requireApiKey, requireSession } from './http/auth';
-import { corsForOrigins, specMethods } from './http/cors';
+import { corsPolicy, specMethods } from './http/cors';
 import { docsRoutes } from './http/docs';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { healthRoutes, type Liveness } from './http/health';
@@ -40,7 +40,7 @@ export interface AppDeps {
   metrics?: Metrics;
   metricsRoute?: boolean;
   logger: Logger;
-  /** Without `corsOrigins`: no CORS. */
+  /** `corsOrigins`: origins allowed besides those of the live publishable keys. */
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'> & Partial<Pick<AppConfig, 'corsOrigins'>>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
   validateResponses?: boolean;
@@ -76,17 +76,17 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.use(securityHeaders(), requestId(), accessLog(deps.logger, memberIds, observeAnswer));
   // CORS next, before every check: a browser's preflight carries no API key
   // and must not count against the rate limit, and the answers of the checks
-  // (a 401, a 429) must carry the CORS headers for the page to read them.
-  const corsPolicy = corsForOrigins(config.corsOrigins ?? [], specMethods(spec.document));
-  if (corsPolicy) app.use(corsPolicy);
+  // (a 401, a 403, a 429) must carry the CORS headers for the page to read them.
+  app.use(corsPolicy({ listed: config.corsOrigins ?? [], ofKeys: () => services.auth.publishableOrigins() }, specMethods(spec.document)));
 
-  // The API, its checks in the spec's order: API key, rate limit, body size
-  // and content type, session, request schema, then the operation's rules,
-  // each operation's route on the app itself. Any other request under the
-  // prefix gets the API key and rate limit checks, then the validator's 404
-  // or 405.
+  // The API, its checks in the spec's order: API key, the key's use (its
+  // kind, the request's Origin), rate limit, body size and content type,
+  // session, request schema, then the operation's rules, each operation's
+  // route on the app itself. Any other request under the prefix gets the
+  // API key and rate limit checks, then the validator's 404 or 405.
   const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute, deps.requestCounter, metrics && (() => metrics.rateLimitRejection()));
   const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
+  const sessionStartChecks = rateLimiter ? [requireApiKey(services.auth, { startsSession: true }), rateLimiter] : [requireApiKey(services.auth, { startsSession: true })];
   // Operations A and B read the client, the session and its member in one store call.
   const memberChecks = rateLimiter ? [requireApiKey(services.auth, { withSession: true }), rateLimiter] : [requireApiKey(services.auth, { withSession: true })];
   const validateResponses = deps.validateResponses ?? false;
@@ -95,7 +95,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.post(
     routes.startSession,
     tagOperation('startSession'),
-    ...clientChecks,
+    ...sessionStartChecks,
     validation.forOperation('startSession'),
     startSession(services),
   );

@@ -20,6 +20,7 @@
  */
 
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';
+import { originProblem } from './domain/origins';
 
 /**
  * A stop that waits longer than this is a mistake of configuration: no load
@@ -67,7 +68,7 @@ export interface AppConfig {
   readonly shutdownGraceMs: number;
   /** Express's `trust proxy`: a boolean or a number of hops. */
   readonly trustProxy: boolean | number;
-  /** Origins whose pages may call the API (CORS), exactly as browsers send them; empty: CORS off. */
+  /** Origins whose pages may call the API (CORS) besides those of live publishable keys, exactly as browsers send them. */
   readonly corsOrigins: readonly string[];
   readonly walletLimits: WalletLimits;
   /** Null: no metrics. */
@@ -195,7 +196,7 @@ export const configVariables = {
     default: null,
     values: 'a comma-separated list of origins such as https://app.example.com',
     meaning:
-      'Origins whose pages may call the API, each exactly as a browser sends it (scheme, lower-case host, port unless the default; no path or trailing slash). Unset: no CORS headers at all. See [Partner web apps](partner-web-apps.md).',
+      "Origins whose pages may read the API's answers besides the origins of the live publishable keys (which need no setting), each exactly as a browser sends it (scheme, lower-case host, port unless the default; no path or trailing slash). It lets a page read answers, never use a key: a publishable key still works only from its own origins. Unset: the keys' origins only. See [Partner web apps](partner-web-apps.md).",
     read: (reader) => reader.origins('CORS_ORIGINS'),
   } satisfies ConfigVariable<string[]>,
 
@@ -405,20 +406,6 @@ export function describeMongoTarget(mongo: Pick<MongoConfig, 'uri' | 'dbName'>):
   const authority = afterScheme.split(/[/?#]/, 1)[0] ?? '';
   const hosts = authority.slice(authority.lastIndexOf('@') + 1);
   return `${hosts}/${mongo.dbName}`;
-}
-
-/** Why `entry` is not an origin as browsers serialise it, or null when it is one. */
-function originProblem(entry: string): string | null {
-  if (entry === '') return 'an empty entry';
-  let url: URL;
-  try {
-    url = new URL(entry);
-  } catch {
-    return `${JSON.stringify(entry)} is not a URL`;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${JSON.stringify(entry)} is not http:// or https://`;
-  if (url.origin !== entry) return `${JSON.stringify(entry)} is not written as browsers send it (${url.origin})`;
-  return null;
 }
 
 /** Collects problems instead of throwing at the first, so one start reports them all. */

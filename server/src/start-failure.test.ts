@@ -30,9 +30,9 @@ describe('describeStartFailure', () => {
       loadConfig({ PORT: '3000', METRICS_PORT: '9464' }),
       'Port 3000 is already in use: stop what listens there, or set PORT to another port.'],
     ['a database of an older data layout, with the command to run', new LayoutMismatchError({ version: 2, recorded: false, migrating: null }), mongo,
-      'The database holds data layout 2; this server needs layout 4. Run `loyalty-admin migrate` to bring it to layout 4 (docs/operating.md).'],
-    ['a database of a newer data layout', new LayoutMismatchError({ version: 5, recorded: true, migrating: null }), mongo,
-      'The database holds data layout 5; this server knows layout 4, an older one. Deploy a server release that knows layout 5.'],
+      'The database holds data layout 2; this server needs layout 5. Run `loyalty-admin migrate` to bring it to layout 5 (docs/operating.md).'],
+    ['a database of a newer data layout', new LayoutMismatchError({ version: 6, recorded: true, migrating: null }), mongo,
+      'The database holds data layout 6; this server knows layout 5, an older one. Deploy a server release that knows layout 6.'],
     ['anything else, with a hint', new Error('boom'), embedded,
       'The server cannot start: boom\n(Set LOG_LEVEL=debug to see where it failed.)'],
   ])('%s', (_case, error, config, expected) => {

@@ -3,24 +3,28 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { VoucherDefinitionSummary } from '@loyalty/sdk';
 import { measureSdk, sdkGzipBudgetBytes } from '../../examples/web/build.mjs';
+import { demoKeys } from '../../examples/web/demo-data.mjs';
 import { launchChromium, outputDir } from './support/chromium';
 import { listens, startExample, type RunningExample } from './support/example-process';
 
 /*
  * `npm run example:web` as a developer runs it, its page in headless
  * Chromium; what the page shows is checked against the API's own answers
- * and log.
+ * and log. The page signs a member in through the partner's backend, which
+ * starts the session with the secret key; the page holds only the
+ * publishable key and the session token.
  */
 
 jest.setTimeout(60_000);
 
 const repoRoot = path.resolve(__dirname, '../..');
-const demo = { apiKey: 'pk_test_partner_app_0001', correlationId: 'm-alice', reservationToken: 'rt-alice-1', reservationAmount: 7500 };
+const keys = demoKeys(repoRoot);
+const demo = { correlationId: 'm-alice', name: 'Alice', reservationToken: 'rt-alice-1', reservationAmount: 7500 };
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The API's answers to the page's calls, asked from here with the same key: what the page must show. */
+/** The API's answers to the page's calls, asked from here as the partner's server would (its secret key, no Origin): what the page must show. */
 async function apiAnswers(apiUrl: string): Promise<{ vouchers: VoucherDefinitionSummary[]; balances: { availablePointBalance: number; pointBalance: number } }> {
-  const headers = { 'X-Api-Key': demo.apiKey };
+  const headers = { 'X-Api-Key': keys.secret };
   const base = `${apiUrl}/client/users/${demo.correlationId}`;
   const session = (await (await fetch(`${base}/sessions`, { method: 'POST', headers: { ...headers, 'X-Identifier-Type': 'CARD_NUMBER' } })).json()) as { sessionToken: string };
   const asMember = { ...headers, Authorization: `Bearer ${session.sessionToken}` };
@@ -42,10 +46,15 @@ interface ShownPage {
   sdkSize: string;
 }
 
-async function openExample(browser: Browser, url: string, locale?: string): Promise<Page> {
-  const context = await browser.newContext(locale ? { locale } : {});
+/** The example in a fresh browser context, signed in as `member` through the partner's backend, its journey done. */
+async function openExample(browser: Browser, url: string, options: { locale?: string; member?: string; onPage?: (page: Page) => void } = {}): Promise<Page> {
+  const context = await browser.newContext(options.locale ? { locale: options.locale } : {});
   const page = await context.newPage();
+  options.onPage?.(page);
   await page.goto(url);
+  await page.waitForSelector('body[data-state="signed-out"]', { timeout: 30_000 });
+  await page.selectOption('#member', options.member ?? demo.correlationId);
+  await page.click('#sign-in');
   await page.waitForSelector('body[data-state="ready"]', { timeout: 30_000 });
   return page;
 }
@@ -55,7 +64,7 @@ function shown(page: Page): Promise<ShownPage> {
     const text = (selector: string) => document.querySelector(selector)?.textContent ?? '';
     const balances = document.getElementById('balances')?.dataset ?? {};
     return {
-      session: text('#session-started'),
+      session: text('#signed-in'),
       requestIds: Array.from(document.querySelectorAll('main .request-note .request-id')).map((code) => code.textContent ?? ''),
       vouchers: Array.from(document.querySelectorAll<HTMLElement>('.voucher')).map((item) => ({
         id: item.dataset.voucherId ?? '',
@@ -99,10 +108,10 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
     if (example && (await listens(example.pageUrl))) await example.stop('SIGKILL', { group: true, timeoutMs: 5000 }).catch(() => undefined);
   });
 
-  it('prints the page on 127.0.0.1 and the API it started', () => {
+  it('prints the page on 127.0.0.1 and the API it started, whose publishable key names the page', () => {
     expect(example.pageUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     expect(example.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(example.lines.join('\n')).toContain(`CORS_ORIGINS=${new URL(example.pageUrl).origin}`);
+    expect(example.lines.join('\n')).toContain(`its publishable key for ${new URL(example.pageUrl).origin}`);
   });
 
   // The demo's vouchers have en-CA and fr-CA texts.
@@ -111,13 +120,13 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
     ['fr-CA', 'fr-CA where a voucher has it, else en-CA', (voucher: VoucherDefinitionSummary) => (voucher.creative['fr-CA'] ? 'fr-CA' : 'en-CA')],
     ['de-DE', 'the en-CA fallback', () => 'en-CA'],
   ])(
-    'a %s browser: a session, the vouchers in %s, the reservation lowered and the new balances',
+    'a %s browser: the sign-in, the vouchers in %s, the reservation lowered and the new balances',
     async (locale, _expected, expectedLocale) => {
-      const page = await openExample(browser, example.pageUrl, locale);
+      const page = await openExample(browser, example.pageUrl, { locale });
       try {
         const seen = await shown(page);
         const api = await apiAnswers(example.apiUrl);
-        expect(seen.session).toBe(`Session started for ${demo.correlationId}.`);
+        expect(seen.session).toBe(`Signed in as ${demo.name} (${demo.correlationId}): the partner's server started the session.`);
         expect(seen.vouchers).toEqual(
           api.vouchers.map((voucher) => {
             const chosen = expectedLocale(voucher);
@@ -126,7 +135,7 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
         );
         expect(seen.vouchers.length).toBeGreaterThan(0);
         expect(seen.balances).toEqual({ available: api.balances.availablePointBalance, balance: api.balances.pointBalance });
-        // The request id under each result is the one the API logged for that call.
+        // The request id under each result is the one the API logged for that call: the sign-in's, the partner's server's Start Session.
         expect(await Promise.all(seen.requestIds.map((id) => loggedAnswer(example, id)))).toEqual([
           { method: 'POST', status: 201 },
           { method: 'PUT', status: 200 },
@@ -143,7 +152,8 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
     try {
       const tries: Array<[string, string, string]> = [
         ['#try-raise', 'HTTP 400 INVALID_REQUEST', 'A reservation can only go down.'],
-        ['#try-unknown-member', 'HTTP 404 MEMBER_NOT_FOUND', 'We could not find this loyalty account.'],
+        // The page's own script trying to start a session, as a stranger's would: refused.
+        ['#try-page-session', 'HTTP 403 FORBIDDEN', 'This page is not allowed to do that.'],
         ['#try-expired-session', 'HTTP 401 UNAUTHORIZED', 'Your session has ended: please sign in again.'],
         ['#try-business-unit', 'HTTP 400 INVALID_BUSINESS_UNIT', 'Vouchers are not available in this store.'],
         ['#try-unreachable', 'no answer (network, 2 attempts)', 'The loyalty program cannot be reached: check your connection and try again.'],
@@ -170,6 +180,64 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
       const screenshot = path.join(outputDir, 'web-example.png');
       await page.screenshot({ path: screenshot, fullPage: true });
       expect(statSync(screenshot).size).toBeGreaterThan(10_000);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('a member of a household signs in too: the page shows the household totals of that session', async () => {
+    const page = await openExample(browser, example.pageUrl, { member: 'm-hh-1' });
+    try {
+      expect((await shown(page)).session).toBe("Signed in as Hana (household) (m-hh-1): the partner's server started the session.");
+      expect(await page.locator('#balances').textContent()).toContain('Household available');
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('no file the page loads, nor any answer it reads, holds the secret key; the page holds the publishable key', async () => {
+    const bodies: Array<Promise<{ url: string; text: string }>> = [];
+    const page = await openExample(browser, example.pageUrl, {
+      onPage: (opened) => opened.on('response', (response) => bodies.push(response.text().then((text) => ({ url: response.url(), text }), () => ({ url: response.url(), text: '' })))),
+    });
+    try {
+      await page.click('#try-page-session');
+      await page.waitForFunction(() => document.querySelectorAll('#support-log .error').length > 0 && !document.body.dataset.busy);
+      const loaded = await Promise.all(bodies);
+      const urls = loaded.map(({ url }) => new URL(url).pathname);
+      // The page, its script, its configuration, the sign-in, and the API's answers.
+      for (const path of ['/', '/app.js', '/config.json', '/sign-in', '/client/users/m-alice/voucher-definitions']) expect(urls).toContain(path);
+      expect(loaded.filter(({ text }) => text.includes(keys.secret)).map(({ url }) => url)).toEqual([]);
+      // The script's source map too, which developer tools load: the page's sources hold no secret key either.
+      const sourceMap = await (await fetch(new URL('/app.js.map', example.pageUrl))).text();
+      expect(sourceMap).toContain('src/main.ts');
+      expect(sourceMap).not.toContain(keys.secret);
+      expect(loaded.find(({ url }) => url.endsWith('/config.json'))?.text).toContain(keys.publishable);
+      expect(await page.content()).not.toContain(keys.secret);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('the same page on an origin the key does not name (localhost) gets nothing from the API: the browser refuses every answer', async () => {
+    const stranger = `http://localhost:${new URL(example.pageUrl).port}/`;
+    const page = await openExample(browser, stranger);
+    try {
+      const outcome = await page.evaluate(() => ({
+        origin: location.origin,
+        vouchers: document.querySelectorAll('.voucher').length,
+        balances: document.getElementById('balances') !== null,
+        outcomes: Array.from(document.querySelectorAll<HTMLElement>('#support-log .error')).map((card) => card.dataset.outcome),
+      }));
+      expect(outcome).toEqual({
+        origin: stranger.replace(/\/$/, ''),
+        vouchers: 0,
+        balances: false,
+        // Newest first: the update (PUT), then the listing (GET), each retried and never answered.
+        outcomes: ['no answer (network, 3 attempts)', 'no answer (network, 3 attempts)'],
+      });
+      // Its preflights met the API key check: no CORS header, so the browser sent nothing more.
+      expect(example.apiLog().some((entry) => (entry.req as { method?: string } | undefined)?.method === 'OPTIONS' && (entry.res as { statusCode?: number } | undefined)?.statusCode === 401)).toBe(true);
     } finally {
       await page.context().close();
     }

@@ -86,6 +86,10 @@ describe('loyalty-admin without MongoDB', () => {
     ['an unknown command', ['rotate']],
     ['a missing required option', ['keys', 'create']],
     ['seconds that are not a whole number', ['keys', 'create', '--client', 'x', '--expires-in', '1.5']],
+    ['an origin with a path', ['keys', 'create', '--client', 'x', '--publishable', '--origin', 'https://app.example.com/shop']],
+    ['an origin in upper case', ['keys', 'create', '--client', 'x', '--publishable', '--origin', 'https://APP.example.com']],
+    ['a publishable key without an origin', ['keys', 'create', '--client', 'x', '--publishable']],
+    ['an origin for a secret key', ['keys', 'create', '--client', 'x', '--origin', 'https://app.example.com']],
   ])('refuses %s with exit code 2', async (_case, args) => {
     expect((await admin(args)).code).toBe(exitCodes.usage);
   });
@@ -171,7 +175,7 @@ if (source.kind === 'none') {
       expect(load.body).toMatchObject({ file: demoFixturePath, loaded: { clients: 4, members: 8 } });
       const check = await json(['check']);
       expect(check.code).toBe(exitCodes.ok);
-      expect(check.body).toMatchObject({ ok: true, reachable: true, layout: { version: currentLayout, expected: currentLayout }, missingIndexes: [], counts: { clients: 4, apiKeys: 4 } });
+      expect(check.body).toMatchObject({ ok: true, reachable: true, layout: { version: currentLayout, expected: currentLayout }, missingIndexes: [], counts: { clients: 4, apiKeys: 5 } });
     });
 
     it('writes nothing for an invalid fixture, naming its paths, exit 1', async () => {
@@ -197,6 +201,8 @@ if (source.kind === 'none') {
         clientId: 'partner-app',
         keyId: expect.stringMatching(/^key_/),
         apiKey: expect.stringMatching(/^key_[0-9a-f]{12}\./),
+        kind: 'secret',
+        origins: [],
         createdAt: expect.any(String),
         expiresAt: expect.any(String),
       });
@@ -204,13 +210,43 @@ if (source.kind === 'none') {
       expect(rolled.code).toBe(exitCodes.ok);
       const listed = await json(['keys', 'list', '--client', 'partner-app']);
       const keys = listed.body.keys as Array<Record<string, unknown>>;
-      expect(keys.map((k) => Object.keys(k).sort())).toEqual(keys.map(() => ['createdAt', 'expiresAt', 'keyId', 'revokedAt']));
+      expect(keys.map((k) => Object.keys(k).sort())).toEqual(keys.map(() => ['createdAt', 'expiresAt', 'keyId', 'kind', 'origins', 'revokedAt']));
       expect(keys.map((k) => k.keyId)).toContain(rolled.body.keyId);
-      for (const secret of [created.body.apiKey, rolled.body.apiKey, 'pk_test_partner_app_0001']) expect(listed.stdout).not.toContain(String(secret).split('.').pop());
+      for (const secret of [created.body.apiKey, rolled.body.apiKey, 'pk_test_partner_app_0001', 'pk_test_partner_web_0001']) expect(listed.stdout).not.toContain(String(secret).split('.').pop());
       const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(created.body.keyId)]);
       expect(revoked.body).toEqual({ keyId: created.body.keyId, revokedAt: expect.any(String) });
       // Nothing about a key's secret on stderr either.
       expect(revoked.stderr).toBe('');
+    });
+
+    it('creates a publishable key for its origins, lists its kind and origins, rolls it keeping them, revokes it', async () => {
+      await json(['load', demoFixturePath]);
+      const origins = ['https://app.example.com', 'http://127.0.0.1:5173'];
+      const created = await json(['keys', 'create', '--client', 'partner-app', '--publishable', ...origins.flatMap((origin) => ['--origin', origin])]);
+      expect(created.code).toBe(exitCodes.ok);
+      expect(created.body).toEqual({
+        clientId: 'partner-app',
+        keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
+        apiKey: expect.any(String),
+        kind: 'publishable',
+        origins,
+        createdAt: expect.any(String),
+        expiresAt: null,
+      });
+      const secret = await json(['keys', 'create', '--client', 'partner-app']);
+      expect(secret.body).toMatchObject({ kind: 'secret', origins: [] });
+      const rolled = await json(['keys', 'roll', '--client', 'partner-app', '--key', String(created.body.keyId), '--grace', '60']);
+      expect(rolled.body).toMatchObject({ kind: 'publishable', origins });
+      const listed = (await json(['keys', 'list', '--client', 'partner-app'])).body.keys as Array<Record<string, unknown>>;
+      const byId = new Map(listed.map((k) => [k.keyId, k]));
+      expect(byId.get(created.body.keyId)).toMatchObject({ kind: 'publishable', origins, expiresAt: expect.any(String) });
+      expect(byId.get(rolled.body.keyId)).toMatchObject({ kind: 'publishable', origins, expiresAt: null });
+      expect(byId.get(secret.body.keyId)).toMatchObject({ kind: 'secret', origins: [], expiresAt: null });
+      // For people: the kind and the origins on each line.
+      const table = (await admin(['keys', 'list', '--client', 'partner-app'], env)).stdout;
+      expect(table.split('\n').find((line) => line.startsWith(String(rolled.body.keyId)))).toMatch(/ publishable .* https:\/\/app\.example\.com http:\/\/127\.0\.0\.1:5173$/);
+      const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(rolled.body.keyId)]);
+      expect(revoked.body).toEqual({ keyId: rolled.body.keyId, revokedAt: expect.any(String) });
     });
 
     it.each([
@@ -251,7 +287,7 @@ if (source.kind === 'none') {
       expect((await admin(['keys', 'list', '--client', 'partner-app'], env)).stderr).toMatch(/Run `loyalty-admin migrate`/);
       const migrated = await json(['migrate']);
       expect(migrated.code).toBe(exitCodes.ok);
-      expect(migrated.body).toMatchObject({ from: 1, to: currentLayout, steps: [{ to: 2 }, { to: 3 }, { to: 4 }] });
+      expect(migrated.body).toMatchObject({ from: 1, to: currentLayout, steps: [{ to: 2 }, { to: 3 }, { to: 4 }, { to: 5 }] });
       expect((await json(['check'])).body).toMatchObject({ ok: true, layout: { version: currentLayout } });
     });
   });

@@ -10,6 +10,9 @@ import { startTestApp } from '../../server/src/test-support/app-harness';
 import type { ApiClient } from '../../server/src/test-support/api-client';
 import { layoutOneDatabase, layoutOneFacts } from './data-layout/layout-one';
 import { layoutThreeDatabase } from './data-layout/layout-three';
+import { createKeyService } from '../../server/src/features/keys/service';
+import { loadFixture, parseFixture } from '../../server/src/store/fixture';
+import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
 
 /*
  * The recorded data layout: a server starts only on the layout it knows,
@@ -47,10 +50,11 @@ if (source.kind === 'none') {
     });
 
     it.each([
-      ['an unrecorded layout 1 (inline reservations)', async () => layoutOneDatabase(db), /holds data layout 1; this server needs layout 4\. Run `loyalty-admin migrate`/],
-      ['a recorded layout 2', async () => recordLayout(db, 2), /holds data layout 2; this server needs layout 4/],
-      ['a recorded layout 3', async () => recordLayout(db, 3), /holds data layout 3; this server needs layout 4/],
-      ['a newer layout', async () => recordLayout(db, currentLayout + 1), /holds data layout 5; this server knows layout 4, an older one/],
+      ['an unrecorded layout 1 (inline reservations)', async () => layoutOneDatabase(db), /holds data layout 1; this server needs layout 5\. Run `loyalty-admin migrate`/],
+      ['a recorded layout 2', async () => recordLayout(db, 2), /holds data layout 2; this server needs layout 5/],
+      ['a recorded layout 3', async () => recordLayout(db, 3), /holds data layout 3; this server needs layout 5/],
+      ['a recorded layout 4', async () => recordLayout(db, 4), /holds data layout 4; this server needs layout 5/],
+      ['a newer layout', async () => recordLayout(db, currentLayout + 1), /holds data layout 6; this server knows layout 5, an older one/],
     ])('refuses to start on %s, naming both versions and what to do', async (_case, prepare, message) => {
       await prepare();
       const refused = connect();
@@ -61,10 +65,10 @@ if (source.kind === 'none') {
     it('migrates a layout 1 database in place, idempotently, and then serves it with every point accounted for', async () => {
       await layoutOneDatabase(db);
       const first = await migrate(db);
-      expect(first.steps.map((s) => s.to)).toEqual([2, 3, 4]);
-      expect(await readLayout(db)).toEqual({ version: 4, recorded: true, migrating: null });
+      expect(first.steps.map((s) => s.to)).toEqual([2, 3, 4, 5]);
+      expect(await readLayout(db)).toEqual({ version: 5, recorded: true, migrating: null });
       const second = await migrate(db);
-      expect(second).toEqual({ from: 4, to: 4, steps: [] });
+      expect(second).toEqual({ from: 5, to: 5, steps: [] });
 
       // The current layout on disk: no inline reservations, totals, a key per client, sessions with their key.
       expect(await db.collection(collectionNames.wallets).countDocuments({ reservations: { $exists: true } })).toBe(0);
@@ -73,6 +77,8 @@ if (source.kind === 'none') {
       expect(await db.collection(collectionNames.clients).countDocuments({ apiKeyHash: { $exists: true } })).toBe(0);
       expect(await db.collection(collectionNames.apiKeys).findOne({ _id: migratedKeyId('partner-app') as never })).toMatchObject({
         clientId: 'partner-app',
+        kind: 'secret',
+        origins: [],
         digest: hashSecret(layoutOneFacts.apiKey),
         revokedAt: null,
       });
@@ -100,8 +106,8 @@ if (source.kind === 'none') {
     it('migrates a layout 3 database whose last changes were never copied out: each delivered once, then served', async () => {
       const facts = await layoutThreeDatabase(db);
       const report = await migrate(db);
-      expect(report).toMatchObject({ from: 3, to: 4, steps: [{ to: 4 }] });
-      expect(await migrate(db)).toEqual({ from: 4, to: 4, steps: [] });
+      expect(report).toMatchObject({ from: 3, to: 5, steps: [{ to: 4 }, { to: 5 }] });
+      expect(await migrate(db)).toEqual({ from: 5, to: 5, steps: [] });
       const wallets = db.collection(collectionNames.wallets);
       expect(await wallets.countDocuments({ $or: [{ pending: { $exists: true } }, { pendingAudit: { $exists: true } }] })).toBe(0);
       // The reservation write that waited in `pending` is in its document; the entry in the trail, once.
@@ -116,6 +122,31 @@ if (source.kind === 'none') {
       }
     });
 
+    it('migrates a layout 4 database: every key a secret key, which serves as before; then a publishable key of the same client works beside it', async () => {
+      // A layout 4 database: what this release writes, less the kind of each key.
+      const written = await connect();
+      await loadFixture(written, parseFixture({ clients: [fixtureClient('partner-app', 'pk_layout_four_0001', { defaultBusinessUnit: 'LCL' })], members: [fixtureMember('m-alice', 100)] }), new Date());
+      await written.close();
+      await db.collection(collectionNames.apiKeys).updateMany({}, { $unset: { kind: '', origins: '' } });
+      await recordLayout(db, 4);
+      await expect(connect()).rejects.toThrow(/holds data layout 4; this server needs layout 5/);
+
+      expect(await migrate(db)).toMatchObject({ from: 4, to: 5, steps: [{ to: 5, name: 'secret and publishable API keys' }] });
+      expect(await migrate(db)).toEqual({ from: 5, to: 5, steps: [] });
+      expect(await db.collection(collectionNames.apiKeys).find({}, { projection: { _id: 0, kind: 1, origins: 1 } }).toArray()).toEqual([{ kind: 'secret', origins: [] }]);
+
+      const server = await startTestApp({ fixture: {}, store: await connect() });
+      try {
+        const token = await server.api.startSession('pk_layout_four_0001', 'm-alice');
+        expect((await server.api.listVouchers('pk_layout_four_0001', token, 'm-alice')).status).toBe(200);
+        const page = await createKeyService({ store: server.store, clock: server.now }).create('partner-app', { kind: 'publishable', origins: ['https://app.example.com'] });
+        const fromPage = await server.send('GET', '/client/users/m-alice/voucher-definitions', { apiKey: page.apiKey, bearer: token, headers: { origin: 'https://app.example.com' } });
+        expect(fromPage.status).toBe(200);
+      } finally {
+        await server.close();
+      }
+    });
+
     it('resumes a migration that stopped half-way; no server starts in between', async () => {
       await layoutOneDatabase(db);
       let seen = 0;
@@ -126,7 +157,7 @@ if (source.kind === 'none') {
       expect(await readLayout(db)).toMatchObject({ migrating: { to: 2 } });
       await expect(connect()).rejects.toThrow(/being migrated to data layout 2.*Run `loyalty-admin migrate` to finish it/s);
       const resumed = await migrate(db);
-      expect(resumed.steps.map((s) => s.to)).toEqual([2, 3, 4]);
+      expect(resumed.steps.map((s) => s.to)).toEqual([2, 3, 4, 5]);
       expect(await db.collection(collectionNames.reservations).countDocuments()).toBe(layoutOneFacts.reservations);
       const store = await connect();
       await store.close();

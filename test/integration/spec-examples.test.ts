@@ -14,6 +14,8 @@ const root = path.join(__dirname, '../..');
 const spec = parse(readFileSync(path.join(root, 'openapi/openapi.yaml'), 'utf8'));
 const demo: unknown = JSON.parse(readFileSync(path.join(root, 'server/fixtures/demo.json'), 'utf8'));
 const partner = 'pk_test_partner_app_0001';
+/** The demo's publishable key, and its page's origin (the web example's). */
+const partnerPage = { apiKey: 'pk_test_partner_web_0001', origin: 'http://127.0.0.1:5173' };
 
 type Call = (api: ApiClient) => Promise<{ status: number; body: unknown }>;
 const session = (api: ApiClient, member: string, key = partner) => api.startSession(key, member);
@@ -49,20 +51,28 @@ const requests: Record<string, Call> = {
   'listVoucherDefinitions 401 apiKey': (api) => api.call('GET', '/client/users/m-alice/voucher-definitions', { apiKey: 'pk_unknown', token: 'st_x' }),
   'listVoucherDefinitions 401 missingSession': (api) => api.call('GET', '/client/users/m-alice/voucher-definitions', { apiKey: partner }),
   'listVoucherDefinitions 401 invalidSession': (api) => api.call('GET', '/client/users/m-alice/voucher-definitions', { apiKey: partner, token: 'st_not_a_session_0123456789' }),
+  'startSession 403 publishableKey': (api) =>
+    api.call('POST', '/client/users/m-alice/sessions', { apiKey: partnerPage.apiKey, headers: { origin: partnerPage.origin, 'x-identifier-type': 'EMAIL' } }),
+  'startSession 403 secretKeyFromPage': (api) =>
+    api.call('POST', '/client/users/m-alice/sessions', { apiKey: partner, headers: { origin: partnerPage.origin, 'x-identifier-type': 'EMAIL' } }),
+  'listVoucherDefinitions 403 publishableKeyOrigin': async (api) =>
+    api.call('GET', '/client/users/m-alice/voucher-definitions', { apiKey: partnerPage.apiKey, token: await session(api, 'm-alice'), headers: { origin: 'https://elsewhere.example' } }),
+  'listVoucherDefinitions 403 secretKeyFromPage': async (api) =>
+    api.call('GET', '/client/users/m-alice/voucher-definitions', { apiKey: partner, token: await session(api, 'm-alice'), headers: { origin: partnerPage.origin } }),
 };
 
 function operation(method: string): any {
   return Object.values(spec.paths as Record<string, any>).find((item) => item[method] && item[method].requestBody)?.[method];
 }
 
-/** Every example of a 200/201/400/401/404 JSON body, by (operationId, status, name). */
+/** Every example of a 200/201/400/401/403/404 JSON body, by (operationId, status, name). */
 function documentedExamples(): Array<[string, unknown]> {
   const resolve = (node: any): any => (node?.$ref ? resolve(node.$ref.slice(2).split('/').reduce((at: any, key: string) => at[key], spec)) : node);
   const out: Array<[string, unknown]> = [];
   for (const item of Object.values(spec.paths as Record<string, any>)) {
     for (const op of Object.values(item).filter((o: any) => o?.operationId) as any[]) {
       for (const [status, raw] of Object.entries(op.responses as Record<string, unknown>)) {
-        if (!['200', '201', '400', '401', '404'].includes(status)) continue;
+        if (!['200', '201', '400', '401', '403', '404'].includes(status)) continue;
         const media = resolve(raw).content?.['application/json'];
         if (!media) continue;
         if (media.example !== undefined) out.push([`${op.operationId} ${status} example`, media.example]);
@@ -75,8 +85,8 @@ function documentedExamples(): Array<[string, unknown]> {
 
 // Start Session's 201 holds a random token, id and time: its shape is the pact's to check.
 const examples = documentedExamples().filter(([key]) => key !== 'startSession 201 example');
-// The 401s shared by A and B are the same objects: checked through Operation A.
-const checked = examples.filter(([key]) => !key.startsWith('updateReservation 401'));
+// The 401s and 403s shared by A and B are the same objects: checked through Operation A.
+const checked = examples.filter(([key]) => !key.startsWith('updateReservation 401') && !key.startsWith('updateReservation 403'));
 
 describe('the spec examples are what the server answers on the demo data', () => {
   let server: TestApp;

@@ -11,7 +11,8 @@ import { startTestApp, type TestApp } from '../../server/src/test-support/app-ha
  * A roll fails no request made with either key during the grace; a
  * revocation makes every process refuse the key and its sessions (401)
  * within the documented 5 seconds (each process keeps a key it read for at
- * most 2). Runs whenever MONGODB_URI is set.
+ * most 2), and so do the origins a publishable key lets through the CORS
+ * preflights. Runs whenever MONGODB_URI is set.
  */
 
 jest.setTimeout(120_000);
@@ -108,6 +109,48 @@ if (source.kind === 'none') {
       // The rolled key still works, with a session of its own.
       for (const url of urls) expect(await listing(url, newKey, await session(url, newKey))).toBe(200);
       console.log(`revocation held on both processes after ${refusedAfterMs.join(' and ')} ms`);
+    });
+
+    it("a publishable key made, then revoked: its origin's preflights and the key follow on both processes, within the bound", async () => {
+      const origin = 'https://kiosk.partner.example';
+      const preflight = (url: string) =>
+        fetch(`${url}/client/users/m-alice/voucher-definitions`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,x-api-key' },
+        }).then(async (r) => {
+          await r.arrayBuffer();
+          return r.headers.get('access-control-allow-origin') === origin ? r.status : -r.status;
+        });
+      const fromPage = (url: string, apiKey: string, token: string) =>
+        fetch(`${url}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': apiKey, authorization: `Bearer ${token}`, origin } }).then(async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        });
+      /** How long after `since` every process answered as `done` says. */
+      const heldAfterMs = (since: number, done: (url: string) => Promise<boolean>) =>
+        Promise.all(
+          urls.map(async (url) => {
+            while (!(await done(url))) await new Promise((resolve) => setTimeout(resolve, 50));
+            return Date.now() - since;
+          }),
+        );
+
+      const secret = String((await admin('keys', 'create', '--client', 'partner-app')).apiKey);
+      const sessions = await Promise.all(urls.map((url) => session(url, secret)));
+      const createdAt = Date.now();
+      const created = await admin('keys', 'create', '--client', 'partner-app', '--publishable', '--origin', origin);
+      expect(created).toMatchObject({ kind: 'publishable', origins: [origin] });
+      const publishable = String(created.apiKey);
+      const allowedAfterMs = await heldAfterMs(createdAt, async (url) => (await preflight(url)) === 204);
+      for (const [i, url] of urls.entries()) expect(await fromPage(url, publishable, sessions[i]!)).toBe(200);
+
+      const revokedAt = Date.now();
+      await admin('keys', 'revoke', '--client', 'partner-app', '--key', String(created.keyId));
+      const refusedAfterMs = await heldAfterMs(revokedAt, async (url) => (await preflight(url)) === -401 && (await fromPage(url, publishable, sessions[urls.indexOf(url)]!)) === 401);
+      for (const ms of [...allowedAfterMs, ...refusedAfterMs]) expect(ms).toBeLessThanOrEqual(propagationBoundMs);
+      // The secret key that started the sessions is untouched.
+      for (const [i, url] of urls.entries()) expect(await listing(url, secret, sessions[i]!)).toBe(200);
+      console.log(`a publishable key's origin allowed on both processes after ${allowedAfterMs.join(' and ')} ms, refused after its revocation after ${refusedAfterMs.join(' and ')} ms`);
     });
   });
 }

@@ -6,7 +6,7 @@ import {
   type ReservationUpdateResponse,
   type VoucherDefinitionSummary,
 } from '@loyalty/sdk';
-import { loadExampleConfig, type ExampleConfig } from './config';
+import { loadExampleConfig, signIn, type DemoMember, type ExampleConfig, type SignedIn } from './config';
 import { byId, el, facts } from './dom';
 import { chooseCreative, fallbackLocale } from './locale';
 import { answerRecord, memberMessage, noAnswerRecord, supportText, type CallError, type SupportRecord } from './support';
@@ -98,14 +98,43 @@ function showBalances(update: ReservationUpdateResponse, amount: number, request
   byId('reservation-result').replaceChildren(list, requestIdNote(requestId));
 }
 
-/** The member's journey: a session, the vouchers, a lowered reservation. */
-async function journey(loyalty: LoyaltyClient, config: ExampleConfig): Promise<string | null> {
-  const { correlationId } = config;
-  const session = await run('startSession', () => loyalty.startSession({ correlationId, identifierType: 'CARD_NUMBER' }));
-  if (!session) return null;
-  byId('session-result').replaceChildren(el('p', { id: 'session-started' }, `Session started for ${correlationId}.`), requestIdNote(session.requestId));
-  const { sessionToken } = session.data;
+/**
+ * The demo sign-in: the member picks who they are, the partner's server
+ * signs them in and starts their loyalty session with its secret key. The
+ * page gets the session token, never a key that could start one.
+ */
+function offerSignIn(config: ExampleConfig, signedIn: (member: DemoMember, session: SignedIn) => Promise<void>): void {
+  const picker = byId('member') as HTMLSelectElement;
+  picker.replaceChildren(...config.members.map((member) => el('option', { value: member.correlationId }, `${member.name} (${member.correlationId})`)));
+  const button = byId('sign-in') as HTMLButtonElement;
+  button.disabled = false;
+  byId('sign-in-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const member = config.members.find((candidate) => candidate.correlationId === picker.value);
+    if (!member) return;
+    button.disabled = true;
+    picker.disabled = true;
+    let session: SignedIn;
+    try {
+      session = await signIn(member.correlationId);
+    } catch (error) {
+      button.disabled = false;
+      picker.disabled = false;
+      byId('session-result').replaceChildren(el('p', { class: 'error', id: 'sign-in-failed' }, `Sign-in failed: ${String((error as Error).message ?? error)}`));
+      return;
+    }
+    byId('sign-in-form').hidden = true;
+    byId('session-result').replaceChildren(
+      el('p', { id: 'signed-in' }, `Signed in as ${member.name} (${session.correlationId}): the partner's server started the session.`),
+      requestIdNote(session.requestId),
+    );
+    await signedIn(member, session);
+  });
+}
 
+/** The member's journey, in the session the partner's server started: the vouchers, a lowered reservation. */
+async function journey(loyalty: LoyaltyClient, member: DemoMember, sessionToken: string): Promise<void> {
+  const { correlationId } = member;
   const vouchers = await run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId, sessionToken }));
   if (vouchers) {
     const list = el('ul', { id: 'voucher-list' }, ...vouchers.data.map(voucherCard));
@@ -113,26 +142,25 @@ async function journey(loyalty: LoyaltyClient, config: ExampleConfig): Promise<s
     byId('vouchers-result').replaceChildren(localeNote, list, requestIdNote(vouchers.requestId));
   }
 
-  const { reservationToken, reservationAmount } = config;
+  const { reservationToken, reservationAmount } = member;
   const updated = await run('updateReservation', () =>
     loyalty.updateReservation({ correlationId, sessionToken, reservationToken, body: { reservationAmount } }),
   );
   if (updated) showBalances(updated.data, reservationAmount, updated.requestId);
-  return sessionToken;
 }
 
 /** Buttons that make the API answer each kind of error, to show what support gets. */
-function offerErrors(loyalty: LoyaltyClient, config: ExampleConfig, sessionToken: string | null): void {
-  const { correlationId, reservationToken } = config;
-  const token = sessionToken ?? 'st_no_session_was_started_0000';
-  const unreachable = createLoyaltyClient({ baseUrl: config.unreachableBaseUrl, apiKey: config.apiKey, timeoutMs: 3000, retries: 1 });
+function offerErrors(loyalty: LoyaltyClient, config: ExampleConfig, member: DemoMember, sessionToken: string): void {
+  const { correlationId, reservationToken } = member;
+  const unreachable = createLoyaltyClient({ baseUrl: config.unreachableBaseUrl, apiKey: config.publishableKey, timeoutMs: 3000, retries: 1 });
   const tries: Record<string, () => Promise<unknown>> = {
     'try-raise': () =>
-      run('updateReservation', () => loyalty.updateReservation({ correlationId, sessionToken: token, reservationToken, body: { reservationAmount: config.reservationAmount + 100_000 } })),
-    'try-unknown-member': () => run('startSession', () => loyalty.startSession({ correlationId: 'm-nobody', identifierType: 'CARD_NUMBER' })),
+      run('updateReservation', () => loyalty.updateReservation({ correlationId, sessionToken, reservationToken, body: { reservationAmount: member.reservationAmount + 100_000 } })),
+    // What a page's script would do if it tried to act for any member it likes: the publishable key starts no session.
+    'try-page-session': () => run('startSession', () => loyalty.startSession({ correlationId: 'm-hh-2', identifierType: 'CARD_NUMBER' })),
     'try-expired-session': () => run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId, sessionToken: 'st_expired_0123456789abcdefgh' })),
-    'try-business-unit': () => run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId, sessionToken: token, businessUnit: 'NOPE' })),
-    'try-unreachable': () => run('listVoucherDefinitions', () => unreachable.listVoucherDefinitions({ correlationId, sessionToken: token })),
+    'try-business-unit': () => run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId, sessionToken, businessUnit: 'NOPE' })),
+    'try-unreachable': () => run('listVoucherDefinitions', () => unreachable.listVoucherDefinitions({ correlationId, sessionToken })),
   };
   for (const [id, attempt] of Object.entries(tries)) {
     const button = byId(id) as HTMLButtonElement;
@@ -156,11 +184,14 @@ function showEnvironment(config: ExampleConfig): void {
 async function main(): Promise<void> {
   const config = await loadExampleConfig();
   showEnvironment(config);
-  // One client for the page: it holds the app's key; each call says which member session it acts in.
-  const loyalty = createLoyaltyClient({ baseUrl: config.apiBaseUrl, apiKey: config.apiKey });
-  const sessionToken = await journey(loyalty, config);
-  offerErrors(loyalty, config, sessionToken);
-  document.body.dataset.state = 'ready';
+  // One client for the page: it holds the publishable key; each call says which member session it acts in.
+  const loyalty = createLoyaltyClient({ baseUrl: config.apiBaseUrl, apiKey: config.publishableKey });
+  offerSignIn(config, async (member, session) => {
+    await journey(loyalty, member, session.sessionToken);
+    offerErrors(loyalty, config, member, session.sessionToken);
+    document.body.dataset.state = 'ready';
+  });
+  document.body.dataset.state = 'signed-out';
 }
 
 main().catch((error: unknown) => {

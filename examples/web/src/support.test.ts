@@ -8,6 +8,10 @@ describe('memberMessage', () => {
     [{ statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: 'Invalid or expired session' }, 'Your session has ended: please sign in again.'],
     [{ statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: 'Missing or unknown API key' }, 'This app cannot reach the loyalty program right now.'],
     [{ statusCode: 404, errorCode: 'MEMBER_NOT_FOUND', errorMessage: 'Member not found' }, 'We could not find this loyalty account.'],
+    [
+      { statusCode: 403, errorCode: 'FORBIDDEN', errorMessage: "Sessions are started by the partner's server with a secret key, never with a publishable key" },
+      'This page is not allowed to do that.',
+    ],
     [{ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: 'New reservation amount cannot be greater than existing reservation amount' }, 'A reservation can only go down.'],
     [{ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: 'Insufficient points balance' }, 'That change was not accepted.'],
     [{ statusCode: 400, errorCode: 'FEATURE_NOT_ENABLED', errorMessage: 'Voucher feature is not enabled for the client' }, 'Vouchers are not available in this store.'],

@@ -12,6 +12,8 @@ export function memberMessage(error: CallError): string {
   switch (error.errorCode) {
     case 'UNAUTHORIZED':
       return error.errorMessage === 'Missing or unknown API key' ? 'This app cannot reach the loyalty program right now.' : 'Your session has ended: please sign in again.';
+    case 'FORBIDDEN':
+      return 'This page is not allowed to do that.';
     case 'MEMBER_NOT_FOUND':
       return 'We could not find this loyalty account.';
     case 'INVALID_REQUEST':

@@ -549,6 +549,21 @@ export interface components {
             errorCode: "UNAUTHORIZED";
             errorMessage: components["schemas"]["UnauthorizedErrorMessage"];
         };
+        /**
+         * @description Why the key may not be used for this request, and what to do
+         *     instead. Start Session with a publishable key gives the first
+         *     message whatever the origin.
+         * @enum {string}
+         */
+        ForbiddenErrorMessage: "Sessions are started by the partner's server with a secret key, never with a publishable key" | "A publishable key works only from a page on one of its origins" | "Secret keys must not be sent from a web page: use a publishable key there";
+        /** @description A `403`: the key's kind or origins do not allow the request. */
+        ForbiddenError: {
+            /** @enum {integer} */
+            statusCode: 403;
+            /** @enum {string} */
+            errorCode: "FORBIDDEN";
+            errorMessage: components["schemas"]["ForbiddenErrorMessage"];
+        };
         MemberNotFoundError: {
             /** @enum {integer} */
             statusCode: 404;
@@ -645,6 +660,35 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["UnauthorizedError"];
+            };
+        };
+        /**
+         * @description The key may not start sessions here: it is a publishable key (a page
+         *     never starts a session; the partner's server does, with a secret key,
+         *     and hands the page the session token), or a secret key sent from a
+         *     web page. Nothing was read or written for the member.
+         */
+        SessionStartForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ForbiddenError"];
+            };
+        };
+        /**
+         * @description The key may not be used from where the request comes: a publishable
+         *     key without an `Origin` header, or from an origin it does not name;
+         *     or a secret key sent from a web page. Nothing was changed.
+         */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ForbiddenError"];
             };
         };
         /** @description The request body is larger than the server accepts. */
@@ -895,6 +939,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["UnauthorizedApiKey"];
+            403: components["responses"]["SessionStartForbidden"];
             /** @description No member has this correlation id. */
             404: {
                 headers: {
@@ -1070,6 +1115,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1134,6 +1180,14 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `GET` would answer this `403` (a key used where its kind or origins do not allow it). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1241,6 +1295,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -6,6 +6,7 @@
  * JSON object on stdout; exit codes in exit-codes.ts (docs/operating.md).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { originProblem } from '../domain/origins';
 import { StoreUnavailableError } from '../store/port';
 import { LayoutMismatchError } from '../store/mongo/layout';
 import { adminConfig, optionalMongo } from './database';
@@ -23,6 +24,13 @@ function seconds(value: string): number {
   return parsed;
 }
 
+/** One origin as browsers send it (`https://app.example.com`); repeated, they add up. */
+function origin(value: string, previous: string[] = []): string[] {
+  const problem = originProblem(value);
+  if (problem) throw new InvalidArgumentError(`an exact origin such as https://app.example.com: ${problem}`);
+  return [...previous, value];
+}
+
 const jsonOption = () => new Option('--json', 'print one JSON object on stdout (for scripts)');
 
 export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command {
@@ -37,18 +45,27 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
   const keys = program.command('keys').description("a client's API keys: any live one authenticates it").exitOverride();
   keys
     .command('create')
-    .description('make a new key (shown once)')
+    .description("make a new key (shown once): secret, for the partner's servers, unless --publishable")
     .requiredOption('--client <id>', 'the client application')
     .option('--expires-in <seconds>', 'the key stops working after this long', seconds)
+    .option('--publishable', "a publishable key, for the partner's web pages on the --origin(s): it starts no session")
+    .option('--origin <origin>', 'an exact origin whose pages may send the publishable key (repeat for more)', origin)
     .addOption(jsonOption())
-    .action((o: { client: string; expiresIn?: number; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.create(o.client, o.expiresIn)));
+    .action((o: { client: string; expiresIn?: number; publishable?: boolean; origin?: string[]; json?: boolean }) => {
+      if ((o.publishable === true) !== (o.origin !== undefined)) throw new AdminError('--publishable and --origin go together: a publishable key needs its origins, a secret key has none', exitCodes.usage);
+      const options = { ...(o.expiresIn !== undefined && { expiresInSeconds: o.expiresIn }), ...(o.publishable && { publishable: true, origins: o.origin ?? [] }) };
+      return runKeys(config().mongo, output(o), keyCommands.create(o.client, options));
+    });
   keys
     .command('roll')
-    .description("make a new key and give the client's other live keys an expiry (the grace)")
+    .description("make a new key and give the keys it replaces an expiry (the grace): the client's live secret keys, or with --key that one key (a publishable key keeps its origins)")
     .requiredOption('--client <id>', 'the client application')
-    .option('--grace <seconds>', 'how long the other keys keep working (default 86400)', seconds)
+    .option('--key <keyId>', 'roll this key only, of either kind (keys list)')
+    .option('--grace <seconds>', 'how long the replaced keys keep working (default 86400)', seconds)
     .addOption(jsonOption())
-    .action((o: { client: string; grace?: number; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.roll(o.client, o.grace)));
+    .action((o: { client: string; key?: string; grace?: number; json?: boolean }) =>
+      runKeys(config().mongo, output(o), keyCommands.roll(o.client, { ...(o.grace !== undefined && { graceSeconds: o.grace }), ...(o.key !== undefined && { keyId: o.key }) })),
+    );
   keys
     .command('revoke')
     .description('end a key now, and the sessions it started')
@@ -58,7 +75,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
     .action((o: { client: string; key: string; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.revoke(o.client, o.key)));
   keys
     .command('list')
-    .description("a client's keys: ids, creation, expiry, revocation (never a secret)")
+    .description("a client's keys: ids, kinds, origins, creation, expiry, revocation (never a secret)")
     .requiredOption('--client <id>', 'the client application')
     .addOption(jsonOption())
     .action((o: { client: string; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.list(o.client)));

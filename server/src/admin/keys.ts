@@ -1,5 +1,5 @@
 import { systemClock } from '../domain/clock';
-import { createKeyService, KeyAdminError, type IssuedKey, type KeyService } from '../features/keys/service';
+import { createKeyService, KeyAdminError, type IssuedKey, type KeyAdminErrorCode, type KeyService } from '../features/keys/service';
 import type { MongoConfig } from '../config';
 import { withStore } from './database';
 import { AdminError, exitCodes } from './exit-codes';
@@ -11,11 +11,23 @@ export async function runKeys(mongo: MongoConfig, out: Output, action: (keys: Ke
     try {
       return await action(createKeyService({ store, clock: systemClock }));
     } catch (error) {
-      if (error instanceof KeyAdminError) throw new AdminError(error.message, error.code === 'TOO_MANY_KEYS' ? exitCodes.failed : exitCodes.notFound);
+      if (error instanceof KeyAdminError) throw new AdminError(error.message, exitCodeOf[error.code]);
       throw error;
     }
   });
   print(out);
+}
+
+const exitCodeOf: Record<KeyAdminErrorCode, number> = {
+  CLIENT_NOT_FOUND: exitCodes.notFound,
+  KEY_NOT_FOUND: exitCodes.notFound,
+  TOO_MANY_KEYS: exitCodes.failed,
+  INVALID_ORIGINS: exitCodes.usage,
+};
+
+/** A key's origins on one line (none for a secret key). */
+function originsText(origins: readonly string[]): string {
+  return origins.length === 0 ? '-' : origins.join(' ');
 }
 
 /** A new key, shown once: the secret goes to stdout only, never to a log. */
@@ -24,19 +36,32 @@ export function printIssued(key: IssuedKey): (out: Output) => void {
     out.result(key, [
       `Client:      ${key.clientId}`,
       `Key id:      ${key.keyId}`,
+      `Kind:        ${key.kind}`,
+      ...(key.kind === 'publishable' ? [`Origins:     ${originsText(key.origins)}`] : []),
       `API key:     ${key.apiKey}`,
       `Created:     ${when(key.createdAt)}`,
       `Expires:     ${when(key.expiresAt)}`,
-      'The API key is shown this once: give it to the partner now. Only its digest is stored.',
+      key.kind === 'publishable'
+        ? "The API key is shown this once. A publishable key goes into the partner's web pages on these origins; it starts no session."
+        : "The API key is shown this once: give it to the partner now, for its servers only (never a web page). Only its digest is stored.",
     ]);
 }
 
-export const keyCommands = {
-  create: (clientId: string, expiresInSeconds: number | undefined) => async (keys: KeyService) =>
-    printIssued(await keys.create(clientId, expiresInSeconds === undefined ? {} : { expiresInSeconds })),
+/** `create`'s key: publishable with `--publishable` and its `--origin`s, else secret. */
+export interface CreateOptions {
+  expiresInSeconds?: number;
+  publishable?: boolean;
+  origins?: string[];
+}
 
-  roll: (clientId: string, graceSeconds: number | undefined) => async (keys: KeyService) =>
-    printIssued(await keys.roll(clientId, graceSeconds === undefined ? {} : { graceSeconds })),
+export const keyCommands = {
+  create: (clientId: string, options: CreateOptions) => async (keys: KeyService) => {
+    const expiry = options.expiresInSeconds === undefined ? {} : { expiresInSeconds: options.expiresInSeconds };
+    const kind = options.publishable ? { kind: 'publishable' as const, origins: options.origins ?? [] } : {};
+    return printIssued(await keys.create(clientId, { ...expiry, ...kind }));
+  },
+
+  roll: (clientId: string, options: { graceSeconds?: number; keyId?: string }) => async (keys: KeyService) => printIssued(await keys.roll(clientId, options)),
 
   revoke: (clientId: string, keyId: string) => async (keys: KeyService) => {
     const revoked = await keys.revoke(clientId, keyId);
@@ -47,8 +72,11 @@ export const keyCommands = {
     const listed = await keys.list(clientId);
     return (out: Output) =>
       out.result({ keys: listed }, [
-        'key id              created                   expires                   revoked',
-        ...listed.map((k) => `${k.keyId.padEnd(19)} ${when(k.createdAt).padEnd(25)} ${when(k.expiresAt).padEnd(25)} ${when(k.revokedAt)}`),
+        'key id              kind         created                   expires                   revoked                   origins',
+        ...listed.map(
+          (k) =>
+            `${k.keyId.padEnd(19)} ${k.kind.padEnd(12)} ${when(k.createdAt).padEnd(25)} ${when(k.expiresAt).padEnd(25)} ${when(k.revokedAt).padEnd(25)} ${originsText(k.origins)}`,
+        ),
       ]);
   },
 };

@@ -5,6 +5,7 @@ type Schemas = components['schemas'];
 export type ReservationErrorMessage = Schemas['ReservationUpdateErrorMessage'];
 export type VoucherErrorCode = Schemas['VoucherDefinitionsErrorCode'];
 export type UnauthorizedMessage = Schemas['UnauthorizedErrorMessage'];
+export type ForbiddenMessage = Schemas['ForbiddenErrorMessage'];
 type SchemaErrorMessage = Schemas['InvalidRequestError']['errorMessage'];
 
 /** Stable error codes of the API, each with its HTTP status. */
@@ -14,6 +15,7 @@ export const errorStatus = {
   BUSINESS_UNIT_REQUIRED: 400,
   FEATURE_NOT_ENABLED: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   MEMBER_NOT_FOUND: 404,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -76,6 +78,15 @@ export const unauthorizedMessages = {
 } as const satisfies Record<string, UnauthorizedMessage>;
 
 export const unauthorized = (message: UnauthorizedMessage): AppError => new AppError('UNAUTHORIZED', message);
+
+/** The spec's 403 messages: each says what to do instead. */
+export const forbiddenMessages = {
+  publishableStartsSession: "Sessions are started by the partner's server with a secret key, never with a publishable key",
+  publishableOrigin: 'A publishable key works only from a page on one of its origins',
+  secretFromPage: 'Secret keys must not be sent from a web page: use a publishable key there',
+} as const satisfies Record<string, ForbiddenMessage>;
+
+export const forbidden = (message: ForbiddenMessage): AppError => new AppError('FORBIDDEN', message);
 
 /** The store cannot answer now (down, or too many conflicting writes): 503. */
 export const serviceUnavailable = (): AppError => new AppError('SERVICE_UNAVAILABLE', 'Service unavailable');

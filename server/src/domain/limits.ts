@@ -11,3 +11,11 @@ export interface WalletLimits {
 }
 
 export const defaultWalletLimits: WalletLimits = Object.freeze({ maxActiveReservationsPerWallet: 1000 });
+
+/**
+ * Live publishable keys a deployment holds at most, over all clients: every
+ * process keeps their origins in memory for the CORS preflights, so their
+ * number is bounded. Making one more is refused (the key service, fixture
+ * loading); revoke one first.
+ */
+export const maxLivePublishableKeys = 1000;

@@ -24,6 +24,16 @@ export interface ClientRecord {
 }
 
 /**
+ * The two kinds of API key. A *secret* key is for a partner's servers: it may
+ * start member sessions, and is refused from a web page. A *publishable* key
+ * is for web pages, which cannot keep a secret: it works only from a page on
+ * one of its origins, on Operations A and B, with a session a secret key
+ * started; it never starts one (key-use.ts).
+ */
+export const apiKeyKinds = ['secret', 'publishable'] as const;
+export type ApiKeyKind = (typeof apiKeyKinds)[number];
+
+/**
  * One API key of a client. A client may hold several; any live one
  * authenticates it. The secret is never stored, only its digest; `keyId` is
  * public (it may appear in logs and listings).
@@ -31,6 +41,9 @@ export interface ClientRecord {
 export interface ApiKeyRecord {
   keyId: string;
   clientId: string;
+  kind: ApiKeyKind;
+  /** A publishable key's origins (origins.ts), at least one; a secret key's: none. */
+  origins: string[];
   /** SHA-256 of the whole key, hex. */
   digest: string;
   createdAt: Date;

@@ -1,4 +1,5 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyKind } from './model';
 
 /**
  * SHA-256 hex of a secret (API key or session token), its UTF-8 bytes; what
@@ -27,12 +28,14 @@ export function newApiKey(): { keyId: string; apiKey: string } {
 }
 
 /**
- * The public id of a fixture's key: derived from the client and the key's
- * place in the fixture (never from the secret), so that loading the same
- * fixture again replaces the same key record.
+ * The public id of a fixture's key: derived from the client, the key's kind
+ * and its place among the client's keys of that kind (never from the
+ * secret), so that loading the same fixture again replaces the same key
+ * record.
  */
-export function fixtureKeyId(clientId: string, index: number): string {
-  return `key_fx${hash('sha256', `${clientId}\u0000${index}`, 'hex').slice(0, 10)}`;
+export function fixtureKeyId(clientId: string, index: number, kind: ApiKeyKind = 'secret'): string {
+  const place = kind === 'secret' ? `${clientId}\u0000${index}` : `${clientId}\u0000${kind}\u0000${index}`;
+  return `key_fx${hash('sha256', place, 'hex').slice(0, 10)}`;
 }
 
 /** A random session token: 192 bits, URL-safe, never derived from ids. */

@@ -20,6 +20,12 @@ export interface AuthService {
    * their order, and take it instead of calling the store again.
    */
   lookUpSession(bearerToken: string | undefined): Promise<SessionLookup | null>;
+  /**
+   * The origins of every live publishable key: pages there may call the API
+   * (CORS). A process may answer what it read up to a key's caching bound
+   * ago, so a new, rolled or revoked key shows within that bound.
+   */
+  publishableOrigins(): Promise<ReadonlySet<string>>;
   /** The client owning this API key and the key, or null (a missing, unknown, expired or revoked key). */
   authenticateClient(apiKey: string | undefined, lookup?: SessionLookup | null): Promise<AuthenticatedClient | null>;
   /**

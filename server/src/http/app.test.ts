@@ -1,6 +1,7 @@
 import { StoreUnavailableError } from '../store/port';
 import { expectDocumentedBody } from '../test-support/documented-response';
-import { aliceSession, aliceToken, apiKeys, asAlice, startFakeApp, type FakeApp } from '../test-support/fake-services';
+import { forbiddenMessages } from '../domain/errors';
+import { aliceSession, aliceToken, apiKeys, asAlice, asAliceFromPage, partnerPageOrigin, startFakeApp, type FakeApp } from '../test-support/fake-services';
 import { type SendInit } from '../test-support/api-client';
 import type { OperationId } from './routes';
 
@@ -40,6 +41,56 @@ describe('API key', () => {
   it('is checked before anything else about the request, the route included', async () => {
     const response = await app.send('GET', '/client/anything', { apiKey: null });
     expect(response.status).toBe(401);
+  });
+});
+
+describe("the key's use: its kind and the request's Origin (403), after the API key, before the rest", () => {
+  const fromPage = { origin: partnerPageOrigin };
+  const forbidden = (errorMessage: string) => ({ statusCode: 403, errorCode: 'FORBIDDEN', errorMessage });
+  type Case = [OperationId, string, string, string, SendInit, string];
+  const cases = operations.flatMap(([operationId, method, path, init]): Case[] => [
+    [operationId, 'a secret key from a page', method, path, { ...init, headers: { ...init.headers, ...fromPage } }, forbiddenMessages.secretFromPage],
+    ...(operationId === 'startSession'
+      ? [[operationId, 'the publishable key, from its own page', method, path, { ...init, apiKey: apiKeys.partnerPage, headers: { ...init.headers, ...fromPage } }, forbiddenMessages.publishableStartsSession] satisfies Case]
+      : [
+          [operationId, 'the publishable key without Origin', method, path, { ...init, apiKey: apiKeys.partnerPage }, forbiddenMessages.publishableOrigin] satisfies Case,
+          [operationId, 'the publishable key from another page', method, path, { ...init, apiKey: apiKeys.partnerPage, headers: { origin: 'https://evil.example' } }, forbiddenMessages.publishableOrigin] satisfies Case,
+        ]),
+  ]);
+
+  it.each(cases)('%s with %s: 403 FORBIDDEN, the session untouched and nothing done', async (operationId, _case, method, path, init, message) => {
+    const response = await app.send(method, path, init);
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual(forbidden(message));
+    expectDocumentedBody(operationId, 403, response.body);
+    expect(app.services.auth.authenticateSession).not.toHaveBeenCalled();
+    expect(app.services.sessions.startSession).not.toHaveBeenCalled();
+    expect(app.services.voucherDefinitions.listVoucherDefinitions).not.toHaveBeenCalled();
+    expect(app.services.reservations.updateReservation).not.toHaveBeenCalled();
+  });
+
+  it.each(sessionOperations)('%s with the publishable key from its page: served, with the session a secret key started', async (_operationId, method, path, init) => {
+    const response = await app.send(method, path, { ...init, ...asAliceFromPage });
+    expect(response.status).toBe(200);
+    expect(app.services.auth.authenticateSession).toHaveBeenCalledWith(expect.objectContaining({ clientId: 'client-partner' }), aliceToken, 'm-alice', null);
+  });
+
+  it("a secret key from the API's own origin (its /docs page) is no page of a partner: served", async () => {
+    const [, method, path, init] = operations[0]!;
+    const response = await app.send(method, path, { ...init, headers: { ...init.headers, origin: app.baseUrl } });
+    expect(response.status).toBe(201);
+  });
+
+  it('an unknown key from a page is 401, not 403: the key is checked first', async () => {
+    const response = await app.send('GET', '/client/users/m-alice/voucher-definitions', { ...asAlice, apiKey: apiKeys.unknown, headers: fromPage });
+    expect(response.status).toBe(401);
+  });
+
+  it('names the refused key in the access log, never its secret', async () => {
+    await app.send('GET', '/client/users/m-alice/voucher-definitions', { ...asAlice, headers: { ...fromPage, 'x-request-id': 'secret-from-page' } });
+    const line = app.logs.find((entry) => entry.requestId === 'secret-from-page');
+    expect(line).toMatchObject({ req: { keyId: 'key_client-partner' }, res: { statusCode: 403 } });
+    expect(JSON.stringify(line)).not.toContain(apiKeys.partner);
   });
 });
 

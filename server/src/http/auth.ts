@@ -1,22 +1,29 @@
-import type { RequestHandler } from 'express';
-import { unauthorized, unauthorizedMessages } from '../domain/errors';
+import type { Request, RequestHandler } from 'express';
+import { forbidden, unauthorized, unauthorizedMessages } from '../domain/errors';
+import { keyUseRefusal } from '../domain/key-use';
 import type { AuthService } from '../domain/services';
 import { authenticatedClient, sessionLookup, setAuthenticatedClient, setMemberSession, setSessionLookup } from './locals';
 
 /**
- * Every API request: the client owning `X-Api-Key` (a live key of it), or 401. On the routes of
- * Operations A and B (`withSession`), a bearer token's session is read in
- * the same store call as the client and kept for `requireSession`, which
- * still decides after the checks between them (rate limit, body).
+ * Every API request: the client owning `X-Api-Key` (a live key of it), or
+ * 401; then whether that key may be used here (its kind, the request's
+ * `Origin`: domain/key-use.ts), or 403, before anything counts or writes.
+ * On the routes of Operations A and B (`withSession`), a bearer token's
+ * session is read in the same store call as the client and kept for
+ * `requireSession`, which still decides after the checks between them (rate
+ * limit, body). `startsSession`: Start Session's route.
  */
-export function requireApiKey(auth: AuthService, options: { withSession?: boolean } = {}): RequestHandler {
+export function requireApiKey(auth: AuthService, options: { withSession?: boolean; startsSession?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
     const apiKey = req.get('x-api-key');
     const credentials = options.withSession && apiKey ? bearerCredentialsOf(req.get('authorization')) : null;
     const lookup = credentials === null ? null : await auth.lookUpSession(bearerTokenOf(credentials));
     const authenticated = await auth.authenticateClient(apiKey, lookup);
     if (!authenticated) throw unauthorized(unauthorizedMessages.apiKey);
+    // Known before the refusal below, so that the access log names the key a page misused.
     setAuthenticatedClient(res, authenticated.client, authenticated.key.keyId);
+    const refusal = keyUseRefusal(authenticated.key, { startsSession: options.startsSession === true, origin: req.get('origin'), ownOrigin: ownOriginOf(req) });
+    if (refusal) throw forbidden(refusal);
     if (lookup) setSessionLookup(res, lookup);
     next();
   };
@@ -54,4 +61,9 @@ export function bearerCredentialsOf(authorization: string | undefined): string |
 /** The token of bearer credentials: one token68 word (RFC 6750), else undefined (no session has it). */
 export function bearerTokenOf(credentials: string): string | undefined {
   return /^\S+$/.test(credentials) ? credentials : undefined;
+}
+
+/** The origin a page served by this API (its `/docs`) sends: the scheme and host the request reached, behind a trusted proxy as it forwarded them. */
+function ownOriginOf(req: Request): string {
+  return `${req.protocol}://${req.host ?? ''}`;
 }

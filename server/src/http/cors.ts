@@ -35,29 +35,41 @@ export function specMethods(spec: ApiSpec): string[] {
   return httpMethods.map((method) => method.toUpperCase()).filter((method) => found.has(method));
 }
 
+/** Where the allowed origins come from. */
+export interface CorsOrigins {
+  /** Exact origins the operator lists (`CORS_ORIGINS`). */
+  listed: readonly string[];
+  /** The origins of the live publishable keys, as the process knows them now (kept in memory, refreshed with the keys). */
+  ofKeys: () => Promise<ReadonlySet<string>>;
+}
+
 /**
- * CORS for pages served from `origins` (exact strings, as `Origin` carries
- * them), or null when there are none: then no response carries a CORS header.
+ * CORS for pages served from the allowed origins: those of the live
+ * publishable keys, and those the operator lists (exact strings, as
+ * `Origin` carries them).
  *
  * Mount it before the API key and rate limit checks: a preflight carries no
- * credentials (browsers never send them on one), so the `OPTIONS` from a
- * listed origin is answered here, `204`, and never reaches them. Every other
- * request from a listed origin goes on with its CORS headers already set,
- * so the answers of the checks after it, errors included, are readable by
- * the page.
+ * credentials (browsers never send them on one), so the `OPTIONS` from an
+ * allowed origin is answered here, `204`, and never reaches them. Every
+ * other request from an allowed origin goes on with its CORS headers
+ * already set, so the answers of the checks after it, errors included, are
+ * readable by the page. Only a request that carries `Origin` asks for the
+ * keys' origins, and they come from memory: a flood of preflights costs the
+ * store nothing.
  *
  * A request from any other origin, or without one, gets no CORS header and
  * goes on as if CORS were off (an `OPTIONS` then meets the API key check).
  * The `cors` package alone would answer any `OPTIONS` with `204` and the
  * allowed methods and headers, whatever its origin; so it runs only for the
- * listed ones. `Vary: Origin` goes on every response, listed origin or not,
- * so that a cache never hands one origin's answer to another.
+ * allowed ones. `Vary: Origin` goes on every response, allowed origin or
+ * not, so that a cache never hands one origin's answer to another (the
+ * answer to a key also depends on `Origin`: a secret key from a page is
+ * refused).
  */
-export function corsForOrigins(origins: readonly string[], methods: readonly string[]): RequestHandler | null {
-  if (origins.length === 0) return null;
-  const listed = new Set(origins);
+export function corsPolicy(origins: CorsOrigins, methods: readonly string[]): RequestHandler {
+  const listed = new Set(origins.listed);
   const options: CorsOptions = {
-    // The request's Origin, already known to be listed, is reflected.
+    // The request's Origin, already known to be allowed, is reflected.
     origin: true,
     methods: [...methods],
     allowedHeaders: [...corsAllowedHeaders],
@@ -65,14 +77,16 @@ export function corsForOrigins(origins: readonly string[], methods: readonly str
     maxAge: corsMaxAgeSeconds,
     optionsSuccessStatus: 204,
   };
-  const forListedOrigin = cors(options) as RequestHandler;
+  const forAllowedOrigin = cors(options) as RequestHandler;
   return (req, res, next) => {
     const origin = req.headers.origin;
-    if (origin !== undefined && listed.has(origin)) {
-      forListedOrigin(req, res, next);
-      return;
-    }
-    res.vary('Origin');
-    next();
+    const notAllowed = () => {
+      res.vary('Origin');
+      next();
+    };
+    // A server's request (no Origin) goes on at once: the keys' origins are for pages.
+    if (origin === undefined) return notAllowed();
+    if (listed.has(origin)) return forAllowedOrigin(req, res, next);
+    origins.ofKeys().then((ofKeys) => (ofKeys.has(origin) ? forAllowedOrigin(req, res, next) : notAllowed()), next);
   };
 }

@@ -23,7 +23,7 @@ async function start(env: Record<string, string> = {}) {
 const startSession = (running: RunningServer) =>
   fetch(`${running.url}/client/users/m-alice/sessions`, {
     method: 'POST',
-    headers: { 'x-api-key': 'pk_test_partner', 'x-identifier-type': 'EMAIL' },
+    headers: { 'x-api-key': 'sk_test_partner', 'x-identifier-type': 'EMAIL' },
   });
 
 describe('startServer', () => {

@@ -1,10 +1,13 @@
 import type { CatalogueItemRecord, Contribution, RedemptionRecord, VoucherDefinitionRecord } from '../domain/model';
+import { maxOriginLength, maxOriginsPerKey } from '../domain/origins';
 
 /**
  * JSON schema of a fixture, the project's own copy of the shared fixture
  * format (the shared file is never read at run time). A client may give
- * several API keys (`apiKeys`) besides or instead of the format's `apiKey`,
- * each at most 256 characters (longer keys are never accepted). One point is stricter:
+ * several secret API keys (`apiKeys`) besides or instead of the format's
+ * `apiKey`, and publishable keys for its web pages, each with its origins
+ * (`publishableKeys`); each key at most 256 characters (longer keys are
+ * never accepted). One point is stricter:
  * a voucher definition's `rewardMetadata` must carry `amount` (number) and
  * `scopeType` (string), because the member-facing summary derives
  * `rewardValue` and `scope` from them and cannot serve a definition without.
@@ -26,10 +29,11 @@ export const fixtureSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['clientId', 'enabledBusinessUnits'],
-        // At least one key: the format's single `apiKey`, or several.
+        // At least one key: the format's single `apiKey`, or several, of either kind.
         anyOf: [
           { properties: { apiKey: { type: 'string' } }, required: ['apiKey'] },
           { properties: { apiKeys: { type: 'array' } }, required: ['apiKeys'] },
+          { properties: { publishableKeys: { type: 'array' } }, required: ['publishableKeys'] },
         ],
         properties: {
           clientId: { type: 'string', minLength: 1 },
@@ -39,7 +43,28 @@ export const fixtureSchema = {
             minItems: 1,
             maxItems: 20,
             items: { type: 'string', minLength: 8, maxLength: 256 },
-            description: 'More keys of the client (after apiKey when both are given); each stored hashed, never in clear.',
+            description: 'More secret keys of the client (after apiKey when both are given); each stored hashed, never in clear.',
+          },
+          publishableKeys: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 10,
+            description: "Keys for the client's web pages, each bound to its origins (docs/partner-web-apps.md); stored hashed, never in clear.",
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['apiKey', 'origins'],
+              properties: {
+                apiKey: { type: 'string', minLength: 8, maxLength: 256 },
+                origins: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: maxOriginsPerKey,
+                  items: { type: 'string', minLength: 1, maxLength: maxOriginLength },
+                  description: 'Exact origins, as browsers send them: scheme://host[:port], lower-case, no path or trailing slash.',
+                },
+              },
+            },
           },
           enabledBusinessUnits: { type: 'array', items: { type: 'string' } },
           defaultBusinessUnit: { type: ['string', 'null'], description: 'Must be one of enabledBusinessUnits when set.' },
@@ -218,11 +243,18 @@ export const clientDefaults = {
   dailyRedemptionCap: clientSettings.dailyRedemptionCap.default,
 };
 
+/** A publishable key as a fixture gives it: in clear, with the exact origins of the pages that may send it. */
+export interface FixturePublishableKey {
+  apiKey: string;
+  origins: string[];
+}
+
 /** A client as a fixture gives it: its API keys in clear (at least one), most settings optional. */
 export interface FixtureClient {
   clientId: string;
   apiKey?: string;
   apiKeys?: string[];
+  publishableKeys?: FixturePublishableKey[];
   enabledBusinessUnits: string[];
   defaultBusinessUnit?: string | null;
   vouchersEnabled?: boolean;

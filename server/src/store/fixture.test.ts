@@ -117,6 +117,41 @@ describe('parseFixture', () => {
       broken((j) => (at(j, 'reservations', 0).clientId = 'ghost-app')),
       '/reservations/0/clientId: client "ghost-app" is not in this fixture',
     ],
+    ...(
+      [
+        ['with a path', 'https://app.example.com/shop', 'is not written as browsers send it (https://app.example.com)'],
+        ['with a trailing slash', 'https://app.example.com/', 'is not written as browsers send it (https://app.example.com)'],
+        ['with an upper-case host', 'https://APP.example.com', 'is not written as browsers send it (https://app.example.com)'],
+        ['with its default port', 'https://app.example.com:443', 'is not written as browsers send it (https://app.example.com)'],
+        ['of another scheme', 'ftp://app.example.com', 'is not http:// or https://'],
+        ['that is no URL', 'app.example.com', 'is not a URL'],
+        ['"null" (the opaque origin)', 'null', 'is not a URL'],
+      ] as const
+    ).map(([what, origin, message]): [string, unknown, string] => [
+      `a publishable key's origin ${what}`,
+      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: ['https://ok.example.com', origin] }])),
+      `/clients/0/publishableKeys/0/origins: origins must be exact origins such as https://app.example.com: ${JSON.stringify(origin)} ${message}`,
+    ]),
+    [
+      'an origin named twice',
+      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: ['https://app.example.com', 'https://app.example.com'] }])),
+      '/clients/0/publishableKeys/0/origins: "https://app.example.com" is named twice',
+    ],
+    [
+      'a publishable key without origins',
+      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: [] }])),
+      '/clients/0/publishableKeys/0/origins: must NOT have fewer than 1 items',
+    ],
+    [
+      'a publishable key with eleven origins',
+      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: Array.from({ length: 11 }, (_, i) => `https://app${i}.example.com`) }])),
+      '/clients/0/publishableKeys/0/origins: must NOT have more than 10 items',
+    ],
+    [
+      'a publishable key without its apiKey',
+      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ origins: ['https://app.example.com'] }])),
+      '/clients/0/publishableKeys/0/apiKey: is required',
+    ],
   ])('rejects %s, naming its path', (_problem, json, expected) => {
     expect(() => parseFixture(json)).toThrow(FixtureError);
     expect(() => parseFixture(json)).toThrow(expected);
@@ -140,6 +175,21 @@ describe('parseFixture', () => {
         { path: '/clients/0/vouchersEnabled', message: 'must be boolean' },
       ]),
     );
+  });
+
+  it('never repeats an API key in its message, whatever the kinds of the two', () => {
+    const json = broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_partner_0001', origins: ['https://app.example.com'] }]));
+    const error = captureFixtureError(() => parseFixture(json));
+    expect(error.message).toContain('/clients/0/publishableKeys/0/apiKey: duplicate value, first at /clients/0/apiKey');
+    expect(error.message).not.toContain('pk_test_partner_0001');
+  });
+
+  it('accepts a client whose only keys are publishable', () => {
+    const json = broken((j) => {
+      delete at(j, 'clients', 0).apiKey;
+      at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: ['https://app.example.com', 'http://127.0.0.1:5173'] }];
+    });
+    expect(parseFixture(json).clients?.[0]?.publishableKeys?.[0]?.origins).toEqual(['https://app.example.com', 'http://127.0.0.1:5173']);
   });
 
   it('never repeats an API key in its message', () => {
@@ -196,14 +246,15 @@ describe('shipped fixtures', () => {
     expect(demo.voucherDefinitions?.length).toBeGreaterThanOrEqual(7);
   });
 
-  it('keeps every record of the example unchanged in the demo fixture', async () => {
+  it('keeps every record of the example unchanged in the demo fixture, but for the publishable keys the demo adds', async () => {
     const example = JSON.parse(await readFile(examplePath, 'utf8')) as Fixture;
     const demo = JSON.parse(await readFile(demoFixturePath, 'utf8')) as Fixture;
     const collections = Object.keys(example) as Array<keyof Fixture>;
     expect(collections.length).toBeGreaterThan(0);
+    const withoutPublishableKeys = (record: object) => Object.fromEntries(Object.entries(record).filter(([field]) => field !== 'publishableKeys'));
     for (const name of collections) {
       const records = example[name] ?? [];
-      expect(demo[name]?.slice(0, records.length)).toEqual(records);
+      expect(demo[name]?.slice(0, records.length).map(withoutPublishableKeys)).toEqual(records);
     }
   });
 
@@ -224,6 +275,10 @@ describe('shipped fixtures', () => {
     expect(clients.some((c) => c.redemptionTiers?.length && c.dailyRedemptionCap != null)).toBe(true);
     expect(clients.some((c) => c.vouchersEnabled === false)).toBe(true);
     expect(clients.some((c) => c.defaultBusinessUnit == null)).toBe(true);
+    // The web example's key (examples/web): publishable, for its page's default origin.
+    expect(clients.find((c) => c.clientId === 'partner-app')?.publishableKeys).toEqual([
+      { apiKey: 'pk_test_partner_web_0001', origins: ['http://127.0.0.1:5173'] },
+    ]);
   });
 });
 

@@ -4,7 +4,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import { systemClock, type Clock } from '../domain/clock';
 import { moveOf, withMove } from '../domain/member-moves';
-import type { ApiKeyRecord, ClientRecord, MemberMove, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
+import type { ApiKeyKind, ApiKeyRecord, ClientRecord, MemberMove, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
 import { walletIdOf } from '../domain/model';
 import { fixtureKeyId, hashSecret } from '../domain/secrets';
 import {
@@ -16,7 +16,8 @@ import {
   type FixtureReservation,
   type FixtureVoucherDefinition,
 } from './fixture-schema';
-import { defaultWalletLimits, type WalletLimits } from '../domain/limits';
+import { defaultWalletLimits, maxLivePublishableKeys, type WalletLimits } from '../domain/limits';
+import { keyOriginsProblem } from '../domain/origins';
 import { deepCopy } from './copy';
 import { compareKeys } from './key-order';
 import { defaultMoveLeaseMs, finishMove, MemberMoves, type PlannedMove, type RefusedMove } from './member-moves';
@@ -28,6 +29,7 @@ export type {
   FixtureCatalogueItem,
   FixtureClient,
   FixtureMember,
+  FixturePublishableKey,
   FixtureRedemption,
   FixtureReservation,
   FixtureVoucherDefinition,
@@ -186,29 +188,58 @@ function duplicateIssues<T>(records: T[], at: string, field: string, keyOf: (rec
   return issues;
 }
 
-/** The API keys of a fixture's client, in order: `apiKey` first, then `apiKeys`. */
+/** The secret API keys of a fixture's client, in order: `apiKey` first, then `apiKeys`. */
 export function keysOfClient(client: FixtureClient): string[] {
   return [...(client.apiKey === undefined ? [] : [client.apiKey]), ...(client.apiKeys ?? [])];
 }
 
-/** Where a client's key is in the fixture (index 0 is `apiKey` when given). */
-function keyPath(client: FixtureClient, clientIndex: number, keyIndex: number): string {
-  const at = `/clients/${clientIndex}`;
-  if (client.apiKey !== undefined) return keyIndex === 0 ? `${at}/apiKey` : `${at}/apiKeys/${keyIndex - 1}`;
-  return `${at}/apiKeys/${keyIndex}`;
+/** One key of a fixture's client, of either kind, with its place in the fixture and its record's id. */
+interface FixtureKey {
+  apiKey: string;
+  kind: ApiKeyKind;
+  origins: string[];
+  keyId: string;
+  /** JSON pointer of the key's value in the fixture. */
+  path: string;
 }
 
-/** The same key given twice, in one client or two: it could authenticate only one of them. */
+/**
+ * Every key of a fixture's client: its secret keys (index 0 is `apiKey` when
+ * given), then its publishable keys. Each kind's ids come from the client
+ * and the key's place among its kind (`fixtureKeyId`).
+ */
+function fixtureKeysOf(client: FixtureClient, clientIndex: number): FixtureKey[] {
+  const at = `/clients/${clientIndex}`;
+  const secretPath = (index: number) =>
+    client.apiKey === undefined ? `${at}/apiKeys/${index}` : index === 0 ? `${at}/apiKey` : `${at}/apiKeys/${index - 1}`;
+  return [
+    ...keysOfClient(client).map((apiKey, index) => ({
+      apiKey,
+      kind: 'secret' as const,
+      origins: [],
+      keyId: fixtureKeyId(client.clientId, index),
+      path: secretPath(index),
+    })),
+    ...(client.publishableKeys ?? []).map((key, index) => ({
+      apiKey: key.apiKey,
+      kind: 'publishable' as const,
+      origins: [...key.origins],
+      keyId: fixtureKeyId(client.clientId, index, 'publishable'),
+      path: `${at}/publishableKeys/${index}/apiKey`,
+    })),
+  ];
+}
+
+/** The same key given twice, in one client or two, of one kind or two: it could authenticate only one of them. */
 function duplicateKeyIssues(clients: FixtureClient[]): FixtureIssue[] {
   const first = new Map<string, string>();
   const issues: FixtureIssue[] = [];
   clients.forEach((client, clientIndex) => {
-    keysOfClient(client).forEach((key, keyIndex) => {
-      const path = keyPath(client, clientIndex, keyIndex);
-      const earlier = first.get(key);
-      if (earlier === undefined) first.set(key, path);
+    for (const { apiKey, path } of fixtureKeysOf(client, clientIndex)) {
+      const earlier = first.get(apiKey);
+      if (earlier === undefined) first.set(apiKey, path);
       else issues.push({ path, message: `duplicate value, first at ${earlier}` });
-    });
+    }
   });
   return issues;
 }
@@ -219,9 +250,16 @@ function reservationKey(r: { clientId: string; correlationId: string; reservatio
 }
 
 function clientIssues(client: FixtureClient, index: number): FixtureIssue[] {
+  const issues: FixtureIssue[] = [];
   const unit = client.defaultBusinessUnit;
-  if (unit == null || client.enabledBusinessUnits.includes(unit)) return [];
-  return [{ path: `/clients/${index}/defaultBusinessUnit`, message: 'must be one of enabledBusinessUnits' }];
+  if (unit != null && !client.enabledBusinessUnits.includes(unit)) {
+    issues.push({ path: `/clients/${index}/defaultBusinessUnit`, message: 'must be one of enabledBusinessUnits' });
+  }
+  (client.publishableKeys ?? []).forEach((key, keyIndex) => {
+    const problem = keyOriginsProblem(key.origins);
+    if (problem) issues.push({ path: `/clients/${index}/publishableKeys/${keyIndex}/origins`, message: problem });
+  });
+  return issues;
 }
 
 function memberIssues(member: FixtureMember, index: number): FixtureIssue[] {
@@ -263,11 +301,13 @@ function reservationIssues(r: FixtureReservation, at: string, clients: FixtureCl
  * loading the same fixture again replaces the same records, a key changed in
  * the fixture replaces the one at its place. Created at load time, no expiry.
  */
-function toApiKeyRecords(client: FixtureClient, now: Date): ApiKeyRecord[] {
-  return keysOfClient(client).map((key, index) => ({
-    keyId: fixtureKeyId(client.clientId, index),
+function toApiKeyRecords(client: FixtureClient, clientIndex: number, now: Date): ApiKeyRecord[] {
+  return fixtureKeysOf(client, clientIndex).map((key) => ({
+    keyId: key.keyId,
     clientId: client.clientId,
-    digest: hashSecret(key),
+    kind: key.kind,
+    origins: key.origins,
+    digest: hashSecret(key.apiKey),
     createdAt: new Date(now.getTime()),
     expiresAt: null,
     revokedAt: null,
@@ -276,17 +316,43 @@ function toApiKeyRecords(client: FixtureClient, now: Date): ApiKeyRecord[] {
 
 /**
  * The fixture's keys the store does not hold as they are. A key already
- * stored with the same secret keeps its record: loading a fixture again
- * (every start with SEED_FILE) must never bring back a key an operator
- * revoked or let expire.
+ * stored with the same secret keeps its record, its creation, expiry and
+ * revocation: loading a fixture again (every start with SEED_FILE) must
+ * never bring back a key an operator revoked or let expire. Only its
+ * origins follow the fixture.
  */
 async function newFixtureKeys(store: FixtureStore, fixture: Fixture, now: Date): Promise<ApiKeyRecord[]> {
   const fresh: ApiKeyRecord[] = [];
-  for (const client of fixture.clients ?? []) {
-    const stored = new Map((await store.listApiKeys(client.clientId)).map((key) => [key.keyId, key.digest]));
-    for (const key of toApiKeyRecords(client, now)) if (stored.get(key.keyId) !== key.digest) fresh.push(key);
+  for (const [clientIndex, client] of (fixture.clients ?? []).entries()) {
+    const stored = new Map((await store.listApiKeys(client.clientId)).map((key) => [key.keyId, key]));
+    for (const key of toApiKeyRecords(client, clientIndex, now)) {
+      const same = stored.get(key.keyId);
+      if (same?.digest !== key.digest) fresh.push(key);
+      else if (!sameOrigins(same.origins, key.origins)) fresh.push({ ...same, origins: key.origins });
+    }
   }
   return fresh;
+}
+
+function sameOrigins(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((origin, index) => origin === b[index]);
+}
+
+/**
+ * The deployment's live publishable keys stay within `maxLivePublishableKeys`
+ * (domain/limits.ts) once the fixture is loaded: those stored that the
+ * fixture does not name, and the fixture's own (counted as live).
+ */
+async function publishableKeyIssues(store: FixtureStore, fixture: Fixture, now: Date): Promise<FixtureIssue[]> {
+  const named = new Set<string>();
+  (fixture.clients ?? []).forEach((client, clientIndex) => {
+    for (const key of fixtureKeysOf(client, clientIndex)) if (key.kind === 'publishable') named.add(key.keyId);
+  });
+  if (named.size === 0) return [];
+  const kept = (await store.listLivePublishableKeys(now, maxLivePublishableKeys + 1)).filter((key) => !named.has(key.keyId));
+  const total = kept.length + named.size;
+  if (total <= maxLivePublishableKeys) return [];
+  return [{ path: '/clients', message: `would make ${total} live publishable keys; a deployment holds at most ${maxLivePublishableKeys} (revoke some first)` }];
 }
 
 function toClientRecord(client: FixtureClient): ClientRecord {
@@ -447,7 +513,7 @@ async function planLoad(store: FixtureStore, fixture: Fixture, now: Date, limits
   for (const [id, record] of stored) if (record) walletOf.set(id, record.walletId);
   for (const member of members) walletOf.set(member.correlationId, member.walletId);
 
-  const issues: FixtureIssue[] = [];
+  const issues: FixtureIssue[] = await publishableKeyIssues(store, fixture, now);
   const walletChanges = planWalletChanges(fixture, clients, walletOf, now, issues);
   // The moves each wallet the fixture changes records, read with it: most members stay in one of these.
   const recordedMoves = await checkWalletSizes(store, walletChanges, now, limits, issues);

@@ -37,6 +37,13 @@ export interface AuthStore extends MemberStore {
   findApiKey(digest: string): Promise<ApiKeyContext | null>;
   /** The key with this public id (live or not) and its client (null when gone). */
   findApiKeyById(keyId: string): Promise<ApiKeyContext | null>;
+  /**
+   * Publishable keys live at `now` (neither revoked nor expired), oldest
+   * first (then by keyId), at most `limit`: whose origins pages may call
+   * from (CORS), and how many there are (a bounded number). One query,
+   * whatever the number of secret keys.
+   */
+  listLivePublishableKeys(now: Date, limit: number): Promise<ApiKeyRecord[]>;
   insertSession(session: SessionRecord): Promise<void>;
   /** The session with this token hash, or null. Expired sessions may be returned; the caller checks. */
   findSession(tokenHash: string): Promise<SessionRecord | null>;
@@ -127,7 +134,7 @@ export interface AuditStore {
 }
 
 /** What the operator's key commands (`loyalty-admin keys`, the key service) need. */
-export interface KeyStore {
+export interface KeyStore extends Pick<AuthStore, 'listLivePublishableKeys'> {
   findClient(clientId: string): Promise<ClientRecord | null>;
   /** Keys of a client, live or not, oldest first (then by keyId). */
   listApiKeys(clientId: string): Promise<ApiKeyRecord[]>;
@@ -142,7 +149,7 @@ export interface KeyStore {
  * replaces the stored record with the same key; the stored members, keys
  * and wallets are read to merge the fixture with them.
  */
-export interface FixtureStore extends MemberStore, WholeWalletStore, Pick<KeyStore, 'listApiKeys'> {
+export interface FixtureStore extends MemberStore, WholeWalletStore, Pick<KeyStore, 'listApiKeys' | 'listLivePublishableKeys'> {
   upsertClients(clients: ClientRecord[]): Promise<void>;
   /** By keyId; throws when a digest belongs to another key. */
   upsertApiKeys(keys: ApiKeyRecord[]): Promise<void>;
@@ -171,6 +178,7 @@ export type StoreMethod = {
 export const storeMethods = Object.keys({
   findApiKey: true,
   findApiKeyById: true,
+  listLivePublishableKeys: true,
   findMember: true,
   insertSession: true,
   findSession: true,

@@ -37,7 +37,7 @@ export async function send(baseUrl: string, method: string, path: string, init: 
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
   const text = await response.text();
   const isJson = response.headers.get('content-type')?.startsWith('application/json') ?? false;
-  return { status: response.status, headers: response.headers, text, body: isJson ? JSON.parse(text) : undefined };
+  return { status: response.status, headers: response.headers, text, body: isJson && text !== '' ? JSON.parse(text) : undefined };
 }
 
 /** The API's operations by name: JSON in, status and JSON out. */

@@ -15,8 +15,14 @@ import type {
   VoucherDefinitionSummary,
 } from '../domain/services';
 
-/** Canned data for app tests: one client, one member session. Every value matches the spec. */
-export const apiKeys = { partner: 'pk_test_partner', other: 'pk_test_other', unknown: 'pk_test_nobody' } as const;
+/**
+ * Canned data for app tests: two clients with a secret key each, the
+ * partner's publishable key for its page, one member session. Every value
+ * matches the spec.
+ */
+export const apiKeys = { partner: 'sk_test_partner', other: 'sk_test_other', partnerPage: 'pk_test_partner_page', unknown: 'sk_test_nobody' } as const;
+/** The origin of the partner's page: its publishable key's only one. */
+export const partnerPageOrigin = 'https://app.partner.example';
 export const aliceToken = 'st_alice_0123456789abcdefghijkl';
 
 export const partnerClient: ClientRecord = clientRecord('client-partner', { extendedDurationSeconds: 1800 });
@@ -28,9 +34,16 @@ function keyOf(client: ClientRecord): ApiKeyRecord {
   return apiKeyRecord(`key_${client.clientId}`, client.clientId, { digest: 'not-used-by-the-fakes' });
 }
 
+const partnerPageKey: ApiKeyRecord = apiKeyRecord('key_client-partner-page', partnerClient.clientId, {
+  kind: 'publishable',
+  origins: [partnerPageOrigin],
+  digest: 'not-used-by-the-fakes',
+});
+
 const clientsByKey = new Map<string | undefined, AuthenticatedClient>([
   [apiKeys.partner, { client: partnerClient, key: keyOf(partnerClient) }],
   [apiKeys.other, { client: otherClient, key: keyOf(otherClient) }],
+  [apiKeys.partnerPage, { client: partnerClient, key: partnerPageKey }],
 ]);
 
 export const aliceSession: SessionRecord = sessionRecord('not-used-by-the-fakes', {
@@ -77,6 +90,7 @@ type MockedMethods<T> = { [K in keyof T]: T[K] extends (...args: infer A) => inf
 export function fakeServices(): FakeServices {
   return {
     auth: {
+      publishableOrigins: jest.fn(async (): Promise<ReadonlySet<string>> => new Set(partnerPageKey.origins)),
       // No combined lookup: the app then authenticates the key and the session one by one, as it would for a missing session.
       lookUpSession: jest.fn(async (_bearerToken: string | undefined): Promise<SessionLookup | null> => null),
       authenticateClient: jest.fn(async (apiKey: string | undefined) => clientsByKey.get(apiKey) ?? null),
@@ -109,6 +123,9 @@ export function fakeServices(): FakeServices {
 
 /** As m-alice with a valid session. */
 export const asAlice: SendInit = { bearer: aliceToken };
+
+/** As m-alice with a valid session, from the partner's page with its publishable key. */
+export const asAliceFromPage: SendInit = { bearer: aliceToken, apiKey: apiKeys.partnerPage, headers: { origin: partnerPageOrigin } };
 
 /** The app on fake services: their mocks, `/readyz`'s ping and `/healthz`'s liveness to inspect or make fail. */
 export interface FakeApp extends TestApp {

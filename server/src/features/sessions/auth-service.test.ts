@@ -33,7 +33,7 @@ async function setUp() {
     expect(withLookup?.sessionId ?? null).toBe(alone?.sessionId ?? null);
     return withLookup !== null;
   };
-  return { auth, keys, operatorKey, sessionWorks, advance: (seconds: number) => (now = new Date(now.getTime() + seconds * 1000)) };
+  return { auth, keys, store, client, operatorKey, sessionWorks, advance: (seconds: number) => (now = new Date(now.getTime() + seconds * 1000)) };
 }
 
 describe('authentication by API key', () => {
@@ -78,7 +78,7 @@ describe('authentication by API key', () => {
 describe('authentication with credential caching (processes sharing a database)', () => {
   let now: Date;
   let monotonicMs: number;
-  let reads: Record<'findApiKey' | 'findApiKeyById' | 'findSessionContext', number>;
+  let reads: Record<'findApiKey' | 'findApiKeyById' | 'findSessionContext' | 'listLivePublishableKeys', number>;
   let store: MemoryStore;
   let auth: ReturnType<typeof createAuthService>;
   let keys: ReturnType<typeof createKeyService>;
@@ -94,7 +94,7 @@ describe('authentication with credential caching (processes sharing a database)'
     now = start;
     // Not 0: lru-cache takes an entry stored at time 0 for one without a ttl.
     monotonicMs = 1000;
-    reads = { findApiKey: 0, findApiKeyById: 0, findSessionContext: 0 };
+    reads = { findApiKey: 0, findApiKeyById: 0, findSessionContext: 0, listLivePublishableKeys: 0 };
     holdNextSessionRead = false;
     releaseHeldRead = () => undefined;
     lookups.splice(0);
@@ -111,6 +111,7 @@ describe('authentication with credential caching (processes sharing a database)'
         holdNextSessionRead = false;
         return new Promise<Awaited<typeof answer>>((resolve) => (releaseHeldRead = () => resolve(answer)));
       },
+      listLivePublishableKeys: (now: Date, limit: number) => (reads.listLivePublishableKeys++, store.listLivePublishableKeys(now, limit)),
     };
     auth = createAuthService({
       store: counted,
@@ -144,7 +145,7 @@ describe('authentication with credential caching (processes sharing a database)'
       monotonicMs += 500;
     }
     // The session's read brought its key (by id) and member; 2.5 s later the key by id is read again, the session is not.
-    expect(reads).toEqual({ findApiKey: 2, findApiKeyById: 1, findSessionContext: 1 });
+    expect(reads).toEqual({ findApiKey: 2, findApiKeyById: 1, findSessionContext: 1, listLivePublishableKeys: 0 });
     expect(lookups.filter(([, hit]) => !hit)).toEqual([
       ['apiKeys', false],
       ['sessions', false],
@@ -209,5 +210,55 @@ describe('authentication with credential caching (processes sharing a database)'
   it('keeps an unknown key as unknown for 2 s (a flood of a wrong key reads it once per 2 s)', async () => {
     for (let i = 0; i < 10; i++) expect(await auth.authenticateClient('pk_unknown_0001')).toBeNull();
     expect(reads.findApiKey).toBe(1);
+  });
+
+  it("keeps the publishable keys' origins for 2 s: one read for any number of preflights, then a new, rolled or revoked key shows", async () => {
+    const page = 'https://app.example.com';
+    const first = await keys.create('partner-app', { kind: 'publishable', origins: [page] });
+    for (let i = 0; i < 10; i++) expect([...(await auth.publishableOrigins())]).toEqual([page]);
+    expect(reads.listLivePublishableKeys).toBe(1);
+
+    const mobile = await keys.create('partner-app', { kind: 'publishable', origins: ['https://m.example.com'] });
+    await keys.revoke('partner-app', first.keyId);
+    monotonicMs += 2000;
+    // Still kept: the contract allows this process the keys' bound.
+    expect([...(await auth.publishableOrigins())]).toEqual([page]);
+    monotonicMs += 1;
+    expect([...(await auth.publishableOrigins())]).toEqual(['https://m.example.com']);
+
+    await keys.roll('partner-app', { keyId: mobile.keyId, graceSeconds: 1 });
+    now = new Date(start.getTime() + 1000);
+    monotonicMs += 2001;
+    // The rolled key's origins live on in the new key.
+    expect([...(await auth.publishableOrigins())]).toEqual(['https://m.example.com']);
+    expect(reads.listLivePublishableKeys).toBe(3);
+  });
+});
+
+describe('publishable keys and sessions', () => {
+  it('reads the origins of the live publishable keys on every call without caching (the embedded store)', async () => {
+    const store = new MemoryStore({ clock: () => start, sessionSweepIntervalMs: 0 });
+    await loadFixture(
+      store,
+      { clients: [fixtureClient('web-app', 'sk_web_0001', { publishableKeys: [{ apiKey: 'pk_web_0001', origins: ['https://a.example.com', 'https://b.example.com'] }] })] },
+      start,
+    );
+    const auth = createAuthService({ store, clock: () => start });
+    expect([...(await auth.publishableOrigins())].sort()).toEqual(['https://a.example.com', 'https://b.example.com']);
+    const keys = createKeyService({ store, clock: () => start });
+    const [key] = await store.listLivePublishableKeys(start, 1);
+    await keys.revoke('web-app', key!.keyId);
+    expect([...(await auth.publishableOrigins())]).toEqual([]);
+  });
+
+  it('trusts no session but one a secret key started: a session recorded as started by a publishable key counts for nothing', async () => {
+    const { auth, keys, store, client } = await setUp();
+    const publishable = await keys.create('partner-app', { kind: 'publishable', origins: ['https://app.example.com'] });
+    // Start Session refuses a publishable key over HTTP; the service below it would record one, as a store could hold it.
+    const session = await createSessionService({ store, clock: () => start }).startSession(client, publishable.keyId, 'm-alice', 'EMAIL');
+    const lookup = await auth.lookUpSession(session.sessionToken);
+    expect(lookup?.key?.kind).toBe('publishable');
+    expect(await auth.authenticateSession(client, session.sessionToken, 'm-alice', lookup)).toBeNull();
+    expect(await auth.authenticateSession(client, session.sessionToken, 'm-alice')).toBeNull();
   });
 });

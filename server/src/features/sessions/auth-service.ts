@@ -3,6 +3,7 @@ import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, typ
 import { hashSecret, sameDigest } from '../../domain/secrets';
 import type { AuthService } from '../../domain/services';
 import type { ApiKeyContext, AuthStore, SessionContext } from '../../store/port';
+import { maxLivePublishableKeys } from '../../domain/limits';
 import { ReadCache, type ReadCacheSettings } from '../read-cache';
 
 /** Longer credentials are rejected before hashing: no key or token of ours is this long. */
@@ -25,7 +26,7 @@ export interface CredentialCaching {
 }
 
 export interface AuthServiceDeps {
-  store: Pick<AuthStore, 'findApiKey' | 'findApiKeyById' | 'findSessionContext'>;
+  store: Pick<AuthStore, 'findApiKey' | 'findApiKeyById' | 'findSessionContext' | 'listLivePublishableKeys'>;
   clock: Clock;
   /** Absent: every lookup asks the store (the embedded store, whose reads cost nothing). */
   credentialCaching?: CredentialCaching;
@@ -33,9 +34,11 @@ export interface AuthServiceDeps {
 
 export function createAuthService(deps: AuthServiceDeps): AuthService {
   const { clock } = deps;
-  const { findApiKey, findSessionContext } = credentialReads(deps);
+  const { findApiKey, findSessionContext, publishableOrigins } = credentialReads(deps);
 
   return {
+    publishableOrigins,
+
     async lookUpSession(bearerToken) {
       if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
       const found = await findSessionContext(hashSecret(bearerToken));
@@ -65,6 +68,8 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
 
 interface CredentialReads {
   findApiKey(digest: string): Promise<ApiKeyContext | null>;
+  /** The origins of the live publishable keys. */
+  publishableOrigins(): Promise<ReadonlySet<string>>;
   /** As the store's, but the member may be left out (not read): see SessionLookup. */
   findSessionContext(tokenHash: string): Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
 }
@@ -74,12 +79,19 @@ interface CredentialReads {
  * for. A session record never changes once made (it ends by its expiry or
  * with its key), so it is kept until it expires; what can change is kept
  * at most `ttlMs`: a key with its client (by digest, and by id for the
- * sessions it started), and the member read with a session.
+ * sessions it started), the member read with a session, and the origins of
+ * the live publishable keys (one read for every preflight of that time).
  */
 function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const { store, credentialCaching: caching } = deps;
+  const readOrigins = async (): Promise<ReadonlySet<string>> =>
+    new Set((await store.listLivePublishableKeys(deps.clock(), maxLivePublishableKeys)).flatMap((key) => key.origins));
   if (!caching) {
-    return { findApiKey: (digest) => store.findApiKey(digest), findSessionContext: (tokenHash) => store.findSessionContext(tokenHash) };
+    return {
+      findApiKey: (digest) => store.findApiKey(digest),
+      findSessionContext: (tokenHash) => store.findSessionContext(tokenHash),
+      publishableOrigins: readOrigins,
+    };
   }
   const now = caching.now ? { now: caching.now } : {};
   const monotonicMs = caching.now ?? (() => performance.now());
@@ -108,8 +120,11 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
       onLookup: (hit) => caching.onLookup?.('sessions', hit),
     },
   );
+  // One entry, the whole set: read again once it is older than a key may be kept.
+  const origins = new ReadCache<ReadonlySet<string>>(readOrigins, { ...caching.apiKeys, maxEntries: 1, ...now });
   return {
     findApiKey: (digest) => apiKeys.get(digest),
+    publishableOrigins: () => origins.get(''),
     async findSessionContext(tokenHash) {
       const session = await sessions.get(tokenHash);
       if (!session) return null;
@@ -121,7 +136,11 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   };
 }
 
-/** A session lives no longer than the key that started it (revoked or expired). */
+/**
+ * A session lives no longer than the key that started it (revoked or
+ * expired), and counts only when a secret key started it: no other kind
+ * starts one.
+ */
 function isValidFor(session: SessionRecord, key: ApiKeyRecord | null, client: ClientRecord, correlationId: string, now: Date): boolean {
   return (
     session.clientId === client.clientId &&
@@ -130,6 +149,7 @@ function isValidFor(session: SessionRecord, key: ApiKeyRecord | null, client: Cl
     key !== null &&
     key.keyId === session.keyId &&
     key.clientId === client.clientId &&
+    key.kind === 'secret' &&
     isLiveKey(key, now)
   );
 }

@@ -16,6 +16,7 @@ import type {
   WalletSlice,
   WalletSliceChange,
 } from '../../domain/model';
+import { isLiveKey } from '../../domain/model';
 import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
 import { frozenCopy } from '../copy';
 import { compareKeys } from '../key-order';
@@ -104,9 +105,14 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   }
 
   async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
+    return [...this.apiKeys.values()].filter((key) => key.clientId === clientId).sort(oldestKeyFirst);
+  }
+
+  async listLivePublishableKeys(now: Date, limit: number): Promise<ApiKeyRecord[]> {
     return [...this.apiKeys.values()]
-      .filter((key) => key.clientId === clientId)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareKeys(a.keyId, b.keyId));
+      .filter((key) => key.kind === 'publishable' && isLiveKey(key, now))
+      .sort(oldestKeyFirst)
+      .slice(0, limit);
   }
 
   /** Like the MongoDB adapter's unique indexes: a keyId and a digest each belong to one key. */
@@ -336,6 +342,10 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     this.audit.clear();
     this.definitionsVersion++;
   }
+}
+
+function oldestKeyFirst(a: ApiKeyRecord, b: ApiKeyRecord): number {
+  return a.createdAt.getTime() - b.createdAt.getTime() || compareKeys(a.keyId, b.keyId);
 }
 
 /** usageChannels absent or empty means "usable everywhere". */

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import {
+  type ApiKeyKind,
   type ApiKeyRecord,
   type AuditEntry,
   type AuditState,
@@ -49,6 +50,8 @@ export interface MemberDoc {
 export interface ApiKeyDoc {
   _id: string; // keyId
   clientId: string;
+  kind: ApiKeyKind;
+  origins: string[];
   digest: string;
   createdAt: Date;
   expiresAt: Date | null;
@@ -193,11 +196,31 @@ export function clientFromDoc(d: ClientDoc): ClientRecord {
 // --- API keys ------------------------------------------------------------
 
 export function apiKeyDoc(k: ApiKeyRecord): ApiKeyDoc {
-  return { _id: k.keyId, clientId: k.clientId, digest: k.digest, createdAt: k.createdAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt };
+  return {
+    _id: k.keyId,
+    clientId: k.clientId,
+    kind: k.kind,
+    origins: [...k.origins],
+    digest: k.digest,
+    createdAt: k.createdAt,
+    expiresAt: k.expiresAt,
+    revokedAt: k.revokedAt,
+  };
 }
 
+/** A document whose kind is neither (written by hand, say) fails closed: it is read as a publishable key without origins, which no request may use. */
 export function apiKeyFromDoc(d: ApiKeyDoc): ApiKeyRecord {
-  return { keyId: d._id, clientId: d.clientId, digest: d.digest, createdAt: d.createdAt, expiresAt: d.expiresAt ?? null, revokedAt: d.revokedAt ?? null };
+  const kind = d.kind === 'secret' ? 'secret' : 'publishable';
+  return {
+    keyId: d._id,
+    clientId: d.clientId,
+    kind,
+    origins: kind === 'publishable' && Array.isArray(d.origins) ? d.origins.filter((origin) => typeof origin === 'string') : [],
+    digest: d.digest,
+    createdAt: d.createdAt,
+    expiresAt: d.expiresAt ?? null,
+    revokedAt: d.revokedAt ?? null,
+  };
 }
 
 // --- members ---------------------------------------------------------------

@@ -8,8 +8,15 @@ import { requestCounterCollection, requestCounterIndexes } from './request-count
  * keys is recognised rather than conflicting.
  */
 export const indexSpecs: ReadonlyArray<{ collection: string; indexes: IndexDescription[] }> = [
-  // A key is found by its digest; a client's keys are listed oldest first.
-  { collection: collectionNames.apiKeys, indexes: [{ key: { digest: 1 }, unique: true }, { key: { clientId: 1, createdAt: 1 } }] },
+  // A key is found by its digest; a client's keys are listed oldest first; the publishable keys (only they) oldest first.
+  {
+    collection: collectionNames.apiKeys,
+    indexes: [
+      { key: { digest: 1 }, unique: true },
+      { key: { clientId: 1, createdAt: 1 } },
+      { key: { kind: 1, createdAt: 1 }, partialFilterExpression: { kind: 'publishable' } },
+    ],
+  },
   { collection: collectionNames.members, indexes: [{ key: { householdId: 1 } }] },
   // TTL: the server deletes a session once expiresAt has passed (checked about once a minute).
   { collection: collectionNames.sessions, indexes: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }] },

@@ -17,12 +17,13 @@ import { collectionNames } from './collections';
  * |        | a session records the key that started it (`keyId`)                        |
  * | 4      | a wallet's last change carries its writes elsewhere in `outbox`, delivered |
  * |        | by any reader or the sweep (it waited in `pending` and `pendingAudit`)     |
+ * | 5      | an API key has a kind (`secret`, or `publishable` with its `origins`)      |
  *
  * Databases written before the layout was recorded hold 1 or 2 (told apart
  * by their wallets).
  */
 
-export const currentLayout = 4;
+export const currentLayout = 5;
 
 export const layoutDocumentId = 'layout';
 

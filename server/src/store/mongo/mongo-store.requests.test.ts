@@ -76,7 +76,11 @@ describe('MongoStore requests', () => {
     await store.ensureIndexes();
     const specs = Object.fromEntries(calls.map((c) => [c.collection, c.args[0]]));
     expect(specs).toEqual({
-      apiKeys: [{ key: { digest: 1 }, unique: true }, { key: { clientId: 1, createdAt: 1 } }],
+      apiKeys: [
+        { key: { digest: 1 }, unique: true },
+        { key: { clientId: 1, createdAt: 1 } },
+        { key: { kind: 1, createdAt: 1 }, partialFilterExpression: { kind: 'publishable' } },
+      ],
       members: [{ key: { householdId: 1 } }],
       sessions: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
       voucherDefinitions: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }],

@@ -205,6 +205,13 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     return { key: apiKeyFromDoc(found), client: client ? clientFromDoc(client) : null };
   }
 
+  /** One find on the publishable keys' own index (secret keys are not in it). */
+  async listLivePublishableKeys(now: Date, limit: number): Promise<ApiKeyRecord[]> {
+    const filter = { kind: 'publishable' as const, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] };
+    const docs = await this.run(() => this.collections.apiKeys.find(filter).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray());
+    return docs.map(apiKeyFromDoc);
+  }
+
   async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
     if (!isKey(clientId)) return [];
     const docs = await this.run(() => this.collections.apiKeys.find({ clientId }).sort({ createdAt: 1, _id: 1 }).toArray());

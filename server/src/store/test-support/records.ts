@@ -115,11 +115,13 @@ export function clientRecord(clientId: string, overrides: Partial<ClientRecord> 
   return { ...clientDefaults, clientId, enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL', ...copied(overrides) };
 }
 
-/** A live key whose secret is `secret-of-<keyId>` (only its digest is kept). */
+/** A live secret key whose secret is `secret-of-<keyId>` (only its digest is kept). */
 export function apiKeyRecord(keyId: string, clientId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   return {
     keyId,
     clientId,
+    kind: 'secret',
+    origins: [],
     digest: hashSecret(`secret-of-${keyId}`),
     createdAt: new Date('2030-01-01T00:00:00.000Z'),
     expiresAt: null,

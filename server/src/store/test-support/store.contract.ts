@@ -165,6 +165,29 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         expect((await store.findApiKey(key.digest))?.key).toStrictEqual({ ...key, expiresAt, revokedAt });
       });
 
+      it('lists the live publishable keys, oldest first, up to the limit: no secret, revoked or expired key', async () => {
+        const at = (day: number) => new Date(`2030-01-0${day}T00:00:00.000Z`);
+        const now = at(5);
+        const publishable = (keyId: string, day: number, overrides: Partial<ApiKeyRecord> = {}) =>
+          apiKeyRecord(keyId, 'partner-app', { kind: 'publishable', origins: [`https://${keyId}.example.com`], createdAt: at(day), ...overrides });
+        const oldest = publishable('key_p1', 1);
+        const expiringLater = publishable('key_p3', 3, { expiresAt: at(6), origins: ['https://a.example.com', 'http://127.0.0.1:5173'] });
+        const newest = publishable('key_p4', 4, { clientId: 'other-app' });
+        for (const key of [
+          newest,
+          apiKeyRecord('key_s1', 'partner-app', { createdAt: at(1) }),
+          publishable('key_p2', 2, { revokedAt: at(4) }),
+          publishable('key_p5', 2, { expiresAt: now }),
+          expiringLater,
+          oldest,
+        ]) {
+          await store.insertApiKey(key);
+        }
+        expect(await store.listLivePublishableKeys(now, 10)).toStrictEqual([oldest, expiringLater, newest]);
+        expect(await store.listLivePublishableKeys(now, 2)).toStrictEqual([oldest, expiringLater]);
+        expect(await store.listLivePublishableKeys(at(7), 10)).toStrictEqual([oldest, newest]);
+      });
+
       it('replaces a key with the same keyId on upsert; its old digest no longer finds it', async () => {
         const key = apiKeyRecord('key_fx1', 'partner-app');
         await store.upsertApiKeys([key]);
@@ -657,6 +680,8 @@ function describeLoadFixture(currentStore: () => Store): void {
       expect((await currentStore().findApiKey(hashSecret('pk_minimal_0001')))?.key).toStrictEqual({
         keyId: fixtureKeyId('minimal-app', 0),
         clientId: 'minimal-app',
+        kind: 'secret',
+        origins: [],
         digest: hashSecret('pk_minimal_0001'),
         createdAt: fixtureNow,
         expiresAt: null,
@@ -687,6 +712,35 @@ function describeLoadFixture(currentStore: () => Store): void {
       await loadFixture(currentStore(), { clients: [{ ...fixture.clients![0]!, apiKey: 'pk_multi_0003' }] }, fixtureNow);
       expect((await currentStore().findApiKey(hashSecret('pk_multi_0003')))?.key).toMatchObject({ keyId: fixtureKeyId('multi-app', 0), revokedAt: null });
       expect(await currentStore().findApiKey(hashSecret('pk_multi_0001'))).toBeNull();
+    });
+
+    it("loads a client's publishable keys with their origins; loading again keeps a revocation and follows the fixture's origins", async () => {
+      const page = 'https://app.example.com';
+      const client = fixtureClient('web-app', 'sk_web_0001', { publishableKeys: [{ apiKey: 'pk_web_0001', origins: [page] }] });
+      await loadFixture(currentStore(), { clients: [client] }, fixtureNow);
+      const keyId = fixtureKeyId('web-app', 0, 'publishable');
+      expect((await currentStore().findApiKey(hashSecret('pk_web_0001')))?.key).toStrictEqual({
+        keyId,
+        clientId: 'web-app',
+        kind: 'publishable',
+        origins: [page],
+        digest: hashSecret('pk_web_0001'),
+        createdAt: fixtureNow,
+        expiresAt: null,
+        revokedAt: null,
+      });
+      // Its own id: not the secret key's at the same place.
+      expect(keyId).not.toBe(fixtureKeyId('web-app', 0));
+      const revokedAt = new Date('2030-01-02T00:00:00.000Z');
+      await currentStore().updateApiKey('web-app', keyId, { revokedAt });
+      const moved = { ...client, publishableKeys: [{ apiKey: 'pk_web_0001', origins: [page, 'https://m.example.com'] }] };
+      await loadFixture(currentStore(), { clients: [moved] }, new Date('2030-01-03T00:00:00.000Z'));
+      expect((await currentStore().findApiKey(hashSecret('pk_web_0001')))?.key).toMatchObject({
+        origins: [page, 'https://m.example.com'],
+        revokedAt,
+        createdAt: fixtureNow,
+      });
+      expect(await currentStore().listLivePublishableKeys(new Date('2030-01-03T00:00:00.000Z'), 10)).toStrictEqual([]);
     });
 
     it('applies member defaults and derives wallet ids', async () => {

@@ -4,10 +4,11 @@ import { currentLayout, layoutDocumentId, readLayout, recordLayout, type LayoutD
 import { toLayout2 } from './002-reservation-documents';
 import { toLayout3 } from './003-api-keys';
 import { toLayout4 } from './004-wallet-outbox';
+import { toLayout5 } from './005-key-kinds';
 import type { Migration, Progress } from './migration';
 
 
-export const migrations: readonly Migration[] = [toLayout2, toLayout3, toLayout4];
+export const migrations: readonly Migration[] = [toLayout2, toLayout3, toLayout4, toLayout5];
 
 export interface MigrationReport {
   from: number | null;
