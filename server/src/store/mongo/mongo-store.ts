@@ -13,7 +13,7 @@ import type {
   WalletSlice,
   WalletSliceChange,
 } from '../../domain/model';
-import type { ApiKeyChange, ApiKeyContext, RequestCounter, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
+import type { ApiKeyChange, ApiKeyContext, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
 import {
   apiKeyDoc,
   apiKeyFromDoc,
