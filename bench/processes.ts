@@ -152,13 +152,14 @@ async function waitUntilUp(child: ChildProcess, url: string, name: string, logFi
   const chunks: string[] = [];
   stderrs.set(child, chunks);
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => chunks.push(chunk));
-  let exitCode: number | null = null;
-  child.once('exit', (code) => (exitCode = code ?? -1));
+  // An object: the exit is known only through the callback, which the compiler does not follow.
+  const exited: { code: number | null } = { code: null };
+  child.once('exit', (code) => (exited.code = code ?? -1));
   const deadline = Date.now() + 300_000;
   while (Date.now() < deadline) {
-    if (exitCode !== null) {
+    if (exited.code !== null) {
       const log = safeRead(logFile).slice(-4000);
-      throw new Error(`${name} exited with ${exitCode} before listening:\n${stderrOf(child)}\n${log}`);
+      throw new Error(`${name} exited with ${exited.code} before listening:\n${stderrOf(child)}\n${log}`);
     }
     try {
       if ((await fetch(`${url}/healthz`)).ok) return;

@@ -351,7 +351,12 @@ const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 1
 async function settledRss(deployment: Deployment): Promise<number[]> {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const children = deployment.server.processes;
-  await Promise.all(children.map((child, i) => (deployment.gcFiles[i] ? collectGarbage(child, deployment.gcFiles[i]) : undefined)));
+  await Promise.all(
+    children.flatMap((child, i) => {
+      const gcFile = deployment.gcFiles[i];
+      return gcFile ? [collectGarbage(child, gcFile)] : [];
+    }),
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000));
   return children.map((child) => rssOf(child.pid));
 }

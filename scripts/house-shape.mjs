@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 // Prints the shape of server/src: lines per top-level folder (production and
 // test code apart), the import cycles and the imports that run up the layers
-// of .dependency-cruiser.cjs. For before-and-after notes; not part of
-// `npm test` (`npm run arch:check` is the check).
+// of .dependency-cruiser.cjs, and, with MONGODB_URI set, the files Operation
+// B passes from main.ts to MongoDB and back (scripts/operation-b-path.cjs:
+// the production files whose code runs for one request in steady state; it
+// builds the server first and uses a database of its own, dropped after).
+// For before-and-after notes; not part of `npm test` (`npm run arch:check`
+// is the check).
 //
 // Test code is a `*.test.ts` file or anything under a `test-support/` folder.
 // Lines are counted as `wc -l` counts them, blank lines and comments included.
@@ -117,3 +121,29 @@ console.log(`Imports that run up the layers: ${upward.length}`);
 for (const v of upward) console.log(`  ${v.rule.name}: ${v.from} -> ${v.to}`);
 console.log(`Other rule violations: ${others.length}`);
 for (const v of others) console.log(`  ${v.rule.name}: ${v.from} -> ${v.to}`);
+
+/** Operation B's path on MongoDB, or null without MONGODB_URI. */
+function operationBPath() {
+  if (!process.env.MONGODB_URI) return null;
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const build = spawnSync(npm, ['run', '-s', 'build', '-w', '@loyalty/server'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
+  if (build.status !== 0) {
+    process.stderr.write(build.stdout + build.stderr);
+    process.exit(1);
+  }
+  const run = spawnSync(process.execPath, [join(root, 'scripts', 'operation-b-path.cjs')], { cwd: root, encoding: 'utf8', env: process.env });
+  if (run.status !== 0 || !run.stdout) {
+    process.stderr.write(run.stderr || `operation-b-path.cjs exited with ${run.status}\n`);
+    process.exit(1);
+  }
+  return JSON.parse(run.stdout).files;
+}
+
+const path = operationBPath();
+if (path === null) {
+  console.log('\nOperation B\'s path: not measured (set MONGODB_URI to a MongoDB where a database of its own may be written and dropped)');
+} else {
+  console.log(`\nOperation B's path on MongoDB, main.ts to MongoDB and back (files whose code runs for one request): ${path.length}`);
+  const width = Math.max(...path.map((file) => file.path.length));
+  for (const file of path) console.log(`  ${file.path.padEnd(width)}  ${file.functions.join(', ')}`);
+}

@@ -2,7 +2,8 @@
  * Operation B (`PUT /client/users/{correlation_id}/reservations/{reservation_token}`)
  * as the SDK's `updateReservation` calls it: plain lowering, household
  * return, item-level redemption, offline creation, each of the operation's
- * error messages, and every other documented status.
+ * error messages, and every other documented status (the 401 and 429 every
+ * operation shares: shared-answers.pact.test.ts).
  *
  * Some requests break the SDK's types on purpose (a string amount, a
  * numeric channel, a body with neither amount nor items): a partner app
@@ -13,11 +14,11 @@
  */
 import { MatchersV3 } from '@pact-foundation/pact';
 import { sessionAuth, type ReservationUpdateErrorMessage, type ReservationUpdateRequest } from '@loyalty/sdk';
-import { apiKeys, clientIds, invalidSessionToken, placeholderSessionToken, states, type IdentifierTypeParam } from '../shared/contract';
+import { apiKeys, placeholderSessionToken, states } from '../shared/contract';
 import {
   alice,
   aliceExists,
-  apiKeyHeader,
+  aliceHolds,
   createPact,
   errorBody,
   exampleSessionId,
@@ -32,26 +33,20 @@ import {
   pageHeaders,
   pageSdk,
   regex,
-  requestIdHeader,
+  reservationPath,
   sdk,
   serviceUnavailable,
   settled,
   state,
   type StateSpec,
   successHeaders,
-  tooManyRequests,
-  unauthorized,
   uuidPattern,
 } from './support';
 
 const { eachLike, like, equal, integer, string } = MatchersV3;
 
 const pact = createPact();
-const reservationPath = (correlationId: string, reservationToken: string) =>
-  `/client/users/${correlationId}/reservations/${reservationToken}`;
 
-const aliceHolds = (reservationToken: string, reservationAmount: number, identifierType: IdentifierTypeParam = 'CARD_NUMBER') =>
-  state(states.memberHoldsReservation, { correlationId: alice, reservationToken, reservationAmount, identifierType });
 const coffeeRedemption = state(states.redemptionExists, {
   redemptionId: 'rd-100',
   redeemerId: alice,
@@ -433,39 +428,6 @@ describe('updateReservation: 400 INVALID_REQUEST with each documented message', 
 // --- other statuses ------------------------------------------------------------
 
 describe('updateReservation: other statuses', () => {
-  it('401: refuses a token that is no session', () => {
-    const requestId = 'contract-update-401';
-    return interaction(pact, 'a request to update a reservation with an invalid session token', aliceHolds('rt-alice-1', 10000))
-      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers(memberHeaders(requestId, invalidSessionToken)).jsonBody({ reservationAmount: 7500 }),
-      )
-      .willRespondWith(401, unauthorized('Invalid or expired session'))
-      .executeTest(settled(async (mock) => {
-        const result = await update(mock.url, { body: { reservationAmount: 7500 }, token: invalidSessionToken, requestId });
-        expectError(result, 401, 'UNAUTHORIZED');
-        expect(result.error?.errorMessage).toBe('Invalid or expired session');
-      }));
-  });
-
-  it('401: says how to send the session when there is none', () => {
-    const requestId = 'contract-update-401-no-session';
-    return interaction(pact, 'a request to update a reservation without a session', aliceHolds('rt-alice-1', 10000))
-      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers({ ...apiKeyHeader(), ...requestIdHeader(requestId) }).jsonBody({ reservationAmount: 7500 }),
-      )
-      .willRespondWith(401, unauthorized('Missing session: send Authorization: Bearer <sessionToken>'))
-      .executeTest(settled(async (mock) => {
-        // The raw client without `sessionAuth`: what a partner app that forgot the session sends.
-        const result = await sdk(mock.url).raw.PUT('/client/users/{correlation_id}/reservations/{reservation_token}', {
-          params: { path: { correlation_id: alice, reservation_token: 'rt-alice-1' } },
-          body: { reservationAmount: 7500 },
-          headers: { 'X-Request-Id': requestId },
-        });
-        expect(result.response.status).toBe(401);
-        expect(result.error).toMatchObject({ errorCode: 'UNAUTHORIZED', errorMessage: 'Missing session: send Authorization: Bearer <sessionToken>' });
-      }));
-  });
-
   it('403: refuses the publishable key without Origin (not from a page), changing nothing', () => {
     const requestId = 'contract-update-403-no-origin';
     return interaction(pact, 'a request to update a reservation with the publishable key, without Origin', aliceHolds('rt-alice-1', 10000))
@@ -513,24 +475,6 @@ describe('updateReservation: other statuses', () => {
           middleware: [sessionAuth(placeholderSessionToken)],
         });
         expectError(result, 415, 'UNSUPPORTED_MEDIA_TYPE');
-      }));
-  });
-
-  it('429: answers TOO_MANY_REQUESTS once the client used up its rate limit', () => {
-    const requestId = 'contract-update-429';
-    return interaction(
-      pact,
-      'a request to update a reservation from a client over its rate limit',
-      aliceHolds('rt-alice-1', 10000),
-      state(states.rateLimitUsedUp, { clientId: clientIds.throttled }),
-    )
-      .withRequest('PUT', reservationPath(alice, 'rt-alice-1'), (req) =>
-        req.headers(memberHeaders(requestId, undefined, apiKeys.throttled)).jsonBody({ reservationAmount: 7500 }),
-      )
-      .willRespondWith(429, tooManyRequests)
-      .executeTest(settled(async (mock) => {
-        const result = await update(mock.url, { body: { reservationAmount: 7500 }, apiKey: apiKeys.throttled, requestId });
-        expectError(result, 429, 'TOO_MANY_REQUESTS');
       }));
   });
 

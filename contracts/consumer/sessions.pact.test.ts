@@ -1,10 +1,11 @@
 /**
  * Start Session (`POST /client/users/{correlation_id}/sessions`) as the SDK's
- * `startSession` calls it: every status the spec documents.
+ * `startSession` calls it: every status the spec documents (the 401 and 429
+ * every operation shares: shared-answers.pact.test.ts).
  */
 import { MatchersV3 } from '@pact-foundation/pact';
 import type { IdentifierType } from '@loyalty/sdk';
-import { apiKeys, clientIds, pageOrigin, states } from '../shared/contract';
+import { apiKeys, pageOrigin, states } from '../shared/contract';
 import {
   alice,
   aliceExists,
@@ -30,8 +31,6 @@ import {
   state,
   string,
   successHeaders,
-  tooManyRequests,
-  unauthorized,
   uuidPattern,
 } from './support';
 
@@ -98,18 +97,6 @@ describe('startSession', () => {
       }));
   });
 
-  it('401: refuses an unknown API key', () => {
-    const requestId = 'contract-start-session-401';
-    return interaction(pact, 'a request to start a session with an unknown API key', aliceExists)
-      .withRequest('POST', path, (req) => req.headers(sessionRequest('CARD_NUMBER', requestId, apiKeys.unknown)))
-      .willRespondWith(401, unauthorized('Missing or unknown API key'))
-      .executeTest(settled(async (mock) => {
-        const result = await sdk(mock.url, apiKeys.unknown).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
-        expectError(result, 401, 'UNAUTHORIZED');
-        expect(result.error?.errorMessage).toBe('Missing or unknown API key');
-      }));
-  });
-
   it('403: refuses to start a session with the publishable key, from its own page', () => {
     const requestId = 'contract-start-session-403-publishable';
     return interaction(pact, "a request to start a session with the partner page's publishable key", aliceExists)
@@ -144,23 +131,6 @@ describe('startSession', () => {
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url).startSession({ correlationId: 'm-nobody', identifierType: 'EMAIL', requestId });
         expectError(result, 404, 'MEMBER_NOT_FOUND');
-      }));
-  });
-
-  it('429: answers TOO_MANY_REQUESTS once the client used up its rate limit', () => {
-    const requestId = 'contract-start-session-429';
-    return interaction(
-      pact,
-      'a request to start a session from a client over its rate limit',
-      aliceExists,
-      state(states.rateLimitUsedUp, { clientId: clientIds.throttled }),
-    )
-      .withRequest('POST', path, (req) => req.headers(sessionRequest('CARD_NUMBER', requestId, apiKeys.throttled)))
-      .willRespondWith(429, tooManyRequests)
-      .executeTest(settled(async (mock) => {
-        const result = await sdk(mock.url, apiKeys.throttled).startSession({ correlationId: alice, identifierType: 'CARD_NUMBER', requestId });
-        expectError(result, 429, 'TOO_MANY_REQUESTS');
-        expect(result.response.headers.get('Retry-After')).toBe('1');
       }));
   });
 

@@ -11,6 +11,7 @@ import { createLoyaltyClient, type ForbiddenErrorMessage, type LoyaltyClient, ty
 import {
   apiKeys,
   consumerName,
+  type IdentifierTypeParam,
   pactOutputDir,
   pageOrigin,
   placeholderSessionToken,
@@ -65,7 +66,6 @@ export function settled<M>(test: (mock: M) => Promise<void>): (mock: M) => Promi
 
 export type StateSpec = { [S in StateName]: readonly [S, StateParams[S]] }[StateName];
 type UnconfiguredInteraction = ReturnType<PactV4['addInteraction']>;
-type PactParams = Parameters<UnconfiguredInteraction['given']>[1];
 
 /** A provider state with its parameters, typed by the state's sentence. */
 export function state<S extends StateName>(name: S, params: StateParams[S]): readonly [S, StateParams[S]] {
@@ -76,8 +76,7 @@ export function state<S extends StateName>(name: S, params: StateParams[S]): rea
 export function interaction(pact: PactV4, description: string, ...given: StateSpec[]): UnconfiguredInteraction {
   let builder = pact.addInteraction();
   for (const [name, params] of given) {
-    // Pact params are JSON; StateParams only allows JSON values.
-    builder = builder.given(name, params as unknown as PactParams);
+    builder = builder.given(name, params);
   }
   return builder.uponReceiving(description);
 }
@@ -85,6 +84,13 @@ export function interaction(pact: PactV4, description: string, ...given: StateSp
 /** The member most interactions are about, and the state that she exists. */
 export const alice = 'm-alice';
 export const aliceExists = state(states.memberExists, { correlationId: alice, pointBalance: 50000 });
+
+/** That alice holds a reservation under `reservationToken`, of `reservationAmount` points. */
+export const aliceHolds = (reservationToken: string, reservationAmount: number, identifierType: IdentifierTypeParam = 'CARD_NUMBER') =>
+  state(states.memberHoldsReservation, { correlationId: alice, reservationToken, reservationAmount, identifierType });
+
+/** Operation B's path. */
+export const reservationPath = (correlationId: string, reservationToken: string) => `/client/users/${correlationId}/reservations/${reservationToken}`;
 
 // --- request headers ---------------------------------------------------------
 

@@ -1,15 +1,15 @@
 /**
  * Operation A (`GET /client/users/{correlation_id}/voucher-definitions`) as
- * the SDK's `listVoucherDefinitions` calls it: every documented status, the
+ * the SDK's `listVoucherDefinitions` calls it: every documented status (the
+ * 401 and 429 every operation shares: shared-answers.pact.test.ts), the
  * default and an explicit business unit, each of the operation's error codes.
  */
 import { MatchersV3 } from '@pact-foundation/pact';
 import { sessionAuth } from '@loyalty/sdk';
-import { apiKeys, clientIds, invalidSessionToken, pageOrigin, placeholderSessionToken, states } from '../shared/contract';
+import { apiKeys, pageOrigin, placeholderSessionToken, states } from '../shared/contract';
 import {
   alice,
   aliceExists,
-  apiKeyHeader,
   createPact,
   errorBody,
   expectError,
@@ -22,15 +22,12 @@ import {
   oversizedHeader,
   pageHeaders,
   pageSdk,
-  requestIdHeader,
   schemaMismatch,
   sdk,
   serviceUnavailable,
   settled,
   state,
   successHeaders,
-  tooManyRequests,
-  unauthorized,
 } from './support';
 
 const { eachLike, like, equal, string, number } = MatchersV3;
@@ -217,34 +214,6 @@ describe('listVoucherDefinitions', () => {
       }));
   });
 
-  it('401: refuses a token that is no session', () => {
-    const requestId = 'contract-list-vouchers-401';
-    return interaction(pact, 'a request to list voucher definitions with an invalid session token', aliceExists)
-      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId, invalidSessionToken)))
-      .willRespondWith(401, unauthorized('Invalid or expired session'))
-      .executeTest(settled(async (mock) => {
-        const result = await sdk(mock.url).listVoucherDefinitions({ correlationId: alice, sessionToken: invalidSessionToken, requestId });
-        expectError(result, 401, 'UNAUTHORIZED');
-        expect(result.error?.errorMessage).toBe('Invalid or expired session');
-      }));
-  });
-
-  it('401: says how to send the session when there is none', () => {
-    const requestId = 'contract-list-vouchers-401-no-session';
-    return interaction(pact, 'a request to list voucher definitions without a session', aliceExists)
-      .withRequest('GET', path, (req) => req.headers({ ...apiKeyHeader(), ...requestIdHeader(requestId) }))
-      .willRespondWith(401, unauthorized('Missing session: send Authorization: Bearer <sessionToken>'))
-      .executeTest(settled(async (mock) => {
-        // The raw client without `sessionAuth`: what a partner app that forgot the session sends.
-        const result = await sdk(mock.url).raw.GET('/client/users/{correlation_id}/voucher-definitions', {
-          params: { path: { correlation_id: alice } },
-          headers: { 'X-Request-Id': requestId },
-        });
-        expect(result.response.status).toBe(401);
-        expect(result.error).toMatchObject({ errorCode: 'UNAUTHORIZED', errorMessage: 'Missing session: send Authorization: Bearer <sessionToken>' });
-      }));
-  });
-
   it('403: refuses the publishable key from an origin it does not name', () => {
     const requestId = 'contract-list-vouchers-403-origin';
     const elsewhere = 'https://elsewhere.example';
@@ -266,26 +235,6 @@ describe('listVoucherDefinitions', () => {
       .executeTest(settled(async (mock) => {
         const result = await sdk(mock.url, apiKeys.partner, pageOrigin).listVoucherDefinitions({ correlationId: alice, sessionToken: placeholderSessionToken, requestId });
         expectError(result, 403, 'FORBIDDEN');
-      }));
-  });
-
-  it('429: answers TOO_MANY_REQUESTS once the client used up its rate limit', () => {
-    const requestId = 'contract-list-vouchers-429';
-    return interaction(
-      pact,
-      'a request to list voucher definitions from a client over its rate limit',
-      aliceExists,
-      state(states.rateLimitUsedUp, { clientId: clientIds.throttled }),
-    )
-      .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId, undefined, apiKeys.throttled)))
-      .willRespondWith(429, tooManyRequests)
-      .executeTest(settled(async (mock) => {
-        const result = await sdk(mock.url, apiKeys.throttled).listVoucherDefinitions({
-          correlationId: alice,
-          sessionToken: placeholderSessionToken,
-          requestId,
-        });
-        expectError(result, 429, 'TOO_MANY_REQUESTS');
       }));
   });
 

@@ -83,17 +83,17 @@ async function startProvider(store: Store): Promise<RunningProvider> {
  * only logs) fails it too, and is named first.
  */
 async function verify(provider: RunningProvider, options: VerifierOptions): Promise<void> {
-  let verificationError: unknown;
+  let verification: { failed: false } | { failed: true; error: unknown } = { failed: false };
   try {
     await new Verifier({ ...provider.options, provider: providerName, logLevel: 'warn', ...options }).verifyProvider();
   } catch (error) {
-    verificationError = error;
+    verification = { failed: true, error };
   }
   const failures = provider.context.failures.splice(0);
   if (failures.length > 0) {
     throw new Error(`Provider set-up failed, so interactions may have failed for that reason:\n  ${failures.join('\n  ')}`);
   }
-  if (verificationError) throw verificationError;
+  if (verification.failed) throw verification.error;
 }
 
 function verifyCommittedPact(provider: RunningProvider): Promise<void> {

@@ -274,6 +274,7 @@ describe('options', () => {
 
   it('works with its methods detached from the client', async () => {
     const { loyalty } = client(json(201, session));
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- detaching it is what this test checks
     const { startSession } = loyalty;
     const result = await startSession({ correlationId: 'm', identifierType: 'MEMBER_ID' });
     expect(result.data?.sessionToken).toBe(session.sessionToken);

@@ -40,6 +40,7 @@ it('the README example runs from session to reservation update', async () => {
 
   try {
     // The example runs main() when loaded, like `node app.js` would.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded as `node app.js` loads it: synchronously, once per test
     jest.isolateModules(() => require('./readme-example'));
     for (let i = 0; i < 100 && log.mock.calls.length < 2; i++) await new Promise((resolve) => setImmediate(resolve));
 

@@ -2,7 +2,7 @@ import express, { type Express, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Services } from './domain/services';
-import { seedAnswerToRefusedBody } from './features/reservations/body-rules';
+import { documentedAnswerToRefusedBody } from './features/reservations/body-rules';
 import { updateReservation } from './features/reservations/handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
@@ -16,15 +16,15 @@ import { healthRoutes, type Liveness } from './http/health';
 import { jsonBody } from './http/json-body';
 import { answerJsonAsDocumented } from './http/json-response';
 import { openApiValidator } from './http/openapi-validator';
-import { rateLimitPerClient } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { createRequestValidation } from './http/request-validation';
 import { metricsRoutes } from './http/metrics-route';
-import { apiPrefix, checkRoutesAgainst, methods, operationOf, routes, tagOperation } from './http/routes';
+import { apiPrefix, loadServedSpec, methods, operationOf, routes, tagOperation, type ServedSpec } from './http/routes';
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
-import { loadApiSpec, type LoadedSpec } from './http/spec';
-import type { RequestCounter, StoreLifecycle } from './store/port';
+import type { RequestCounter } from './rate-limit/counter';
+import { rateLimitPerClient } from './rate-limit/middleware';
+import type { StoreLifecycle } from './store/port';
 
 export interface AppDeps {
   services: Services;
@@ -34,7 +34,7 @@ export interface AppDeps {
   liveness?: Liveness;
   /** True once the process is stopping: `/readyz` answers 503 while the API still serves. */
   stopping?: () => boolean;
-  /** Counts requests for the rate limit; in this process when absent (see rate-limit.ts). */
+  /** Counts requests for the rate limit; in this process when absent (see rate-limit/middleware.ts). */
   requestCounter?: RequestCounter;
   /** Requests, rate-limit refusals; served on `/metrics` unless `metricsRoute` is false (its own port). */
   metrics?: Metrics;
@@ -44,8 +44,8 @@ export interface AppDeps {
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'> & Partial<Pick<AppConfig, 'corsOrigins'>>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
   validateResponses?: boolean;
-  /** The spec `main` loaded before anything connected; loaded here (once per process) when absent. */
-  spec?: LoadedSpec;
+  /** The spec `main` loaded and checked before anything connected; loaded and checked here when absent. */
+  spec?: ServedSpec;
   /** How the log lines and spans of requests show a member's id (absent: not at all). */
   memberIds?: MemberIdPolicy;
 }
@@ -57,8 +57,7 @@ export interface AppDeps {
  */
 export async function createApp(deps: AppDeps): Promise<Express> {
   const { services, config } = deps;
-  const spec = deps.spec ?? (await loadApiSpec());
-  checkRoutesAgainst(spec);
+  const spec = deps.spec ?? (await loadServedSpec());
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -118,8 +117,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ...memberChecks,
     ...jsonBody(config.bodyLimitBytes),
     requireSession(services.auth),
-    // The seed's messages win over the validator's wording where one applies.
-    validation.forOperation('updateReservation', (req) => seedAnswerToRefusedBody(services.reservations, req.body)),
+    // The documented messages of Operation B's body rules win over the validator's wording where one applies.
+    validation.forOperation('updateReservation', (req) => documentedAnswerToRefusedBody(services.reservations, req.body)),
     updateReservation(services),
   );
   app.use(apiPrefix, ...clientChecks, validation.fallback);

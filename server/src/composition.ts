@@ -8,14 +8,15 @@ import { systemClock } from './domain/clock';
 import type { Services } from './domain/services';
 import { createServices, type ServiceDeps } from './features';
 import type { Liveness } from './http/health';
-import { rateLimitWindowSeconds } from './http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
 import { Metrics } from './metrics';
+import { observedStore } from './store/around';
 import { MemoryStore } from './store/memory/memory-store';
 import { commandLabels } from './store/mongo/command-labels';
 import { MongoStore } from './store/mongo/mongo-store';
-import { observedStore } from './store/observed-store';
-import type { RequestCounter, StoreLifecycle } from './store/port';
+import { BlockQuotaCounter } from './rate-limit/block-quota';
+import type { RequestCounter } from './rate-limit/counter';
+import type { StoreLifecycle } from './store/port';
 import type { Tracing } from './tracing';
 import { serverVersion } from './version';
 
@@ -85,8 +86,9 @@ export function walletLabelOf(mode: MemberIdMode, key: Uint8Array): (walletId: s
 /**
  * Everything a process builds on its store: the services with the caches
  * a fleet keeps, and on MongoDB the outbox sweep (stopped by the store's
- * close), the fleet's rate-limit count and liveness. main's own wiring;
- * tests that watch a store's client build their processes with it too.
+ * close), the fleet's rate-limit count (closed before the store: it gives
+ * back its tokens) and liveness. main's own wiring; tests that watch a
+ * store's client build their processes with it too.
  */
 export function depsOf(
   store: MemoryStore | MongoStore,
@@ -112,7 +114,7 @@ export function depsOf(
   });
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
-  store.startOutboxSweep(undefined, {
+  store.outbox.start(undefined, {
     onError: (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`),
     onSetAside: ({ walletId, failures, retryAt, error }) =>
       logger.warn(
@@ -121,11 +123,21 @@ export function depsOf(
       ),
     ...(metrics && { onRun: (report) => metrics.outboxBacklog(report.pending, report.oldestPendingAt) }),
   });
-  // On MongoDB the fleet shares one count per key (quota-blocks.ts).
-  const counter = config.rateLimitPerMinute > 0 ? store.requestCounter(config.rateLimitPerMinute, rateLimitWindowSeconds) : undefined;
-  if (counter && metrics) metrics.watchRateLimit(() => counter.countingAlone);
-  const requestCounter = counter && tracing ? tracing.traceRequestCounter(counter) : counter;
-  return { ...common, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
+  const liveness = mongoLiveness(store);
+  if (config.rateLimitPerMinute <= 0) return { ...common, liveness };
+  // On MongoDB the fleet shares one count per key, in blocks claimed from the store and given back unspent (block-quota.ts).
+  const counter = new BlockQuotaCounter({ limit: config.rateLimitPerMinute, claim: store.claimQuota, giveBack: store.returnQuota });
+  counter.start();
+  metrics?.watchRateLimit(() => counter.countingAlone);
+  // When the process stops, the counter gives back its tokens while the store's client is still open.
+  const lifecycle: StoreLifecycle = {
+    ping: () => store.ping(),
+    close: async () => {
+      await counter.close();
+      await store.close();
+    },
+  };
+  return { ...common, store: lifecycle, liveness, requestCounter: tracing ? tracing.traceRequestCounter(counter) : counter };
 }
 
 /** A failure's message for the log: never a stack trace or a document. */

@@ -11,8 +11,7 @@ import { loadConfig, type AppConfig } from './config';
 import { prepareGracefulClose, ShutdownDelay } from './http/graceful-shutdown';
 import { createHttpServer } from './http/http-server';
 import { metricsServer } from './http/metrics-route';
-import { checkRoutesAgainst } from './http/routes';
-import { loadApiSpec } from './http/spec';
+import { loadServedSpec } from './http/routes';
 import { describeStartFailure } from './start-failure';
 import { newLogKey } from './domain/secrets';
 import { createLogger, logDestination } from './logger';
@@ -50,9 +49,8 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
   const tracing = options.tracing ?? null;
   logger.info(`Using ${describeStore(config)}`);
   if (tracing) logger.info(tracing.description);
-  // Loaded once, before anything connects: a broken spec stops the start cheaply.
-  const spec = await loadApiSpec();
-  checkRoutesAgainst(spec);
+  // Loaded and checked once, before anything connects: a broken spec stops the start cheaply.
+  const spec = await loadServedSpec();
   const deps = await build(config, logger, tracing);
   const metricsPort = config.metrics?.port ?? null;
   const delay = new ShutdownDelay();

@@ -21,6 +21,7 @@ export type { Tracing } from './otel/tracing-handle';
 function startTracing(config: TracingConfig): Tracing {
   // Required here, and only here (a `require`, not an import, so that it is
   // loaded only when called): off, nothing of OpenTelemetry is ever loaded.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing is on (above)
   const { startOpenTelemetry } = require('./otel/start') as typeof import('./otel/start');
   return startOpenTelemetry(config, serverVersion());
 }

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildDeps, type BuildDeps } from '../../server/src/composition';
-import { inProcessCounter } from '../../server/src/http/rate-limit';
+import { inProcessCounter } from '../../server/src/rate-limit/counter';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { demoFixtureFor, demoKeys } from '../../examples/web/demo-data.mjs';
 import { launchChromium } from './support/chromium';
@@ -23,7 +23,6 @@ const repoRoot = path.resolve(__dirname, '../..');
 const keys = demoKeys(repoRoot);
 /** The page's key. */
 const apiKey = keys.publishable;
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The rate-limited API's window: short, so that its Retry-After is a few seconds. */
 const shortWindowMs = 3000;
 

@@ -45,7 +45,7 @@ async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ cod
     stdout: { write: (text: string) => ((stdout += text), true) },
     stderr: { write: (text: string) => ((stderr += text), true), isTTY: false },
   };
-  const code = await runAdmin(args, env, streams as never);
+  const code = await runAdmin(args, env, streams);
   return { code, stdout, stderr };
 }
 
@@ -153,7 +153,7 @@ if (source.kind === 'none') {
 
     it("log-hash gives the hash that stands for a member in the access log of every server on the database", async () => {
       await admin(['load', demoFixturePath], env);
-      const fleet = await startTestApp({ env: { ...env, PORT: '0', RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' } as Record<string, string>, instances: 2 });
+      const fleet = await startTestApp({ env: { ...env, PORT: '0', RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' }, instances: 2 });
       try {
         for (const url of fleet.urls) {
           await send(url, 'POST', '/client/users/m-alice/sessions', { apiKey: 'pk_test_partner_app_0001', headers: { 'x-identifier-type': 'CARD_NUMBER' } });

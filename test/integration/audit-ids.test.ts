@@ -62,14 +62,14 @@ if (source.kind === 'none') {
         reservations: await db.collection(collectionNames.reservations).find({ walletId: 'member:m-a' }).toArray(),
       };
       await lower(300);
-      await store.drainOutbox();
+      await store.outbox.settle();
       const [first] = await store.listAudit('rt-1');
 
       // Restored; the trail kept.
       await db.collection(collectionNames.wallets).replaceOne({ _id: 'member:m-a' as never }, backup.wallet);
       for (const doc of backup.reservations) await db.collection<Document>(collectionNames.reservations).replaceOne({ _id: doc._id }, doc);
       await lower(200);
-      await store.drainOutbox();
+      await store.outbox.settle();
 
       const trail = await store.listAudit('rt-1');
       expect(trail.map((e) => [e.walletVersion, e.before?.reservationAmount, e.after.reservationAmount])).toEqual([

@@ -7,7 +7,6 @@ import { migrate } from '../../server/src/store/mongo/migrations/runner';
 import { migratedKeyId } from '../../server/src/store/mongo/migrations/003-api-keys';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { startTestApp } from '../../server/src/test-support/app-harness';
-import type { ApiClient } from '../../server/src/test-support/api-client';
 import { layoutOneDatabase, layoutOneFacts } from './data-layout/layout-one';
 import { layoutThreeDatabase } from './data-layout/layout-three';
 import { createKeyService } from '../../server/src/features/keys/service';

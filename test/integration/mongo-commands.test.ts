@@ -1,7 +1,7 @@
-import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
 import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/store/fixture';
 import { startMonitoredProcess as startProcess, type MonitoredProcess as Process } from '../support/monitored-process';
-import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
+import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
+import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 
 /*
@@ -33,13 +33,13 @@ const shared = new Set(['findAndModify rateLimits', 'aggregate apiKeys', 'aggreg
 
 /** Commands per request of `requests` requests, spread over `fleet` in turn; the outbox delivered before counting ends. */
 async function perRequest(fleet: Process[], requests: number, send: (process: Process, i: number) => Promise<number>) {
-  await Promise.all(fleet.map((p) => p.store.drainOutbox()));
+  await Promise.all(fleet.map((p) => p.store.outbox.settle()));
   for (const p of fleet) p.sent.length = 0;
   const statuses: number[] = [];
   for (let i = 0; i < requests; i++) {
     const process = fleet[i % fleet.length]!;
     statuses.push(await send(process, i));
-    await process.store.drainOutbox();
+    await process.store.outbox.settle();
   }
   const all = fleet.flatMap((p) => p.sent).filter((c) => !c.name.startsWith('ping'));
   const own = all.filter((c) => !shared.has(c.name));
@@ -102,8 +102,8 @@ if (source.kind === 'none') {
       for (let i = 0; i < size; i++) fleet.push(await startProcess(source.uri, dbName, 6000));
       await fleet[0]!.store.ensureIndexes();
       await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
-      // All requests in one of the key's rate-limit windows (they are fixed: quota-windows.ts).
-      await windowWithRoom('partner-app', rateLimitWindowSeconds * 1000, 30_000);
+      // All requests in one of the key's rate-limit windows (they are fixed: rate-limit/windows.ts).
+      await windowWithRoom('partner-app', rateLimitWindowMs, 30_000);
       alice = await startSession(fleet[0]!);
       household = await startSession(fleet[0]!, 'm-hh-1');
       // Warm-up: every process has claimed its blocks and read the key, the sessions and the listing.
@@ -170,7 +170,7 @@ if (source.kind === 'none') {
       fleet = [await startProcess(source.uri, dbName, limit), await startProcess(source.uri, dbName, limit)];
       await fleet[0]!.store.ensureIndexes();
       await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
-      await windowWithRoom('partner-app', rateLimitWindowSeconds * 1000, 30_000);
+      await windowWithRoom('partner-app', rateLimitWindowMs, 30_000);
     }, 60_000);
 
     afterAll(async () => {

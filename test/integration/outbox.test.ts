@@ -2,14 +2,14 @@ import { MongoClient } from 'mongodb';
 import { auditEntryIdPrefix } from '../../server/src/domain/model';
 import { totalsOf, withChange } from '../../server/src/domain/wallet-totals';
 import { collectionNames } from '../../server/src/store/mongo/collections';
-import type { WalletDoc } from '../../server/src/store/mongo/documents';
+import type { WalletDoc } from '../../server/src/store/mongo/wallets/documents';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { auditEntry, reservationRecord, wallet } from '../../server/src/store/test-support/records';
 import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /*
- * The outbox of a wallet change on MongoDB (server/src/store/mongo/outbox.ts):
+ * The outbox of a wallet change on MongoDB (server/src/store/mongo/wallets/outbox.ts):
  * a process saves a change, answers, and then its connection to the
  * database is cut before it can deliver the change's writes elsewhere (the
  * reservation document and the audit entry), as when a process is killed
@@ -72,7 +72,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
     expect(await killed.saveWalletSlice(change, from)).toBe(true);
     // Its delivery starts after the answer (the next turn of the event loop): cut before that.
     await proxy.cut();
-    await killed.drainOutbox();
+    await killed.outbox.settle();
   }
 
   /** Until the store answers again through the restored proxy (its pool's cut connections fail first), as /readyz waits. */
@@ -101,7 +101,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
 
     const change = { walletId, reservation: reservation(300), totals: withChange(slice!.totals, slice!.reservation, reservation(300)), audit: entry(3, 300) };
     expect(await other.saveWalletSlice(change, 2)).toBe(true);
-    await other.drainOutbox();
+    await other.outbox.settle();
     await proxy.restore();
     expect((await other.listAudit('rt-outbox')).map((e) => e.walletVersion)).toEqual([2, 3]);
     expect(await storedAmount()).toBe(300);
@@ -109,7 +109,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
 
   it('a wallet nobody changes again: the sweep delivers its outbox, then clears it and the delivered ones', async () => {
     await lowerThenCut(1, 400);
-    const sweep = other.startOutboxSweep({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 2 });
+    const sweep = other.outbox.start({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 2 });
     expect(await sweep.runOnce()).toEqual({ delivered: 1, cleared: 1, failed: 0, pending: 0, oldestPendingAt: null });
     expect((await other.listAudit('rt-outbox')).map((e) => e.walletVersion)).toEqual([2]);
     expect(await storedAmount()).toBe(400);
@@ -120,7 +120,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
 
   it('leaves a young outbox to the process that saved it (the grace)', async () => {
     await lowerThenCut(1, 400);
-    const sweep = other.startOutboxSweep({ intervalMs: 3_600_000, graceMs: 60_000, batchSize: 10, maxBatches: 2 });
+    const sweep = other.outbox.start({ intervalMs: 3_600_000, graceMs: 60_000, batchSize: 10, maxBatches: 2 });
     expect(await sweep.runOnce()).toEqual({ delivered: 0, cleared: 0, failed: 0, pending: 0, oldestPendingAt: null });
     expect((await walletDoc())?.outbox?.audit?._id.startsWith(auditEntryIdPrefix(walletId, 2))).toBe(true);
   });
@@ -132,7 +132,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
     // The same process, back, saves again from the version it saved: its own delivery failed, so it delivers first.
     const totals = withChange(totalsOf([reservation(400)]), reservation(400), reservation(350));
     expect(await killed.saveWalletSlice({ walletId, reservation: reservation(350), totals, audit: entry(3, 350) }, 2)).toBe(true);
-    await killed.drainOutbox();
+    await killed.outbox.settle();
     expect((await other.listAudit('rt-outbox')).map((e) => e.walletVersion)).toEqual([2, 3]);
     expect(await storedAmount()).toBe(350);
   });

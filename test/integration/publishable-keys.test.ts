@@ -263,7 +263,7 @@ if (source.kind === 'uri') {
         expect(response.status).toBe(403);
         await response.arrayBuffer();
       }
-      await process.store.drainOutbox();
+      await process.store.outbox.settle();
       const written = process.sent.map((c) => c.event.commandName).filter((name) => ['insert', 'update', 'delete', 'findAndModify'].includes(name));
       expect(written).toEqual([]);
     });

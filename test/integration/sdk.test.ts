@@ -101,6 +101,7 @@ describe('@loyalty/sdk against the server', () => {
     process.env.LOYALTY_API_KEY = keys.partner;
     process.env.LOYALTY_BASE_URL = server.baseUrl;
     try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded as `node app.js` loads it: synchronously, once per test
       jest.isolateModules(() => require('../../sdk/test/readme-example'));
       for (let i = 0; i < 200 && log.mock.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 5));
       expect(errors).not.toHaveBeenCalled();

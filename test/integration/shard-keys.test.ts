@@ -1,8 +1,8 @@
 import type { CommandStartedEvent, Document } from 'mongodb';
-import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
 import { demoFixturePath, loadFixture, parseFixture, readFixtureFile } from '../../server/src/store/fixture';
 import { planOf, shardPlan, type ShardKey } from '../../server/src/store/mongo/shard-plan';
-import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
+import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
+import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { fixtureReservation } from '../../server/src/store/test-support/records';
 import { startMonitoredProcess, type MonitoredProcess } from '../support/monitored-process';
@@ -127,7 +127,7 @@ if (source.kind === 'none') {
       // A reservation of m-alice that has expired: her wallet is then read and written whole.
       const expired = fixtureReservation('rt-alice-expired', 'm-alice', { 'm-alice': 100 }, { expiresAt: '2026-01-01T00:00:00Z' });
       await loadFixture(fleet[0]!.store, parseFixture({ reservations: [expired] }), new Date('2025-12-31T23:00:00Z'));
-      await windowWithRoom('partner-app', rateLimitWindowSeconds * 1000, 20_000);
+      await windowWithRoom('partner-app', rateLimitWindowMs, 20_000);
       for (const p of fleet) p.sent.length = 0;
     }, 60_000);
 
@@ -160,9 +160,9 @@ if (source.kind === 'none') {
         expect((await put(p, alice, 'm-alice', 'rt-alice-1', { reservationAmount: 9000 - i })).status).toBe(200);
         expect((await put(p, household, 'm-hh-1', 'rt-hh-1', { reservationAmount: 9000 - i })).status).toBe(200);
         expect((await put(p, household, 'm-hh-1', `rt-shard-${i}`, { reservationAmount: 10, offline: true })).status).toBe(200);
-        await p.store.drainOutbox();
+        await p.store.outbox.settle();
       }
-      const report = await fleet[1]!.store.startOutboxSweep({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
+      const report = await fleet[1]!.store.outbox.start({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
       expect(report.failed).toBe(0);
 
       const commands = fleet.flatMap((p) => p.sent.map((c) => c.event));

@@ -112,7 +112,7 @@ if (source.kind === 'none') {
       // One change: one version more, and what was given back is exactly the difference.
       expect(after!.version).toBe(before!.version + 1);
       expect(answer.household.availablePointsBalance).toBeGreaterThan(0);
-      await store.drainOutbox();
+      await store.outbox.settle();
       const trail = await store.listAudit('rt-hh-1');
       expect(trail.map((e) => [e.before?.reservationAmount, e.after.reservationAmount])).toEqual([[held(before), 6000]]);
     });

@@ -17,11 +17,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
-import { blockBounds } from '../../server/src/store/mongo/quota-sizing';
-import { windowOf } from '../../server/src/store/mongo/quota-windows';
-import { requestCounterCollection, windowDocumentKey } from '../../server/src/store/mongo/request-counter';
-import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
+import { blockBounds } from '../../server/src/rate-limit/block-sizing';
+import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
+import { rateLimitWindowMs, windowOf } from '../../server/src/rate-limit/windows';
+import { collectionNames } from '../../server/src/store/mongo/collections';
+import { windowDocumentKey } from '../../server/src/store/mongo/quota-claim';
 import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
 import { send } from '../reliability/support/http';
@@ -31,7 +31,7 @@ const uri = process.env.MONGODB_URI?.trim() ?? '';
 const limit = Number(process.env.RATE_LIMIT_PER_MINUTE ?? 300);
 const apiKey = 'pk_fleet_limit_0001';
 const clientId = 'fleet-app';
-const windowMs = rateLimitWindowSeconds * 1000;
+const windowMs = rateLimitWindowMs;
 
 async function main(): Promise<void> {
   if (!uri) throw new Error('MONGODB_URI is required');
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
 async function windowDocument(dbName: string, key: string): Promise<{ claimed: number; claimers: number } | null> {
   const client = await new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }).connect();
   try {
-    const stored = await client.db(dbName).collection(requestCounterCollection).findOne({ key });
+    const stored = await client.db(dbName).collection(collectionNames.rateLimits).findOne({ key });
     return stored ? { claimed: Number(stored.claimed), claimers: (stored.claimers as unknown[]).length } : null;
   } finally {
     await client.close();

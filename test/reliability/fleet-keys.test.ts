@@ -37,7 +37,7 @@ if (source.kind === 'none') {
     async function admin(...args: string[]): Promise<Record<string, unknown>> {
       let stdout = '';
       const streams = { stdout: { write: (text: string) => ((stdout += text), true) }, stderr: { write: () => true, isTTY: false } };
-      const code = await runAdmin([...args, '--json'], env, streams as never);
+      const code = await runAdmin([...args, '--json'], env, streams);
       if (code !== 0) throw new Error(`loyalty-admin ${args.join(' ')} exited ${code}: ${stdout}`);
       return JSON.parse(stdout) as Record<string, unknown>;
     }

@@ -1,10 +1,10 @@
 import { systemClock } from '../../server/src/domain/clock';
 import type { AuditEntry, Wallet } from '../../server/src/domain/model';
-import { rateLimitWindowSeconds } from '../../server/src/http/rate-limit';
 import { loadFixture, parseFixture } from '../../server/src/store/fixture';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { blockBounds } from '../../server/src/store/mongo/quota-sizing';
-import { windowWithRoom } from '../../server/src/store/mongo/test-support/quota-window-room';
+import { blockBounds } from '../../server/src/rate-limit/block-sizing';
+import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
+import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { clientIds, dailyCaps, keys, reliabilityFixture, walletIds } from './support/fixture';
@@ -123,8 +123,8 @@ if (source.kind === 'none') {
     });
 
     it(`the rate limit (${limit} a minute) holds for both processes together: ${2 * limit} requests of one key, ${limit} accepted (within 2 %)`, async () => {
-      // The key's windows are fixed (quota-windows.ts): all of these fall in one.
-      await windowWithRoom(clientIds.capped, rateLimitWindowSeconds * 1000, 20_000);
+      // The key's windows are fixed (rate-limit/windows.ts): all of these fall in one.
+      await windowWithRoom(clientIds.capped, rateLimitWindowMs, 20_000);
       const answers = [];
       // Twenty at a time, alternating between the processes, as a load balancer spreads them.
       for (let sent = 0; sent < 2 * limit; sent += 20) {

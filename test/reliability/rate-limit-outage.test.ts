@@ -1,7 +1,9 @@
 import { MongoClient } from 'mongodb';
-import type { WindowCount } from '../../server/src/store/port';
-import { windowOf } from '../../server/src/store/mongo/quota-windows';
-import { MongoRequestCounter, requestCounterCollection, windowDocumentKey } from '../../server/src/store/mongo/request-counter';
+import { BlockQuotaCounter } from '../../server/src/rate-limit/block-quota';
+import type { WindowCount } from '../../server/src/rate-limit/counter';
+import { windowOf } from '../../server/src/rate-limit/windows';
+import { collectionNames } from '../../server/src/store/mongo/collections';
+import { quotaClaims, windowDocumentKey } from '../../server/src/store/mongo/quota-claim';
 import { testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';
 
@@ -51,12 +53,12 @@ const retryMs = 200;
       own.push(await new MongoClient(throughProxy(source.kind === 'uri' ? source.uri : '', proxy), { serverSelectionTimeoutMS: 1000 }).connect());
     }
     clients.push(...own);
-    const counters = own.map((client) => new MongoRequestCounter(limit, windowMs / 1000, () => ({ db: client.db(dbName), generation: 0 }), { now: clock.now, timeoutMs, retryMs }));
-    return { proxy, start, clock, counters, reader: own[0]!.db(dbName).collection(requestCounterCollection) };
+    const counters = own.map((client) => new BlockQuotaCounter({ limit, windowMs, claim: quotaClaims(() => client.db(dbName)), now: clock.now, timeoutMs, retryMs }));
+    return { proxy, start, clock, counters, reader: own[0]!.db(dbName).collection(collectionNames.rateLimits) };
   }
 
   /** `total` requests of `key` alternating between the processes, ten at a time: admitted per process, and the longest any waited (ms). */
-  async function spread(counters: MongoRequestCounter[], key: string, total: number): Promise<{ admitted: number[]; longestWait: number }> {
+  async function spread(counters: BlockQuotaCounter[], key: string, total: number): Promise<{ admitted: number[]; longestWait: number }> {
     const admitted = [0, 0];
     let longestWait = 0;
     for (let sent = 0; sent < total; sent += 10) {
@@ -109,7 +111,7 @@ const retryMs = 200;
       for (let tries = 0; tries < 100 && stored?.claimers?.length !== 2; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         clock.t += retryMs;
-        await Promise.all(counters.map((counter) => counter.hit(key)));
+        await Promise.all(counters.map(async (counter) => counter.hit(key)));
         stored = await reader.findOne<{ claimed: number; claimers: string[] }>({ key: windowDocumentKey(key, window) });
       }
       expect(stored?.claimers).toHaveLength(2);

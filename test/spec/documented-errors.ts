@@ -1,11 +1,11 @@
 /**
- * Every error message and code the product's documents name: the seed's error
- * tables and api-decisions.md. Copied here because the project must not read
+ * Every error message and code the product's documents name: the error
+ * tables of the API's source document and api-decisions.md. Copied here because the project must not read
  * ../shared at test time. If a document adds one, add it here first.
  */
 
-/** Operation B: the seed's table, with api-decisions.md's spelling of the two described rows. */
-export const operationBSeedMessages = [
+/** Operation B: the source document's table, with api-decisions.md's spelling of the two described rows. */
+export const operationBSourceMessages = [
   'Account is not eligible for redemption',
   'Invalid tier amount',
   'Either reservationAmount or catalogueItems is required',
@@ -26,7 +26,7 @@ export const operationBDecisionMessages = ['Redemption cap exceeded', 'Insuffici
 /** Operation B's one error code. */
 export const operationBCodes = ['INVALID_REQUEST'] as const;
 
-/** Operation A: the seed's table. */
+/** Operation A: the source document's table. */
 export const operationACodes = ['INVALID_BUSINESS_UNIT', 'BUSINESS_UNIT_REQUIRED', 'FEATURE_NOT_ENABLED'] as const;
 
 /** Codes api-decisions.md names, by the status they go with. */

@@ -6,7 +6,7 @@ import {
   operationACodes,
   operationBCodes,
   operationBDecisionMessages,
-  operationBSeedMessages,
+  operationBSourceMessages,
 } from './documented-errors';
 
 type Schema = { enum?: unknown[]; properties?: Record<string, Schema>; $ref?: string };
@@ -44,7 +44,7 @@ describe('error enums of the spec', () => {
   const opBError = errorSchemaName(...opB, '400');
   const opAError = errorSchemaName(...opA, '400');
 
-  it.each([...operationBSeedMessages, ...operationBDecisionMessages])(
+  it.each([...operationBSourceMessages, ...operationBDecisionMessages])(
     'Operation B 400 errorMessage enum lists %p',
     (message) => {
       expect(enumOf(opBError, 'errorMessage')).toContain(message);

@@ -35,10 +35,10 @@ export async function startMonitoredProcess(uri: string, dbName: string, rateLim
   let answered = true;
   server.on('request', (_req, res: ServerResponse) => {
     answered = false;
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    const writeHead = res.writeHead.bind(res);
+    res.writeHead = function (...args: Parameters<ServerResponse['writeHead']>) {
       answered = true;
-      return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+      return writeHead(...args);
     } as typeof res.writeHead;
   });
   client.on('commandStarted', (event: CommandStartedEvent) => {

@@ -108,8 +108,7 @@ function offerSignIn(config: ExampleConfig, signedIn: (member: DemoMember, sessi
   picker.replaceChildren(...config.members.map((member) => el('option', { value: member.correlationId }, `${member.name} (${member.correlationId})`)));
   const button = byId('sign-in') as HTMLButtonElement;
   button.disabled = false;
-  byId('sign-in-form').addEventListener('submit', async (event) => {
-    event.preventDefault();
+  const submit = async (): Promise<void> => {
     const member = config.members.find((candidate) => candidate.correlationId === picker.value);
     if (!member) return;
     button.disabled = true;
@@ -129,6 +128,10 @@ function offerSignIn(config: ExampleConfig, signedIn: (member: DemoMember, sessi
       requestIdNote(session.requestId),
     );
     await signedIn(member, session);
+  };
+  byId('sign-in-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void submit();
   });
 }
 
@@ -165,12 +168,13 @@ function offerErrors(loyalty: LoyaltyClient, config: ExampleConfig, member: Demo
   for (const [id, attempt] of Object.entries(tries)) {
     const button = byId(id) as HTMLButtonElement;
     button.disabled = false;
-    button.addEventListener('click', async () => {
+    button.addEventListener('click', () => {
       button.disabled = true;
       document.body.dataset.busy = 'true';
-      await attempt();
-      delete document.body.dataset.busy;
-      button.disabled = false;
+      void attempt().then(() => {
+        delete document.body.dataset.busy;
+        button.disabled = false;
+      });
     });
   }
 }

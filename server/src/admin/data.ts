@@ -7,7 +7,6 @@ import { applyAuditRetention, auditRetentionProblem } from '../store/mongo/audit
 import { ensureIndexes, indexSpecs, missingIndexes } from '../store/mongo/indexes';
 import { currentLayout, readLayout } from '../store/mongo/layout';
 import { migrate } from '../store/mongo/migrations/runner';
-import { requestCounterCollection } from '../store/mongo/request-counter';
 import { withDatabase, withStore } from './database';
 import { AdminError, exitCodes } from './exit-codes';
 import type { Output } from './output';
@@ -91,7 +90,7 @@ export async function runCheck(mongo: MongoConfig, out: Output): Promise<void> {
 }
 
 async function countsOf(db: Db): Promise<Record<string, number>> {
-  const names = [...Object.values(collectionNames).filter((name) => name !== collectionNames.meta), requestCounterCollection];
+  const names = Object.values(collectionNames).filter((name) => name !== collectionNames.meta);
   const counts: Record<string, number> = {};
   for (const name of names) counts[name] = await db.collection(name).estimatedDocumentCount();
   return counts;

@@ -107,6 +107,9 @@ export interface RedemptionRecord {
   redemptionName: string;
 }
 
+/** The one status Operation A lists: definitions in any other are not shown to members. */
+export const publishedStatus = 'PUBLISHED';
+
 export interface VoucherDefinitionRecord {
   voucherDefinitionId: string;
   adminId: string;

@@ -73,7 +73,7 @@ export interface SessionService {
 export interface VoucherDefinitionService {
   /**
    * Checks the feature switch, then resolves the business unit (AppError with
-   * the seed's codes). The list may be a frozen snapshot shared with other
+   * the documented codes). The list may be a frozen snapshot shared with other
    * requests: read it, do not change it.
    */
   listVoucherDefinitions(client: ClientRecord, businessUnit: string | undefined): Promise<readonly VoucherDefinitionSummary[]>;
@@ -90,7 +90,7 @@ export interface ReservationContext {
 }
 
 export interface ReservationService {
-  /** Throws AppError INVALID_REQUEST with the seed's messages. */
+  /** Throws AppError INVALID_REQUEST with the documented messages. */
   updateReservation(context: ReservationContext, request: ReservationUpdateRequest): Promise<ReservationUpdateResponse>;
   /**
    * The entries of a request's `catalogueItems` that are malformed or name no

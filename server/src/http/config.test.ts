@@ -68,7 +68,7 @@ describe('loadConfig', () => {
 
   it('reads exactly the variables it defines (the reference in docs/ is generated from those definitions)', () => {
     const read = new Set<string>();
-    const watched = new Proxy({} as Record<string, string | undefined>, {
+    const watched = new Proxy<Record<string, string | undefined>>({}, {
       get: (_target, name) => {
         if (typeof name === 'string') read.add(name);
         // Tracing on, with a ratio sampler: every variable is read.

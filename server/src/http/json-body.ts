@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '../domain/errors';
 
@@ -32,12 +33,19 @@ function isJson(req: Request): boolean {
 }
 
 /**
+ * Whether the request comes with a body: a chunked one, or a length above
+ * zero (`Content-Length: 0` and `00` alike say there is none).
+ */
+export function declaresBody(req: Pick<IncomingMessage, 'headers'>): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+}
+
+/**
  * Runs before the parser, which would skip (not reject) another content
  * type. An empty body passes whatever its type: the schema reports it.
  */
 const requireJsonContentType: RequestHandler = (req, _res, next) => {
-  const declaresBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-  if (declaresBody && !isJson(req)) {
+  if (declaresBody(req) && !isJson(req)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
   }
   next();

@@ -25,7 +25,7 @@ export function authenticatedKeyId(res: { locals: Record<string, unknown> }): st
 }
 
 export function authenticatedClient(res: Response): ClientRecord {
-  const client: ClientRecord | undefined = res.locals[clientKey];
+  const client = res.locals[clientKey] as ClientRecord | undefined;
   if (!client) throw new Error('no authenticated client: requireApiKey is not mounted on this route');
   return client;
 }
@@ -50,7 +50,7 @@ export function sessionLookup(res: Response): SessionLookup | null {
 }
 
 export function memberSession(res: Response): SessionRecord {
-  const session: SessionRecord | undefined = res.locals[sessionKey];
+  const session = res.locals[sessionKey] as SessionRecord | undefined;
   if (!session) throw new Error('no member session: requireSession is not mounted on this route');
   return session;
 }

@@ -5,10 +5,10 @@ import { createRequestValidation } from './request-validation';
 import { loadApiSpec } from './spec';
 
 /*
- * fast-paths.test.ts runs with the cross-check on (the validator sees every
+ * accept-only-check.test.ts runs with the cross-check on (the validator sees every
  * request too), so it would pass even if the accept-only check never
  * accepted anything. Here, as in production (no cross-check), a stub stands
- * for express-openapi-validator: each row says whether the fast check
+ * for express-openapi-validator: each row says whether the accept-only check
  * accepts the request itself or hands it to the validator.
  */
 
@@ -32,12 +32,16 @@ it.each<Row>([
   ['an unknown parameter', false, 'listVoucherDefinitions', { method: 'GET', originalUrl: `${list}?channel=CUX`, params: listParams, headers: {} }],
   ['a percent-encoded path', false, 'listVoucherDefinitions', { method: 'GET', originalUrl: '/client/users/m%2Dalice/voucher-definitions', params: listParams, headers: {} }],
   ['a HEAD (the validator answers 405)', false, 'listVoucherDefinitions', { method: 'HEAD', originalUrl: list, params: listParams, headers: {} }],
+  ['a listing saying Content-Length: 0', true, 'listVoucherDefinitions', { method: 'GET', originalUrl: list, params: listParams, headers: { 'content-length': '0' } }],
+  ['a listing saying Content-Length: 00 (no body either)', true, 'listVoucherDefinitions', { method: 'GET', originalUrl: list, params: listParams, headers: { 'content-length': '00' } }],
+  ['a listing with a body', false, 'listVoucherDefinitions', { method: 'GET', originalUrl: list, params: listParams, headers: { 'content-length': '2' } }],
+  ['a listing with a chunked body', false, 'listVoucherDefinitions', { method: 'GET', originalUrl: list, params: listParams, headers: { 'transfer-encoding': 'chunked' } }],
   ['a plain JSON body', true, 'updateReservation', { method: 'PUT', originalUrl: reservation, params: reservationParams, headers: jsonBody('application/json'), body: { reservationAmount: 1000 } }],
   ['a JSON body with charset=utf-8', true, 'updateReservation', { method: 'PUT', originalUrl: reservation, params: reservationParams, headers: jsonBody('application/json; charset=utf-8'), body: { reservationAmount: 1000 } }],
   ['a body of another content type', false, 'updateReservation', { method: 'PUT', originalUrl: reservation, params: reservationParams, headers: jsonBody('text/plain'), body: { reservationAmount: 1000 } }],
   ['a body the schema rejects', false, 'updateReservation', { method: 'PUT', originalUrl: reservation, params: reservationParams, headers: jsonBody('application/json'), body: { reservationAmount: 'ten' } }],
   ['no body at all', false, 'updateReservation', { method: 'PUT', originalUrl: reservation, params: reservationParams, headers: {} }],
-])('%s: accepted by the fast check: %s', (_name, accepted, operation, req) => {
+])('%s: accepted by the accept-only check: %s', (_name, accepted, operation, req) => {
   const validatorCalls: unknown[] = [];
   const validation = createRequestValidation(spec, (request) => void validatorCalls.push(request), { crossCheck: false });
   const next = jest.fn();
@@ -45,7 +49,7 @@ it.each<Row>([
   expect({ passedOn: next.mock.calls.length, toValidator: validatorCalls.length }).toEqual(accepted ? { passedOn: 1, toValidator: 0 } : { passedOn: 0, toValidator: 1 });
 });
 
-describe('the answer to a request the fast check does not accept', () => {
+describe('the answer to a request the accept-only check does not accept', () => {
   const reservationRequest = (body: unknown) =>
     ({ method: 'PUT', originalUrl: reservation, params: reservationParams, headers: jsonBody('application/json'), body }) as Partial<Request> as Request;
   const eovRefusal = new Error('refused by the validator');
@@ -74,7 +78,7 @@ describe('the answer to a request the fast check does not accept', () => {
     expect(await answerTo({ reservationAmount: 'ten' }, null)).toEqual({ passedOn: eovRefusal, asked: ['validator', 'wording'] });
   });
 
-  it('never asks either for a request the fast check accepts', async () => {
+  it('never asks either for a request the accept-only check accepts', async () => {
     expect(await answerTo({ reservationAmount: 10 }, ownAnswer)).toEqual({ passedOn: undefined, asked: [] });
   });
 

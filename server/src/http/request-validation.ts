@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import Ajv from 'ajv';
 import { schemaError } from '../domain/errors';
 import { depthOf, maxBodyDepth } from './body-depth';
-import { buildFastCheck } from './fast-check';
+import { buildAcceptOnlyCheck } from './accept-only-check';
 import { specRoutes, type OperationId } from './routes';
 import type { LoadedSpec } from './spec';
 
@@ -15,7 +15,7 @@ import type { LoadedSpec } from './spec';
  * recompiles route patterns, re-parses the URL and each parameter's
  * definition, and goes through four promise-chained middleware functions).
  *
- * So each operation first gets an accept-only check (fast-check.ts),
+ * So each operation first gets an accept-only check (accept-only-check.ts),
  * compiled once at start from the same schemas, for requests of the plain
  * shape real clients send (no percent-encoding in the path, query values of
  * unreserved characters only, no repeated or unknown query parameter, no
@@ -26,10 +26,10 @@ import type { LoadedSpec } from './spec';
  *
  * On the way to EOV a body nested deeper than any document of the spec is
  * refused first: EOV, and the wording of a refusal, would walk it
- * recursively. (The fast check walks only as deep as the schemas go.)
+ * recursively. (The accept-only check walks only as deep as the schemas go.)
  *
  * With `crossCheck` (tests, together with response validation), EOV runs on
- * every request the fast check accepts as well, and one EOV rejects is a 500
+ * every request the accept-only check accepts as well, and one EOV rejects is a 500
  * naming the disagreement, so any divergence fails the test suite.
  */
 export interface RequestValidation {
@@ -50,7 +50,7 @@ export function createRequestValidation(spec: LoadedSpec, eov: RequestHandler, o
   const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false });
   return {
     forOperation(operation, wordRefusal) {
-      const check = buildFastCheck(ajv, spec.dereferenced, specRoutes[operation]);
+      const check = buildAcceptOnlyCheck(ajv, spec.dereferenced, specRoutes[operation]);
       const viaValidator = throughValidator(eov, wordRefusal);
       if (!check) return viaValidator;
       if (!options.crossCheck) return (req, res, next) => (check(req) ? next() : viaValidator(req, res, next));
@@ -61,7 +61,7 @@ export function createRequestValidation(spec: LoadedSpec, eov: RequestHandler, o
   };
 }
 
-/** EOV for a request the fast check did not accept: a too deep body refused first, a refusal worded by `wordRefusal` when it can. */
+/** EOV for a request the accept-only check did not accept: a too deep body refused first, a refusal worded by `wordRefusal` when it can. */
 function throughValidator(eov: RequestHandler, wordRefusal: RefusalWording | undefined): RequestHandler {
   return (req, res, next) => {
     if (depthOf(req.body) > maxBodyDepth) {
@@ -72,15 +72,15 @@ function throughValidator(eov: RequestHandler, wordRefusal: RefusalWording | und
       eov(req, res, next);
       return;
     }
-    eov(req, res, onRequestVerdict(next, (refusal) => wordRefusal(req).then((own) => next(own ?? refusal), next)));
+    eov(req, res, onRequestVerdict(next, (refusal) => void wordRefusal(req).then((own) => next(own ?? refusal), next)));
   };
 }
 
-/** EOV for a request the fast check accepted (cross-check): a refusal is a 500 naming the disagreement. */
+/** EOV for a request the accept-only check accepted (cross-check): a refusal is a 500 naming the disagreement. */
 function validatorMustAgree(eov: RequestHandler, operation: OperationId): RequestHandler {
   return (req, res, next) => {
     eov(req, res, onRequestVerdict(next, (refusal) => {
-      next(new Error(`fast request validation of ${operation} accepted a request express-openapi-validator rejects: ${describe(refusal)}`));
+      next(new Error(`the accept-only check of ${operation} accepted a request express-openapi-validator rejects: ${describe(refusal)}`));
     }));
   };
 }

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { operations, paths } from '@loyalty/sdk';
 import type { HttpMethod } from 'openapi-typescript-helpers';
-import { InvalidSpecError, type LoadedSpec } from './spec';
+import { InvalidSpecError, loadApiSpec, type LoadedSpec } from './spec';
 
 /** Everything under this prefix is the API of the contract; the rest is operational. */
 export const apiPrefix = '/client';
@@ -15,7 +15,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
  * Each path and method at which the generated `paths` put operation `Op`
  * (never when there is none). The comparison is structural: two operations
  * of the same type would be interchangeable here, which the check of the
- * document at start-up (`checkRoutesAgainst`) rules out.
+ * document at start-up (`servedSpec`) rules out.
  */
 export type SpecRoute<Op extends OperationId> = {
   [P in keyof paths]: {
@@ -57,12 +57,23 @@ export const methods = Object.fromEntries(operationIds.map((id) => [id, specRout
   readonly [Op in OperationId]: SpecRoutes[Op]['method'];
 };
 
+declare const checked: unique symbol;
+
+/** A spec whose document has exactly the operations the server serves, at their routes: what `servedSpec` returns. */
+export type ServedSpec = LoadedSpec & { readonly [checked]: true };
+
+/** The spec at `specPath` (default: the project's), loaded (spec.ts) and checked by `servedSpec`. */
+export async function loadServedSpec(specPath?: string): Promise<ServedSpec> {
+  return servedSpec(await loadApiSpec(specPath));
+}
+
 /**
- * Throws InvalidSpecError unless the document has exactly the operations of
- * `specRoutes`, each at its path and method: a spec edited after the server
- * was built from it stops the start, naming what moved.
+ * `spec`, once its document has exactly the operations of `specRoutes`,
+ * each at its path and method; InvalidSpecError otherwise: a spec edited
+ * after the server was built from it stops the start, naming what moved.
+ * The app takes only a spec that passed here, so the check runs once.
  */
-export function checkRoutesAgainst(spec: LoadedSpec): void {
+export function servedSpec(spec: LoadedSpec): ServedSpec {
   const documented = new Map<string, string>();
   for (const [specPath, pathItem] of Object.entries(spec.document.paths ?? {})) {
     for (const [method, operation] of Object.entries(pathItem ?? {})) {
@@ -78,6 +89,7 @@ export function checkRoutesAgainst(spec: LoadedSpec): void {
   for (const [id, route] of documented) {
     if (!expected.has(id)) throw new InvalidSpecError(spec.source, `operation ${id} (${route}) is not one the server serves`);
   }
+  return spec as ServedSpec;
 }
 
 const operationKey = 'operationId';

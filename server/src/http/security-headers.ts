@@ -12,7 +12,7 @@ const apiHelmetOptions = {
 
 /** Helmet's headers on every response; `/docs` overrides the policy with `docsContentSecurityPolicy`. */
 export function securityHeaders(): RequestHandler {
-  return helmet(apiHelmetOptions) as unknown as RequestHandler;
+  return helmet(apiHelmetOptions);
 }
 
 /**
@@ -50,7 +50,7 @@ function helmetOutput(middleware: (req: IncomingMessage, res: ServerResponse, ne
   };
   let finished = false;
   middleware({ headers: {} } as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
-    if (error) throw error instanceof Error ? error : new Error(String(error));
+    if (error) throw error instanceof Error ? error : new Error('helmet failed', { cause: error });
     finished = true;
   });
   // Helmet's middleware is synchronous; anything else would make this copy wrong.

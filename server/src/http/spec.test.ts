@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { createApp } from '../app';
+import { createApp, type AppDeps } from '../app';
 import { fakeServices } from '../test-support/fake-services';
 import { createHttpServer } from './http-server';
+import { servedSpec } from './routes';
 import { defaultSpecPath, InvalidSpecError, loadApiSpec, type LoadedSpec } from './spec';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'spec-test-'));
@@ -19,7 +20,7 @@ function specFile(name: string, text: string): string {
 
 const appOn = (spec: LoadedSpec) =>
   createApp({
-    spec,
+    spec: servedSpec(spec),
     services: fakeServices(),
     store: { ping: async () => undefined },
     logger: pino({ level: 'silent' }),
@@ -70,10 +71,18 @@ describe('the spec at start-up', () => {
     await expect(loadApiSpec(file)).resolves.toMatchObject({ document: { openapi: '3.0.3' } });
   });
 
-  it('a valid spec that moved an operation fails createApp, naming it', async () => {
+  it('a valid spec that moved an operation cannot be given to createApp: its check fails, naming it', async () => {
     const moved = await loadApiSpec(specFile('moved.yaml', spec.replace('/client/users/{correlation_id}/sessions:', '/client/members/{correlation_id}/sessions:')));
-    await expect(appOn(moved)).rejects.toThrow(InvalidSpecError);
-    await expect(appOn(moved)).rejects.toThrow(/operation startSession is at POST \/client\/members\//);
+    expect(() => servedSpec(moved)).toThrow(InvalidSpecError);
+    expect(() => servedSpec(moved)).toThrow(/operation startSession is at POST \/client\/members\//);
+  });
+
+  it('is given to createApp only once checked against the routes (type-level: `npm run typecheck`)', async () => {
+    const loaded = await loadApiSpec();
+    // @ts-expect-error a spec loaded but not checked against the server's routes
+    const unchecked: AppDeps['spec'] = loaded;
+    const checked: AppDeps['spec'] = servedSpec(loaded);
+    expect(checked).toBe(unchecked);
   });
 
   it('the app serves and validates with the spec it is given, without reading one', async () => {

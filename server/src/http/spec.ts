@@ -13,7 +13,7 @@ export interface LoadedSpec {
   source: string;
   /** As written, `$ref`s included: express-openapi-validator, `/openapi.json` and the CORS policy read it. */
   document: ApiSpec;
-  /** Every `$ref` replaced by its target (targets shared, not copied): the fast request checks compile it. */
+  /** Every `$ref` replaced by its target (targets shared, not copied): the accept-only checks compile it. */
   dereferenced: ApiSpec;
 }
 

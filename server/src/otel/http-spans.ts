@@ -65,7 +65,7 @@ function nameAfterOperation(span: Span, request: IncomingMessage, response: Serv
   if (requestId !== undefined) span.setAttribute(requestIdAttribute, requestId);
   // Express's response is node's, with `locals`; a request Express never saw has none.
   if (!('locals' in response)) return;
-  const label = requestLabel(request as IncomingMessage & { originalUrl?: string }, response as unknown as Response);
+  const label = requestLabel(request, response as unknown as Response);
   if (label.memberHash !== undefined) span.setAttribute(userHashAttribute, label.memberHash);
   if (label.memberId !== undefined) span.setAttribute(userIdAttribute, label.memberId);
   if (label.operation === 'other') return;

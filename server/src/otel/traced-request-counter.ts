@@ -1,5 +1,5 @@
 import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
-import type { RequestCounter, WindowCount } from '../store/port';
+import type { RequestCounter, WindowCount } from '../rate-limit/counter';
 import { markFailed, settle } from './traced-store';
 
 /** The span of the rate limit's count. */

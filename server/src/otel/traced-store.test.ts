@@ -1,6 +1,7 @@
 import { SpanStatusCode } from '@opentelemetry/api';
+import type { RequestCounter } from '../rate-limit/counter';
 import { MemoryStore } from '../store/memory/memory-store';
-import { StoreUnavailableError, voucherDefinitionsVersionReader, type RequestCounter } from '../store/port';
+import { StoreUnavailableError, voucherDefinitionsVersionReader } from '../store/port';
 import { memberRecord } from '../store/test-support/records';
 import { rateLimitHitsAttribute, rateLimitSpanName, tracedRequestCounter } from './traced-request-counter';
 import { tracedStore } from './traced-store';

@@ -1,4 +1,5 @@
-import type { RequestCounter, Store } from '../store/port';
+import type { RequestCounter } from '../rate-limit/counter';
+import type { Store } from '../store/port';
 
 /*
  * The handle of tracing, as a type only: `tracing.ts` (which starts it) and
@@ -12,7 +13,7 @@ export interface Tracing {
   /** The rate limit's count with a span around each count made within a traced request. */
   traceRequestCounter(counter: RequestCounter): RequestCounter;
   /** pino's `mixin`: the trace and span ids of the active span, on every log line written within a traced request. */
-  logFields(): Record<string, string>;
+  logFields: () => Record<string, string>;
   /** For the start-up log line: how and where spans are sent. */
   readonly description: string;
   /** OpenTelemetry's own warnings and errors (a collector that does not answer) go to this log from now on. */

@@ -1,6 +1,5 @@
-import { around } from './around';
+import { around, observedStore } from './around';
 import { MemoryStore } from './memory/memory-store';
-import { observedStore } from './observed-store';
 import { StoreUnavailableError, storeMethods, voucherDefinitionsVersionReader, type Store } from './port';
 import { memberRecord, redemptionRecord } from './test-support/records';
 

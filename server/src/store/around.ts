@@ -1,4 +1,4 @@
-import { storeMethods, type Store, type StoreMethod } from './port';
+import { StoreUnavailableError, storeMethods, type Store, type StoreMethod } from './port';
 
 /**
  * What a wrapper does around one store call. `call` runs the call on the
@@ -21,10 +21,10 @@ export interface AroundOptions {
 
 /**
  * `store` with every port method going through `hook`: the one way to wrap
- * a store (metrics, tracing, injected faults, the tests' spies). A plain
- * object of functions bound once, no Proxy: nothing but the hook's own work
- * is added to a call. It has the port's methods only, never an adapter's
- * own (the sweep, the rate-limit count, health).
+ * a store (metrics: `observedStore` below; tracing, injected faults, the
+ * tests' spies). A plain object of functions bound once, no Proxy: nothing
+ * but the hook's own work is added to a call. It has the port's methods
+ * only, never an adapter's own (the outbox, the rate limit's claims, health).
  */
 export function around(store: Store, hook: StoreCallHook, options: AroundOptions = {}): Store {
   const wrapped = {} as Record<StoreMethod, (...args: unknown[]) => Promise<unknown>>;
@@ -37,4 +37,22 @@ export function around(store: Store, hook: StoreCallHook, options: AroundOptions
     Object.assign(wrapped, { voucherDefinitionsVersion: () => version.call(store) });
   }
   return wrapped as unknown as Store;
+}
+
+/** Told of every store call: its method, how long it took, and how it failed (null: it did not). */
+export type StoreCallObserver = (method: StoreMethod, seconds: number, failure: 'unavailable' | 'error' | null) => void;
+
+/** The store with every call timed and its failures classified, for metrics. */
+export function observedStore(store: Store, observe: StoreCallObserver): Store {
+  return around(store, async (method, _args, call) => {
+    const started = performance.now();
+    try {
+      const result = await call();
+      observe(method, (performance.now() - started) / 1000, null);
+      return result;
+    } catch (error) {
+      observe(method, (performance.now() - started) / 1000, error instanceof StoreUnavailableError ? 'unavailable' : 'error');
+      throw error;
+    }
+  });
 }

@@ -119,18 +119,12 @@ export interface ReservationStore extends MemberStore, WholeWalletStore {
 export interface AuditStore {
   /**
    * Audit entries of one reservation token, oldest first (by time, then
-   * wallet version). An entry is here once the store has delivered it (at
-   * once, or shortly after its save: see `drainOutbox`); each change's entry
-   * is here exactly once.
+   * wallet version). An entry is here once the store has delivered it: at
+   * once, or shortly after its save (the MongoDB store delivers it from the
+   * wallet's outbox after the answer; its `outbox.settle()` waits for that);
+   * each change's entry is here exactly once.
    */
   listAudit(reservationToken: string): Promise<AuditEntry[]>;
-  /**
-   * Waits for what saves left to do after their answer in this process (an
-   * adapter that writes the audit trail after the change, from the wallet's
-   * outbox, delivers it then); one that failed is left to the next reader of
-   * its wallet, or the sweep.
-   */
-  drainOutbox(): Promise<void>;
 }
 
 /** What the operator's key commands (`loyalty-admin keys`, the key service) need. */
@@ -191,7 +185,6 @@ export const storeMethods = Object.keys({
   loadWalletSlice: true,
   saveWalletSlice: true,
   listAudit: true,
-  drainOutbox: true,
   findClient: true,
   listApiKeys: true,
   insertApiKey: true,
@@ -238,19 +231,48 @@ export interface ApiKeyContext {
 /** What `updateApiKey` may change: an expiry (null: none), a revocation. */
 export type ApiKeyChange = Partial<Pick<ApiKeyRecord, 'expiresAt' | 'revokedAt'>>;
 
-/** How many requests a key has made in its current window, and when that window ends. */
-export interface WindowCount {
-  hits: number;
-  msBeforeReset: number;
+/** One key's counting window of the rate limit: [start, end) in epoch ms. */
+export interface QuotaWindow {
+  start: number;
+  end: number;
+}
+
+/** What a process asks of the shared count of a key's window: a block of tokens. */
+export interface QuotaClaim {
+  key: string;
+  window: QuotaWindow;
+  /** Tokens asked for (the block). */
+  want: number;
+  /** Requests this process admitted on its own count in this window (the store away) that the count does not hold yet. */
+  unreported: number;
+}
+
+/** The shared count's answer, after adding `want + unreported` to it atomically. */
+export interface QuotaClaimAnswer {
+  /** The window's count: every token claimed and every admission reported, by any process. */
+  claimed: number;
+  /** How many processes have claimed in this window. */
+  claimers: number;
+}
+
+/** Tokens a process gives back to the shared count of a key's window, unspent. */
+export interface QuotaReturn {
+  key: string;
+  window: QuotaWindow;
+  tokens: number;
 }
 
 /**
- * Counts requests per key in fixed windows (a window starts with a key's
- * first request). A store shared by several processes can offer one that
- * counts for all of them; in-process counting needs no promise.
+ * A capability an adapter shared by several processes may add: the count
+ * of a key's rate-limit window that all of them claim blocks of tokens
+ * from (the rate limit of a fleet, `rate-limit/block-quota.ts`). One atomic
+ * increment per claim, one atomic decrement per return; a claim or return
+ * the store cannot answer rejects.
  */
-export interface RequestCounter {
-  hit(key: string): WindowCount | Promise<WindowCount>;
+export interface SharedQuotaStore {
+  claimQuota(claim: QuotaClaim): Promise<QuotaClaimAnswer>;
+  /** Takes unspent tokens off the window's count, for the others to claim; nothing when the window's count is gone (expired). */
+  returnQuota(returned: QuotaReturn): Promise<void>;
 }
 
 /** The backing store did not answer (network, timeout, server down). */

@@ -18,6 +18,7 @@ import { createServices } from '../features';
 import { startServer, type RunningServer } from '../main';
 import { loadFixture, parseFixture } from '../store/fixture';
 import { MemoryStore } from '../store/memory/memory-store';
+import { MongoStore } from '../store/mongo/mongo-store';
 import type { Store } from '../store/port';
 import { apiClient, send, type ApiClient, type SendInit, type TestResponse } from './api-client';
 
@@ -116,7 +117,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     api: apiClient(baseUrl),
     logs,
     send: (method, path, init) => send(baseUrl, method, path, init),
-    settled: async () => store?.drainOutbox(),
+    // Only the MongoDB store leaves work after an answer (its outbox); the embedded one leaves none.
+    settled: async () => (store instanceof MongoStore ? store.outbox.settle() : undefined),
     close: async () => {
       await Promise.all(running.map((r) => r.stop()));
       await store?.close();

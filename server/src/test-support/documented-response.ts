@@ -23,7 +23,7 @@ addFormats(ajv);
 // OpenAPI's integer formats, which ajv-formats leaves out: whole numbers a JavaScript number holds exactly.
 ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) < 2 ** 31 });
 ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
-ajv.addSchema(spec as object, 'spec');
+ajv.addSchema(spec, 'spec');
 
 /** Throws unless `body` is what the spec documents for `status` of `operationId`. */
 export function expectDocumentedBody(operationId: OperationId, status: number, body: unknown): void {

@@ -31,7 +31,7 @@ interface Spec {
 export const spec = parse(readFileSync(specPath, 'utf8')) as Spec;
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
-ajv.addSchema(spec as object, 'spec');
+ajv.addSchema(spec, 'spec');
 
 interface Operation {
   operationId: string;

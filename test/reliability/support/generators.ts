@@ -354,7 +354,7 @@ export const clientArb = fc.oneof(
 );
 
 export const apiKeyArb = fc.oneof(
-  { weight: 10, arbitrary: clientArb.map((client) => ({ client, key: keys[client] as string | undefined })) },
+  { weight: 10, arbitrary: clientArb.map((client) => ({ client, key: keys[client] })) },
   {
     weight: 1,
     arbitrary: fc

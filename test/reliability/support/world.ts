@@ -132,7 +132,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const { running, urls } = app;
 
   // What the answers left to do: the store's outbox deliveries.
-  const settled = app.settled;
+  const settled = () => app.settled();
 
   const wallets = async () => {
     const state = new Map<string, Wallet | null>();

@@ -3,7 +3,7 @@ import type { SessionRecord } from '../../domain/model';
 import { defaultWalletLimits } from '../../domain/limits';
 import { loadApiSpec } from '../../http/spec';
 import { catalogueItemRecord, clientRecord, sessionRecord } from '../../store/test-support/records';
-import { seedAnswerToRefusedBody } from './body-rules';
+import { documentedAnswerToRefusedBody } from './body-rules';
 import { catalogueItemsMax, findInvalidCatalogueItems, productCodeMaxLength, quantityMax } from './catalogue';
 import { createReservationService } from './service';
 
@@ -23,13 +23,13 @@ function catalogueOf(codes: readonly string[]) {
   return { lookups, findInvalidCatalogueItems: (entries: readonly unknown[]) => findInvalidCatalogueItems(store, entries) };
 }
 
-/** The seed's answer to `body`, refused by the request validation; null when the validator's answer stands. */
-function seedAnswer(body: unknown, catalogue = catalogueOf(['p', 'q', 'a', 'b', 'c'])): Promise<AppError | null> {
-  return seedAnswerToRefusedBody(catalogue, body);
+/** The documented answer to `body`, refused by the request validation; null when the validator's answer stands. */
+function documentedAnswer(body: unknown, catalogue = catalogueOf(['p', 'q', 'a', 'b', 'c'])): Promise<AppError | null> {
+  return documentedAnswerToRefusedBody(catalogue, body);
 }
 
-describe('the seed\'s answer to a body the request validation refused', () => {
-  describe('answers the seed message of the first rule broken', () => {
+describe('the documented answer to a body the request validation refused', () => {
+  describe('answers the documented message of the first rule broken', () => {
     it.each<[string, unknown, string]>([
       ['no body', undefined, schemaMismatch],
       ['a null body', null, schemaMismatch],
@@ -53,13 +53,13 @@ describe('the seed\'s answer to a body the request validation refused', () => {
       ['a null entry', withItems([null]), schemaMismatch],
       ['an array entry', withItems([['p', 1]]), schemaMismatch],
     ])('%s', async (_name, body, message) => {
-      expect((await seedAnswer(body))?.toBody()).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: message });
+      expect((await documentedAnswer(body))?.toBody()).toMatchObject({ statusCode: 400, errorCode: 'INVALID_REQUEST', errorMessage: message });
     });
   });
 
   it('says where a body or an entry is not an object', async () => {
-    expect((await seedAnswer([]))?.extras.details).toEqual([{ path: '/body', message: 'must be object' }]);
-    expect((await seedAnswer(withItems([{ productCode: 'p' }, 7])))?.extras.details).toEqual([
+    expect((await documentedAnswer([]))?.extras.details).toEqual([{ path: '/body', message: 'must be object' }]);
+    expect((await documentedAnswer(withItems([{ productCode: 'p' }, 7])))?.extras.details).toEqual([
       { path: '/body/catalogueItems/1', message: 'must be object' },
     ]);
   });
@@ -84,7 +84,7 @@ describe('the seed\'s answer to a body the request validation refused', () => {
         [{ productCode: 'a', quantity: 0 }, { productCode: 2, extra: true }, { productCode: 'c', quantity: 'x' }],
       ],
     ])('%s', async (_name, items, invalid) => {
-      const error = await seedAnswer(withItems(items));
+      const error = await documentedAnswer(withItems(items));
       expect(error?.toBody()).toEqual({
         statusCode: 400,
         errorCode: 'INVALID_REQUEST',
@@ -101,7 +101,7 @@ describe('the seed\'s answer to a body the request validation refused', () => {
       ['one unknown code sent twice', [{ productCode: 'NOPE' }, { productCode: 'p', quantity: -1 }, { productCode: 'NOPE', quantity: 2 }], [{ productCode: 'NOPE' }, { productCode: 'p', quantity: -1 }, { productCode: 'NOPE', quantity: 2 }]],
       ['a known code with a bad quantity, once', [{ productCode: 'p', quantity: 0 }], [{ productCode: 'p', quantity: 0 }]],
     ])('%s', async (_name, items, invalid) => {
-      expect((await seedAnswer(withItems(items)))?.toBody()).toEqual({
+      expect((await documentedAnswer(withItems(items)))?.toBody()).toEqual({
         statusCode: 400,
         errorCode: 'INVALID_REQUEST',
         errorMessage: 'Invalid catalogue item(s)',
@@ -111,23 +111,23 @@ describe('the seed\'s answer to a body the request validation refused', () => {
 
     it('asks the catalogue once, for the distinct codes of the well-formed entries only', async () => {
       const catalogue = catalogueOf(['p']);
-      await seedAnswer(withItems([{ productCode: 'p' }, { productCode: 'x', quantity: 0 }, { productCode: 'y' }, { productCode: 'p', quantity: 2 }, { productCode: 'y' }]), catalogue);
+      await documentedAnswer(withItems([{ productCode: 'p' }, { productCode: 'x', quantity: 0 }, { productCode: 'y' }, { productCode: 'p', quantity: 2 }, { productCode: 'y' }]), catalogue);
       expect(catalogue.lookups).toEqual([['p', 'y']]);
     });
 
     it('does not ask the catalogue when no entry is malformed (the operation checks the codes in its order)', async () => {
       const catalogue = catalogueOf([]);
-      expect(await seedAnswer(withItems([{ productCode: 'NOPE' }]), catalogue)).toBeNull();
+      expect(await documentedAnswer(withItems([{ productCode: 'NOPE' }]), catalogue)).toBeNull();
       expect(catalogue.lookups).toEqual([]);
     });
 
     it(`lists entries up to the spec's ${catalogueItemsMax}, and past it asks nobody`, async () => {
       const catalogue = catalogueOf(['p']);
       const items = Array.from({ length: catalogueItemsMax }, (_, i) => ({ productCode: i === 0 ? 'p' : `unknown-${i}`, quantity: i === 1 ? 0 : 1 }));
-      expect((await seedAnswer(withItems(items), catalogue))?.extras.invalidCatalogueItems).toEqual(items.slice(1));
+      expect((await documentedAnswer(withItems(items), catalogue))?.extras.invalidCatalogueItems).toEqual(items.slice(1));
       expect(catalogue.lookups).toHaveLength(1);
 
-      const tooMany = await seedAnswer(withItems([...items, { productCode: 'p' }]), catalogue);
+      const tooMany = await documentedAnswer(withItems([...items, { productCode: 'p' }]), catalogue);
       expect(tooMany?.toBody()).toEqual({
         statusCode: 400,
         errorCode: 'INVALID_REQUEST',
@@ -154,32 +154,32 @@ describe('the seed\'s answer to a body the request validation refused', () => {
       ['a productCode of 64 code points', withItems([{ productCode: emojiCode }])],
       ['an unknown field in an item', withItems([{ productCode: 'p', colour: 'red' }])],
     ])('%s', async (_name, body) => {
-      expect(await seedAnswer(body)).toBeNull();
+      expect(await documentedAnswer(body)).toBeNull();
     });
   });
 
   describe('reads own fields only', () => {
     it('ignores a channel inside a "__proto__" key', async () => {
-      expect(await seedAnswer(JSON.parse('{"reservationAmount": 1, "__proto__": {"channel": 5}}'))).toBeNull();
+      expect(await documentedAnswer(JSON.parse('{"reservationAmount": 1, "__proto__": {"channel": 5}}'))).toBeNull();
     });
 
     it('does not take a productCode from a "__proto__" key of an item', async () => {
       const body = JSON.parse(`{"reservationAmount": 1, "redemptionId": "r", "redeemerId": "m",
         "catalogueItems": [{"__proto__": {"productCode": "p"}}]}`);
-      expect((await seedAnswer(body))?.message).toBe('Invalid catalogue item(s)');
+      expect((await documentedAnswer(body))?.message).toBe('Invalid catalogue item(s)');
     });
 
     // JSON.parse makes "__proto__" an own key, so the cases above pass even
     // for code that reads inherited fields; these inherit for real.
     it('ignores a channel the body only inherits', async () => {
       const body: unknown = Object.assign(Object.create({ channel: 5 }), { reservationAmount: 1 });
-      expect(await seedAnswer(body)).toBeNull();
+      expect(await documentedAnswer(body)).toBeNull();
     });
 
     it('does not take a productCode an item only inherits', async () => {
       const item: unknown = Object.create({ productCode: 'p' });
       const body = { reservationAmount: 1, redemptionId: 'r', redeemerId: 'm', catalogueItems: [item] };
-      expect((await seedAnswer(body))?.message).toBe('Invalid catalogue item(s)');
+      expect((await documentedAnswer(body))?.message).toBe('Invalid catalogue item(s)');
     });
   });
 });
@@ -219,7 +219,7 @@ describe('the redemption pair, the one rule the schema does not state: the servi
         correlationId: 'm-alice',
         reservationToken: 'rt-1',
       },
-      body as Parameters<typeof service.updateReservation>[1],
+      body,
     );
 
   it.each<[string, object]>([

@@ -3,15 +3,15 @@ import type { ReservationService } from '../../domain/services';
 import { catalogueItemsMax, isJsonObject, isWellFormedItem, ownField } from './catalogue';
 
 /*
- * Operation B's body rules that have their own message in the seed, in the
- * spec's order: channel type, amount-or-items, the redemption pair, then
+ * Operation B's body rules that have a message of their own in the contract
+ * (the spec lists each), in the spec's order: channel type, amount-or-items, the redemption pair, then
  * the catalogue items.
  *
  * The spec's schema states all of them but the redemption pair. So a body
  * the request validation accepts breaks none of them but that one, which
  * the service checks first (`redemptionPairProblem`); a body it refuses is
- * answered with the seed's message of the first rule broken, when there is
- * one, instead of the validator's generic wording (`seedAnswerToRefusedBody`).
+ * answered with the message of the first rule broken, when there is one,
+ * instead of the validator's generic wording (`documentedAnswerToRefusedBody`).
  */
 
 /** `redemptionId` and `redeemerId` go together, and `catalogueItems` needs both: the rule the schema does not state. */
@@ -33,7 +33,7 @@ type Catalogue = Pick<ReservationService, 'findInvalidCatalogueItems'>;
  * whether the other entries name known products only the store can say, so
  * the answer asks it, and lists every offending entry at once.
  */
-export async function seedAnswerToRefusedBody(catalogue: Catalogue, body: unknown): Promise<AppError | null> {
+export async function documentedAnswerToRefusedBody(catalogue: Catalogue, body: unknown): Promise<AppError | null> {
   const broken = firstRuleBroken(body);
   if (broken) return broken;
   const items = catalogueItemsOf(body);

@@ -69,7 +69,7 @@ describe('PUT /client/users/{correlation_id}/reservations/{reservation_token}', 
     expect(response.body).toEqual(itemLevel);
   });
 
-  describe("the seed's messages win over the validator's wording", () => {
+  describe("the documented messages win over the validator's wording", () => {
     it.each<[string, unknown, ReservationErrorMessage]>([
       ['a numeric channel with a bad amount', { reservationAmount: 'x', channel: 5 }, 'Channel should be a string value'],
       ['no amount and no items, with an unknown field', { foo: 1 }, 'Either reservationAmount or catalogueItems is required'],
@@ -161,7 +161,7 @@ describe('PUT /client/users/{correlation_id}/reservations/{reservation_token}', 
       ['415 before the session', () => sendRaw('x', 'text/plain', noSession), 415],
       ['413 before the session', () => update({ channel: 'x'.repeat(2000) }, noSession), 413],
       ['malformed JSON before the session', () => sendRaw('{', 'application/json', noSession), 400],
-      ['the session before the seed rules', () => update({}, noSession), 401],
+      ['the session before the body rules', () => update({}, noSession), 401],
       ['the session before the schema', () => update({ reservationAmount: 'x' }, noSession), 401],
     ])('%s', async (_case, send, status) => {
       expect((await send()).status).toBe(status);

@@ -162,6 +162,19 @@ describe('authentication with credential caching (processes sharing a database)'
     expect(later?.member).toBeUndefined();
   });
 
+  it('gives the member a slow session read brought for what is left of 2 s from when the read was asked, not from its answer', async () => {
+    holdNextSessionRead = true;
+    const slow = auth.lookUpSession(sessionToken);
+    monotonicMs += 1500;
+    releaseHeldRead();
+    expect((await slow)?.member?.correlationId).toBe('m-alice');
+    monotonicMs += 500;
+    expect((await auth.lookUpSession(sessionToken))?.member?.correlationId).toBe('m-alice');
+    monotonicMs += 1;
+    expect((await auth.lookUpSession(sessionToken))?.member).toBeUndefined();
+    expect(reads.findSessionContext).toBe(1);
+  });
+
   it('holds a revocation within 2 s: the key and its sessions are refused once their entries are older', async () => {
     expect(await auth.authenticateClient(operatorKey.apiKey)).not.toBeNull();
     expect(await memberRequest()).toBe(true);

@@ -3,8 +3,9 @@ import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, typ
 import { hashSecret, sameDigest } from '../../domain/secrets';
 import type { AuthService } from '../../domain/services';
 import type { ApiKeyContext, AuthStore, SessionContext } from '../../store/port';
+import { boundedCache } from '../../caching/bounded-cache';
+import { deepFreeze, ReadCache, type ReadCacheSettings } from '../../caching/read-cache';
 import { maxLivePublishableKeys } from '../../domain/limits';
-import { ReadCache, type ReadCacheSettings } from '../read-cache';
 
 /** Longer credentials are rejected before hashing: no key or token of ours is this long. */
 const maxCredentialLength = 256;
@@ -67,11 +68,11 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
 }
 
 interface CredentialReads {
-  findApiKey(digest: string): Promise<ApiKeyContext | null>;
+  findApiKey: (digest: string) => Promise<ApiKeyContext | null>;
   /** The origins of the live publishable keys. */
-  publishableOrigins(): Promise<ReadonlySet<string>>;
+  publishableOrigins: () => Promise<ReadonlySet<string>>;
   /** As the store's, but the member may be left out (not read): see SessionLookup. */
-  findSessionContext(tokenHash: string): Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
+  findSessionContext: (tokenHash: string) => Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
 }
 
 /**
@@ -98,7 +99,8 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const keyLookups = { ...caching.apiKeys, ...now, onLookup: (hit: boolean) => caching.onLookup?.('apiKeys', hit) };
   const apiKeys = new ReadCache((digest) => store.findApiKey(digest), keyLookups);
   const keysById = new ReadCache<ApiKeyContext | null>((keyId) => store.findApiKeyById(keyId), keyLookups);
-  const members = new ReadCache<MemberRecord | null | undefined>(async () => undefined, { ...caching.sessions, ...now });
+  // Members as a session's read brought them (never read by themselves): kept as long as a key is, then read with the wallet.
+  const membersReadWithSessions = boundedCache<string, { member: MemberRecord | null }>({ maxEntries: caching.sessions.maxEntries, ttlMs: caching.sessions.ttlMs, ...now });
   const wallClock = deps.clock;
   const sessions = new ReadCache<SessionRecord | null>(
     async (tokenHash) => {
@@ -109,7 +111,8 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
       // each kept as long as they may be from when the read was asked (a slow
       // read must not stretch how long a revoked key is honoured).
       if (found.key) keysById.set(found.key.keyId, { key: found.key, client: found.client }, askedAt);
-      members.set(found.session.correlationId, found.member, askedAt);
+      const memberTtl = Math.floor(caching.sessions.ttlMs - (monotonicMs() - askedAt));
+      if (memberTtl > 0) membersReadWithSessions.set(found.session.correlationId, { member: deepFreeze(found.member) }, { ttl: memberTtl });
       return found.session;
     },
     {
@@ -125,12 +128,12 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   return {
     findApiKey: (digest) => apiKeys.get(digest),
     publishableOrigins: () => origins.get(''),
-    async findSessionContext(tokenHash) {
+    findSessionContext: async (tokenHash) => {
       const session = await sessions.get(tokenHash);
       if (!session) return null;
       const key = await keysById.get(session.keyId);
       // The member only while it is fresh: absent, whoever needs it reads it (Operation B, with its wallet).
-      const member = members.peek(session.correlationId);
+      const member = membersReadWithSessions.get(session.correlationId)?.member;
       return { session, client: key?.client ?? null, key: key?.key ?? null, ...(member !== undefined && { member }) };
     },
   };

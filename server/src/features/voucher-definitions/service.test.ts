@@ -8,7 +8,7 @@ import { createVoucherDefinitionService, maxCachedListings } from './service';
  * The listing is cached per business unit only on a store that says when
  * its definitions change (the memory store). Every other test reaches the
  * service through a wrapped store, which turns the cache off: these hold the
- * cached path to the seed's rules (published only, usable on CUX).
+ * cached path to the contract's rules (published only, usable on CUX).
  */
 
 const client = clientRecord('client-partner');

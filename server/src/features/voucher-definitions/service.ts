@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedCache } from '../../caching/bounded-cache';
 import { AppError } from '../../domain/errors';
 import type { ClientRecord } from '../../domain/model';
 import type { VoucherDefinitionService, VoucherDefinitionSummary } from '../../domain/services';
@@ -38,7 +38,7 @@ export function createVoucherDefinitionService(deps: VoucherDefinitionServiceDep
    * has enabled, so it stays small. The summaries are a frozen snapshot: the
    * HTTP layer serialises it once and sends the same bytes again.
    */
-  const listings = new LRUCache<string, CachedListing>({ max: maxCachedListings });
+  const listings = boundedCache<string, CachedListing>({ maxEntries: maxCachedListings });
 
   return {
     async listVoucherDefinitions(client, businessUnit) {

@@ -1,20 +1,21 @@
 import { systemClock, type Clock } from '../../domain/clock';
-import type {
-  ApiKeyRecord,
-  AuditEntry,
-  CatalogueItemRecord,
-  ClientRecord,
-  MemberBalance,
-  MemberMove,
-  MemberRecord,
-  RedemptionRecord,
-  ReservationKey,
-  ReservationRecord,
-  SessionRecord,
-  VoucherDefinitionRecord,
-  Wallet,
-  WalletSlice,
-  WalletSliceChange,
+import {
+  publishedStatus,
+  type ApiKeyRecord,
+  type AuditEntry,
+  type CatalogueItemRecord,
+  type ClientRecord,
+  type MemberBalance,
+  type MemberMove,
+  type MemberRecord,
+  type RedemptionRecord,
+  type ReservationKey,
+  type ReservationRecord,
+  type SessionRecord,
+  type VoucherDefinitionRecord,
+  type Wallet,
+  type WalletSlice,
+  type WalletSliceChange,
 } from '../../domain/model';
 import { isLiveKey } from '../../domain/model';
 import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
@@ -35,8 +36,6 @@ export interface MemoryStoreOptions {
   /** How often expired sessions are swept; 0 turns the sweep off. Default one minute. */
   sessionSweepIntervalMs?: number;
 }
-
-const published = 'PUBLISHED';
 
 /**
  * The in-process store: plain maps, one process, no persistence. Records
@@ -202,7 +201,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   // --- voucher definitions ------------------------------------------------
 
   async listPublishedVoucherDefinitions(businessUnit: string, channel: string): Promise<VoucherDefinitionRecord[]> {
-    const bucket = this.definitionIndex.get(businessUnit)?.get(published) ?? [];
+    const bucket = this.definitionIndex.get(businessUnit)?.get(publishedStatus) ?? [];
     return bucket.filter((d) => usableOn(d, channel));
   }
 
@@ -223,7 +222,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   private bucketOf(definition: VoucherDefinitionRecord): VoucherDefinitionRecord[] {
     let byStatus = this.definitionIndex.get(definition.businessUnit);
-    if (!byStatus) this.definitionIndex.set(definition.businessUnit, (byStatus = new Map()));
+    if (!byStatus) this.definitionIndex.set(definition.businessUnit, (byStatus = new Map<string, VoucherDefinitionRecord[]>()));
     let bucket = byStatus.get(definition.status);
     if (!bucket) byStatus.set(definition.status, (bucket = []));
     return bucket;
@@ -314,9 +313,6 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   async listAudit(reservationToken: string): Promise<AuditEntry[]> {
     return this.audit.list(reservationToken).sort((a, b) => a.at.getTime() - b.at.getTime() || a.walletVersion - b.walletVersion);
   }
-
-  /** Nothing is left for later: every save writes its audit entry at once. */
-  async drainOutbox(): Promise<void> {}
 
   // --- lifecycle -----------------------------------------------------------
 

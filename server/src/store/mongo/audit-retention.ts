@@ -1,5 +1,6 @@
 import type { Db, Document } from 'mongodb';
 import { collectionNames } from './collections';
+import { indexesOf } from './indexes';
 
 /*
  * How long the audit trail keeps an entry: a TTL index on its time (`at`),
@@ -55,6 +56,6 @@ export async function auditRetentionProblem(db: Db, days: number | null): Promis
 }
 
 async function retentionIndex(db: Db): Promise<Document | undefined> {
-  const indexes = await db.collection(collectionNames.audit).listIndexes().toArray().catch(() => []);
+  const indexes = await indexesOf(db, collectionNames.audit);
   return indexes.find((index) => JSON.stringify(index.key) === JSON.stringify(retentionKey) && index.expireAfterSeconds !== undefined);
 }

@@ -1,6 +1,5 @@
 import type { CommandStartedEvent } from 'mongodb';
 import { collectionNames } from './collections';
-import { requestCounterCollection } from './request-counter';
 
 /** Command names counted under their own name; any other is `other`. */
 const knownCommands = new Set([
@@ -11,7 +10,7 @@ const knownCommands = new Set([
 ]);
 
 /** The project's collections, counted under their own name; any other (or none: `ping`) is `other`. */
-const knownCollections = new Set<string>([...Object.values(collectionNames), requestCounterCollection]);
+const knownCollections = new Set<string>(Object.values(collectionNames));
 
 export interface CommandLabels {
   command: string;

@@ -67,7 +67,7 @@ export interface ConnectionObserver {
    * replacement too); given, the clients monitor their commands. The
    * watchdog's short-lived probe clients are not watched.
    */
-  onCommand?(event: CommandStartedEvent): void;
+  onCommand?: (event: CommandStartedEvent) => void;
 }
 
 /** What the connection needs from the outside world; tests replace it. */

@@ -1,6 +1,5 @@
-import type { Db, IndexDescription } from 'mongodb';
+import type { Db, Document, IndexDescription } from 'mongodb';
 import { collectionNames } from './collections';
-import { requestCounterCollection, requestCounterIndexes } from './request-counter';
 
 /**
  * The indexes of every query of the current data layout, per collection.
@@ -25,7 +24,8 @@ export const indexSpecs: ReadonlyArray<{ collection: string; indexes: IndexDescr
   { collection: collectionNames.audit, indexes: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }] },
   // The outbox sweep's wallets, bucket by bucket: only wallets with an outbox (recent changes; the sweep clears delivered ones).
   { collection: collectionNames.wallets, indexes: [{ key: { bucket: 1, 'outbox.at': 1 }, partialFilterExpression: { 'outbox.at': { $exists: true } } }] },
-  { collection: requestCounterCollection, indexes: requestCounterIndexes },
+  // A window's document is found by its `key` (the key and the window's start); TTL: removed at its `expire`.
+  { collection: collectionNames.rateLimits, indexes: [{ key: { expire: -1 }, expireAfterSeconds: 0 }, { key: { key: 1 }, unique: true }] },
   {
     collection: collectionNames.reservations,
     indexes: [
@@ -44,15 +44,21 @@ export async function ensureIndexes(db: Db): Promise<void> {
 export async function missingIndexes(db: Db): Promise<string[]> {
   const missing: string[] = [];
   for (const { collection, indexes } of indexSpecs) {
-    const present = await db
-      .collection(collection)
-      .listIndexes()
-      .toArray()
-      .catch(() => []);
+    const present = await indexesOf(db, collection);
     const keysOf = (key: unknown): string => JSON.stringify(key);
     for (const index of indexes) {
       if (!present.some((p) => keysOf(p.key) === keysOf(index.key))) missing.push(`${collection} ${keysOf(index.key)}`);
     }
   }
   return missing;
+}
+
+/** The indexes `collection` has, as the server describes them; none when it does not exist. */
+export async function indexesOf(db: Db, collection: string): Promise<Document[]> {
+  const indexes: Document[] = await db
+    .collection(collection)
+    .listIndexes()
+    .toArray()
+    .catch(() => []);
+  return indexes;
 }

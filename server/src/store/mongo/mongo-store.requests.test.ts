@@ -4,7 +4,7 @@ import { redemptionRecord, reservationRecord, wallet as walletOf } from '../test
 import { StoreUnavailableError } from '../port';
 import { totalsOf } from '../../domain/wallet-totals';
 import { fixedConnection } from './connection';
-import { sweepBucketOf } from './documents';
+import { sweepBucketOf } from './wallets/documents';
 import { MongoStore } from './mongo-store';
 
 /*
@@ -269,7 +269,7 @@ describe('MongoStore requests', () => {
     });
     matchedCount = 0;
     expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: lowered, totals, audit: null }, 7)).toBe(false);
-    await store.drainOutbox();
+    await store.outbox.settle();
   });
 
   it('lists definitions with one indexed filter, sorted by id, fields mapped explicitly', async () => {

@@ -4,7 +4,8 @@ import type { ReservationRecord } from '../../domain/model';
 import { reservationRecord, sessionRecord, wallet } from '../test-support/records';
 import { StoreUnavailableError } from '../port';
 import { describeStoreContract } from '../test-support/store.contract';
-import { collectionNames, MongoStore } from './mongo-store';
+import { collectionNames } from './collections';
+import { MongoStore } from './mongo-store';
 import { explainMissing, testMongoSource, stageNames, uniqueDbName } from './test-support/mongo-test-server';
 
 /*
@@ -55,7 +56,7 @@ if (source.kind === 'none') {
 
   describeStoreContract('MongoStore', async () => {
     const store = await freshStore();
-    return { store, cleanup: () => store.close() };
+    return { store, cleanup: () => store.close(), settle: () => store.outbox.settle() };
   });
 
   describe('MongoStore specifics', () => {

@@ -1,23 +1,24 @@
-import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
-import type {
-  ApiKeyRecord,
-  AuditEntry,
-  CatalogueItemRecord,
-  ClientRecord,
-  MemberRecord,
-  RedemptionRecord,
-  SessionRecord,
-  ReservationKey,
-  VoucherDefinitionRecord,
-  Wallet,
-  WalletSlice,
-  WalletSliceChange,
+import type { AnyBulkWriteOperation, Collection } from 'mongodb';
+import { PolledValue } from '../../caching/polled-value';
+import { systemClock } from '../../domain/clock';
+import {
+  publishedStatus,
+  type ApiKeyRecord,
+  type AuditEntry,
+  type CatalogueItemRecord,
+  type ClientRecord,
+  type MemberRecord,
+  type RedemptionRecord,
+  type SessionRecord,
+  type VoucherDefinitionRecord,
 } from '../../domain/model';
-import type { ApiKeyChange, ApiKeyContext, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
+import type { ApiKeyChange, ApiKeyContext, SessionContext, SharedQuotaStore, Store, VoucherDefinitionsVersioned } from '../port';
+import { collectionNames, currentCollections, isKey, requireKey, type Collections } from './collections';
+import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
+import { bumpDefinitionsVersion, readDefinitionsVersion } from './definitions-version';
 import {
   apiKeyDoc,
   apiKeyFromDoc,
-  auditFromDoc,
   catalogueItemBody,
   catalogueItemFromDoc,
   clientBody,
@@ -31,79 +32,59 @@ import {
   voucherDefinitionBody,
   voucherDefinitionFromDoc,
   type ApiKeyDoc,
-  type AuditDoc,
   type Body,
-  type CatalogueItemDoc,
   type ClientDoc,
   type MemberDoc,
-  type RedemptionDoc,
-  type ReservationDoc,
   type SessionDoc,
-  type VoucherDefinitionDoc,
-  type WalletDoc,
 } from './documents';
-import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
-import { collectionNames } from './collections';
-import { bumpDefinitionsVersion, PolledValue, readDefinitionsVersion } from './definitions-version';
 import { readOrCreateLogKey } from './log-key';
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
-import { MongoRequestCounter, requestCounterCollection, requestCounterIndexes } from './request-counter';
-import type { OutboxSweep, OutboxSweepOptions, SweepObservers } from './outbox-sweep';
-import { MongoWallets } from './wallets';
+import { quotaClaims, quotaReturns } from './quota-claim';
+import { MongoWallets } from './wallets/compare-and-set';
+import { auditFromDoc } from './wallets/documents';
+import { Outbox, type OutboxLifecycle } from './wallets/outbox';
 
 /** How to reach the database; the watchdog's settings have defaults (connection.ts). */
 export type MongoStoreOptions = MongoConnectionOptions;
 
-export { collectionNames } from './collections';
-
-const published = 'PUBLISHED';
-
 /** How often a process asks whether voucher definitions changed (see definitions-version.ts). */
 export const definitionsVersionCheckMs = 1000;
-
-interface Collections {
-  clients: Collection<ClientDoc>;
-  apiKeys: Collection<ApiKeyDoc>;
-  members: Collection<MemberDoc>;
-  sessions: Collection<SessionDoc>;
-  catalogueItems: Collection<CatalogueItemDoc>;
-  redemptions: Collection<RedemptionDoc>;
-  voucherDefinitions: Collection<VoucherDefinitionDoc>;
-  wallets: Collection<WalletDoc>;
-  reservations: Collection<ReservationDoc>;
-  audit: Collection<AuditDoc>;
-}
-
-/**
- * Every value that goes into a filter passes through here. The port is typed,
- * but callers hand on values from requests: an object such as `{ $ne: "" }`
- * in a filter would turn an equality into an operator. Non-strings match
- * nothing.
- */
-const isKey = (value: unknown): value is string => typeof value === 'string';
-
-function requireKey(value: unknown, what: string): string {
-  if (!isKey(value)) throw new TypeError(`${what} must be a string`);
-  return value;
-}
 
 /**
  * The store on MongoDB, official driver, mainstream commands only (no
  * transactions, $text, collations or update pipelines), so it runs on any
  * supported deployment. Consistency of points rests on one compare-and-set
- * of a wallet document per change (see wallets.ts).
+ * of a wallet document per change (see wallets/compare-and-set.ts).
  */
-export class MongoStore implements Store, VoucherDefinitionsVersioned {
-  /** The collections of the current client, with its generation: kept until the watchdog replaces the client. */
-  private collectionsOfClient: { generation: number; collections: Collections } | null = null;
-  private readonly wallets: MongoWallets;
-  /** The rate-limit counters made on this store: closing it gives back their tokens. */
-  private readonly counters: MongoRequestCounter[] = [];
+export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuotaStore {
+  /** The collections of the current client. */
+  private readonly collections: () => Collections;
   private readonly definitionsVersion: PolledValue<number>;
+  /** The wallets' outbox and its sweep (wallets/outbox.ts): a serving process starts it; `close` ends it. */
+  readonly outbox: OutboxLifecycle;
+  /** The rate limit's claims of this process, counted with every process on this database (quota-claim.ts). */
+  readonly claimQuota: SharedQuotaStore['claimQuota'];
+  /** Tokens this process gives back to those counts, unspent (quota-claim.ts). */
+  readonly returnQuota: SharedQuotaStore['returnQuota'];
+  // The wallets' methods are those of their room (wallets/compare-and-set.ts), not forwarded.
+  readonly loadWallet: Store['loadWallet'];
+  readonly saveWallet: Store['saveWallet'];
+  readonly loadWalletSlice: Store['loadWalletSlice'];
+  readonly saveWalletSlice: Store['saveWalletSlice'];
 
   private constructor(private readonly connection: StoreConnection) {
-    this.wallets = new MongoWallets({ collections: () => this.collections, run: (operation) => this.run(operation) });
+    this.collections = currentCollections(connection);
+    const room = { collections: this.collections, run: connection.run.bind(connection), now: systemClock };
+    const outbox = new Outbox(room);
+    const wallets = new MongoWallets(room, outbox);
+    this.outbox = outbox;
+    this.loadWallet = wallets.loadWallet.bind(wallets);
+    this.saveWallet = wallets.saveWallet.bind(wallets);
+    this.loadWalletSlice = wallets.loadWalletSlice.bind(wallets);
+    this.saveWalletSlice = wallets.saveWalletSlice.bind(wallets);
+    this.claimQuota = quotaClaims(() => connection.db);
+    this.returnQuota = quotaReturns(() => connection.db);
     this.definitionsVersion = new PolledValue(() => this.run(() => readDefinitionsVersion(this.connection.db)), definitionsVersionCheckMs);
   }
 
@@ -133,25 +114,6 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     return new MongoStore(connection);
   }
 
-  /** The collections of the current client: made again when the watchdog replaces it. */
-  private get collections(): Collections {
-    const generation = this.connection.currentGeneration;
-    if (this.collectionsOfClient?.generation !== generation) {
-      this.collectionsOfClient = { generation, collections: collectionsOf(this.connection.db) };
-    }
-    return this.collectionsOfClient.collections;
-  }
-
-  /**
-   * Requests per key and window, counted for every process on this
-   * database (request-counter.ts). `close` gives back the tokens it holds.
-   */
-  requestCounter(limit: number, windowSeconds: number): MongoRequestCounter {
-    const counter = new MongoRequestCounter(limit, windowSeconds, () => ({ db: this.connection.db, generation: this.connection.currentGeneration }));
-    this.counters.push(counter);
-    return counter;
-  }
-
   /** The deployment's log key, made on first use (log-key.ts). */
   logKey(): Promise<Buffer> {
     return this.run(() => readOrCreateLogKey(this.connection.db));
@@ -171,12 +133,12 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
 
   async findClient(clientId: string): Promise<ClientRecord | null> {
     if (!isKey(clientId)) return null;
-    const doc = await this.run(() => this.collections.clients.findOne({ _id: clientId }));
+    const doc = await this.run(() => this.collections().clients.findOne({ _id: clientId }));
     return doc ? clientFromDoc(doc) : null;
   }
 
   async upsertClients(clients: ClientRecord[]): Promise<void> {
-    await this.replaceAll(this.collections.clients, clients.map((c) => [requireKey(c.clientId, 'clientId'), clientBody(c)]));
+    await this.replaceAll(this.collections().clients, clients.map((c) => [requireKey(c.clientId, 'clientId'), clientBody(c)]));
   }
 
   // --- API keys ------------------------------------------------------------
@@ -193,7 +155,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
 
   private async findKeyWithClient(filter: { digest: string } | { _id: string }): Promise<ApiKeyContext | null> {
     const [found] = await this.run(() =>
-      this.collections.apiKeys
+      this.collections().apiKeys
         .aggregate<ApiKeyDoc & { client: ClientDoc[] }>([
           { $match: filter },
           { $lookup: { from: collectionNames.clients, localField: 'clientId', foreignField: '_id', as: 'client' } },
@@ -208,20 +170,20 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   /** One find on the publishable keys' own index (secret keys are not in it). */
   async listLivePublishableKeys(now: Date, limit: number): Promise<ApiKeyRecord[]> {
     const filter = { kind: 'publishable' as const, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] };
-    const docs = await this.run(() => this.collections.apiKeys.find(filter).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray());
+    const docs = await this.run(() => this.collections().apiKeys.find(filter).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray());
     return docs.map(apiKeyFromDoc);
   }
 
   async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
     if (!isKey(clientId)) return [];
-    const docs = await this.run(() => this.collections.apiKeys.find({ clientId }).sort({ createdAt: 1, _id: 1 }).toArray());
+    const docs = await this.run(() => this.collections().apiKeys.find({ clientId }).sort({ createdAt: 1, _id: 1 }).toArray());
     return docs.map(apiKeyFromDoc);
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
     requireKey(key.keyId, 'keyId');
     requireKey(key.digest, 'digest');
-    await this.run(() => this.collections.apiKeys.insertOne(apiKeyDoc(key)));
+    await this.run(() => this.collections().apiKeys.insertOne(apiKeyDoc(key)));
   }
 
   async updateApiKey(clientId: string, keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | null> {
@@ -230,14 +192,14 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     if (change.expiresAt !== undefined) fields.expiresAt = change.expiresAt;
     if (change.revokedAt !== undefined) fields.revokedAt = change.revokedAt;
     const doc = await this.run(() =>
-      this.collections.apiKeys.findOneAndUpdate({ _id: keyId, clientId }, { $set: fields }, { returnDocument: 'after' }),
+      this.collections().apiKeys.findOneAndUpdate({ _id: keyId, clientId }, { $set: fields }, { returnDocument: 'after' }),
     );
     return doc ? apiKeyFromDoc(doc) : null;
   }
 
   async upsertApiKeys(keys: ApiKeyRecord[]): Promise<void> {
     await this.replaceAll(
-      this.collections.apiKeys,
+      this.collections().apiKeys,
       keys.map((k) => {
         requireKey(k.digest, 'digest');
         const { _id, ...body } = apiKeyDoc(k);
@@ -250,24 +212,24 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
 
   async findMember(correlationId: string): Promise<MemberRecord | null> {
     if (!isKey(correlationId)) return null;
-    const doc = await this.run(() => this.collections.members.findOne({ _id: correlationId }));
+    const doc = await this.run(() => this.collections().members.findOne({ _id: correlationId }));
     return doc ? memberFromDoc(doc) : null;
   }
 
   async upsertMembers(members: MemberRecord[]): Promise<void> {
-    await this.replaceAll(this.collections.members, members.map((m) => [requireKey(m.correlationId, 'correlationId'), memberBody(m)]));
+    await this.replaceAll(this.collections().members, members.map((m) => [requireKey(m.correlationId, 'correlationId'), memberBody(m)]));
   }
 
   // --- sessions ------------------------------------------------------------
 
   async insertSession(session: SessionRecord): Promise<void> {
     requireKey(session.tokenHash, 'tokenHash');
-    await this.run(() => this.collections.sessions.insertOne(sessionDoc(session)));
+    await this.run(() => this.collections().sessions.insertOne(sessionDoc(session)));
   }
 
   async findSession(tokenHash: string): Promise<SessionRecord | null> {
     if (!isKey(tokenHash)) return null;
-    const doc = await this.run(() => this.collections.sessions.findOne({ _id: tokenHash }));
+    const doc = await this.run(() => this.collections().sessions.findOne({ _id: tokenHash }));
     return doc ? sessionFromDoc(doc) : null;
   }
 
@@ -275,7 +237,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   async findSessionContext(tokenHash: string): Promise<SessionContext | null> {
     if (!isKey(tokenHash)) return null;
     const [found] = await this.run(() =>
-      this.collections.sessions
+      this.collections().sessions
         .aggregate<SessionDoc & { client: ClientDoc[]; member: MemberDoc[]; key: ApiKeyDoc[] }>([
           { $match: { _id: tokenHash } },
           { $lookup: { from: collectionNames.clients, localField: 'clientId', foreignField: '_id', as: 'client' } },
@@ -302,12 +264,12 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     if (!isKey(businessUnit) || !isKey(channel)) return [];
     const filter = {
       businessUnit,
-      status: published,
+      status: publishedStatus,
       // A scalar against an array field matches when the array contains it.
       $or: [{ usageChannels: channel }, { usageChannels: { $exists: false } }, { usageChannels: { $size: 0 } }],
     };
     const docs = await this.run(() =>
-      this.collections.voucherDefinitions.find(filter).sort({ voucherDefinitionId: 1 }).toArray(),
+      this.collections().voucherDefinitions.find(filter).sort({ voucherDefinitionId: 1 }).toArray(),
     );
     return docs.map(voucherDefinitionFromDoc);
   }
@@ -320,7 +282,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   async upsertVoucherDefinitions(definitions: VoucherDefinitionRecord[]): Promise<void> {
     if (definitions.length === 0) return;
     await this.replaceAll(
-      this.collections.voucherDefinitions,
+      this.collections().voucherDefinitions,
       definitions.map((d) => [requireKey(d.voucherDefinitionId, 'voucherDefinitionId'), voucherDefinitionBody(d)]),
     );
     // After the write: a process that sees the new version lists the new definitions.
@@ -333,54 +295,25 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   async findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]> {
     const codes = [...new Set(productCodes.filter(isKey))];
     if (codes.length === 0) return [];
-    const docs = await this.run(() => this.collections.catalogueItems.find({ _id: { $in: codes } }).toArray());
+    const docs = await this.run(() => this.collections().catalogueItems.find({ _id: { $in: codes } }).toArray());
     return docs.map(catalogueItemFromDoc);
   }
 
   async upsertCatalogueItems(items: CatalogueItemRecord[]): Promise<void> {
-    await this.replaceAll(this.collections.catalogueItems, items.map((i) => [requireKey(i.productCode, 'productCode'), catalogueItemBody(i)]));
+    await this.replaceAll(this.collections().catalogueItems, items.map((i) => [requireKey(i.productCode, 'productCode'), catalogueItemBody(i)]));
   }
 
   async findRedemption(redemptionId: string): Promise<RedemptionRecord | null> {
     if (!isKey(redemptionId)) return null;
-    const doc = await this.run(() => this.collections.redemptions.findOne({ _id: redemptionId }));
+    const doc = await this.run(() => this.collections().redemptions.findOne({ _id: redemptionId }));
     return doc ? redemptionFromDoc(doc) : null;
   }
 
   async upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void> {
     await this.replaceAll(
-      this.collections.redemptions,
+      this.collections().redemptions,
       redemptions.map((r) => [requireKey(r.redemptionId, 'redemptionId'), redemptionBody(r)]),
     );
-  }
-
-  // --- wallets (wallets.ts) -----------------------------------------------
-
-  async loadWallet(walletId: string): Promise<Wallet | null> {
-    return isKey(walletId) ? this.wallets.load(walletId) : null;
-  }
-
-  async saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
-    requireKey(wallet.walletId, 'walletId');
-    return this.wallets.save(wallet, expectedVersion);
-  }
-
-  async loadWalletSlice(walletId: string, key: ReservationKey, options: { withMember?: string } = {}): Promise<WalletSlice | null> {
-    if (![walletId, key.clientId, key.correlationId, key.reservationToken].every(isKey)) return null;
-    if (options.withMember !== undefined && !isKey(options.withMember)) return null;
-    return this.wallets.loadSlice(walletId, key, options.withMember);
-  }
-
-  async saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
-    for (const [value, what] of [
-      [change.walletId, 'walletId'],
-      [change.reservation.clientId, 'clientId'],
-      [change.reservation.correlationId, 'correlationId'],
-      [change.reservation.reservationToken, 'reservationToken'],
-    ] as const) {
-      requireKey(value, what);
-    }
-    return this.wallets.saveSlice(change, expectedVersion);
   }
 
   // --- audit ---------------------------------------------------------------
@@ -389,22 +322,9 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
   async listAudit(reservationToken: string): Promise<AuditEntry[]> {
     if (!isKey(reservationToken)) return [];
     const docs = await this.run(() =>
-      this.collections.audit.find({ reservationToken }).sort({ at: 1, walletVersion: 1 }).toArray(),
+      this.collections().audit.find({ reservationToken }).sort({ at: 1, walletVersion: 1 }).toArray(),
     );
     return docs.map(auditFromDoc);
-  }
-
-  /** Waits for the outbox deliveries under way in this process (outbox.ts). */
-  drainOutbox(): Promise<void> {
-    return this.wallets.drainOutbox();
-  }
-
-  /**
-   * Starts the outbox sweep of this process (outbox-sweep.ts): a serving
-   * process runs it, the operator's commands do not. Stopped by `close`.
-   */
-  startOutboxSweep(options?: OutboxSweepOptions, observers?: SweepObservers): OutboxSweep {
-    return this.wallets.startSweep(options, observers);
   }
 
   // --- lifecycle -----------------------------------------------------------
@@ -413,13 +333,9 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     await this.connection.ping();
   }
 
-  /**
-   * Stops the sweep and delivers what the last answers left (their
-   * outboxes), and gives back the rate limit's unspent tokens, before the
-   * client closes.
-   */
+  /** Stops the sweep and delivers what the last answers left (their outboxes) before the client closes. */
   async close(): Promise<void> {
-    await Promise.all([this.wallets.drain(), ...this.counters.splice(0).map((counter) => counter.close())]);
+    await this.outbox.close();
     await this.connection.close();
   }
 
@@ -448,19 +364,4 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned {
     );
     await this.run(() => collection.bulkWrite(operations, { ordered: true }));
   }
-}
-
-function collectionsOf(db: Db): Collections {
-  return {
-    clients: db.collection<ClientDoc>(collectionNames.clients),
-    apiKeys: db.collection<ApiKeyDoc>(collectionNames.apiKeys),
-    members: db.collection<MemberDoc>(collectionNames.members),
-    sessions: db.collection<SessionDoc>(collectionNames.sessions),
-    catalogueItems: db.collection<CatalogueItemDoc>(collectionNames.catalogueItems),
-    redemptions: db.collection<RedemptionDoc>(collectionNames.redemptions),
-    voucherDefinitions: db.collection<VoucherDefinitionDoc>(collectionNames.voucherDefinitions),
-    wallets: db.collection<WalletDoc>(collectionNames.wallets),
-    reservations: db.collection<ReservationDoc>(collectionNames.reservations),
-    audit: db.collection<AuditDoc>(collectionNames.audit),
-  };
 }

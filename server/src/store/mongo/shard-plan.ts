@@ -1,5 +1,4 @@
 import { collectionNames } from './collections';
-import { requestCounterCollection } from './request-counter';
 
 /*
  * How the database is sharded on a sharded cluster: which collections, on
@@ -63,7 +62,7 @@ export const shardPlan: readonly CollectionPlan[] = [
     why: 'append-only, one entry per change; written and looked up by _id (wallet and version); hashed spreads the inserts',
   },
   {
-    collection: requestCounterCollection,
+    collection: collectionNames.rateLimits,
     shardKey: null,
     uniqueIndexes: [{ key: 1 }],
     why: 'counters: one small document per key and minute, removed after; its unique key index needs one shard',

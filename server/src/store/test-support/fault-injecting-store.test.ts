@@ -33,10 +33,9 @@ describe('faultInjecting', () => {
     await expect(store.saveWallet(emptyWallet, 0)).resolves.toBe(true);
   });
 
-  it('lets tests drain and close the store while it fails', async () => {
+  it('lets tests close the store while it fails', async () => {
     const store = make();
     store.inject({ fault: 'error' });
-    await expect(store.drainOutbox()).resolves.toBeUndefined();
     await expect(store.close()).resolves.toBeUndefined();
   });
 

@@ -13,7 +13,7 @@ import {
   type ReservationDoc,
   type ReservationWrite,
   type WalletDoc,
-} from '../documents';
+} from '../wallets/documents';
 import type { Migration } from './migration';
 import { eachMatching } from './parallel';
 
@@ -50,7 +50,7 @@ async function moveOut(db: Db, doc: Layout1Wallet, now: Date): Promise<void> {
   if (whole.length > 0) {
     const writes = whole.map(
       (r): AnyBulkWriteOperation<ReservationDoc> => ({
-        replaceOne: { filter: { _id: reservationDocId(doc._id, r) }, replacement: reservationDocBody(doc._id, version, r, now) as ReservationDoc, upsert: true },
+        replaceOne: { filter: { _id: reservationDocId(doc._id, r) }, replacement: reservationDocBody(doc._id, version, r, now), upsert: true },
       }),
     );
     await reservations.bulkWrite(writes, { ordered: false });
@@ -63,8 +63,9 @@ async function moveOut(db: Db, doc: Layout1Wallet, now: Date): Promise<void> {
 /**
  * Inline reservations, then the documents, then `pending`: how the last
  * server that read layout 1 read a wallet. A copy of that reader, kept here
- * on purpose: the current one (wallets.ts) knows the current layout only and may
- * change with it; this one must keep reading what layout 1 left.
+ * on purpose: the current one (wallets/compare-and-set.ts) knows the
+ * current layout only and may change with it; this one must keep reading
+ * what layout 1 left.
  */
 function logicalReservations(doc: Layout1Wallet, stored: ReservationDoc[]): ReservationRecord[] {
   const byId = new Map<string, ReservationRecord>();

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { collectionNames } from '../collections';
 import type { ApiKeyDoc, ClientDoc, SessionDoc } from '../documents';
+import { indexesOf } from '../indexes';
 import type { Migration } from './migration';
 import { eachMatching } from './parallel';
 
@@ -45,7 +46,7 @@ async function moveKeyOut(db: Db, client: Layout2Client, now: Date): Promise<voi
 
 /** Drops the index on exactly these keys, if the collection has one. */
 export async function dropIndexIfPresent(db: Db, collection: string, key: Record<string, 1 | -1>): Promise<void> {
-  const indexes = await db.collection(collection).listIndexes().toArray().catch(() => []);
+  const indexes = await indexesOf(db, collection);
   const found = indexes.find((index) => JSON.stringify(index.key) === JSON.stringify(key));
   if (found) await db.collection(collection).dropIndex(String(found.name));
 }

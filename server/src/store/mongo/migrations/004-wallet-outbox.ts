@@ -1,8 +1,9 @@
 import type { Db, Filter } from 'mongodb';
 import { collectionNames } from '../collections';
-import { sweepBucketOf, type AuditDoc, type Body, type ReservationDoc, type ReservationWrite, type WalletDoc } from '../documents';
+import type { Body } from '../documents';
+import { sweepBucketOf, type AuditDoc, type ReservationDoc, type ReservationWrite, type WalletDoc } from '../wallets/documents';
 import { dropIndexIfPresent } from './003-api-keys';
-import { Outbox } from '../outbox';
+import { Outbox } from '../wallets/outbox';
 import type { Migration } from './migration';
 import { eachMatching } from './parallel';
 
@@ -17,7 +18,7 @@ import { eachMatching } from './parallel';
  * A wallet's last change no longer waits in `pending` (its
  * reservation writes) and `pendingAudit` (its audit entry) for a process to
  * remember to write them out; layout 4 keeps them in `outbox`, delivered by
- * whoever reads the wallet, or the sweep (outbox.ts). Each layout 3 wallet
+ * whoever reads the wallet, or the sweep (wallets/outbox.ts). Each layout 3 wallet
  * that still carries them gets them delivered now (the same idempotent
  * writes: reservations guarded by version, the entry inserted once), then
  * loses both fields, in that order, guarded by its version. So a run that
@@ -53,8 +54,8 @@ async function deliverLastChange(db: Db, outbox: Outbox, doc: Layout3Wallet, now
   // Layout 3 named an entry by its wallet and version alone: the id it may already have in the trail.
   const entries = (doc.pendingAudit ?? []).map((entry): AuditDoc => ({ _id: `${entry.walletId}@${entry.walletVersion}`, ...entry }));
   // The reservations first; each entry after them, as a layout 4 outbox is delivered.
-  await outbox.deliver(doc._id, doc.version, { at: now, reservations: doc.pending ?? [], audit: null });
-  for (const entry of entries) await outbox.deliver(doc._id, doc.version, { at: now, reservations: [], audit: entry });
+  await outbox.deliverNow(doc._id, doc.version, { at: now, reservations: doc.pending ?? [], audit: null });
+  for (const entry of entries) await outbox.deliverNow(doc._id, doc.version, { at: now, reservations: [], audit: entry });
   await db
     .collection<Layout3Wallet>(collectionNames.wallets)
     .updateOne({ _id: doc._id, version: doc.version }, { $unset: { pending: '', pendingAudit: '' } });

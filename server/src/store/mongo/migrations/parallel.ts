@@ -28,12 +28,13 @@ export async function eachMatching<T extends Document>(
 /** Runs `work` on each document of `cursor`, at most `limit` at a time; rejects with the first failure. */
 async function inParallel<T>(cursor: FindCursor<T>, limit: number, work: (doc: T) => Promise<void>): Promise<void> {
   const running = new Set<Promise<void>>();
-  let failure: unknown = null;
+  // The first failure, boxed: a failure may be any value, `undefined` included.
+  const first: { failure?: { error: unknown } } = {};
   try {
     for await (const doc of cursor) {
-      if (failure) break;
+      if (first.failure) break;
       const task = work(doc).catch((error: unknown) => {
-        failure ??= error;
+        first.failure ??= { error };
       });
       running.add(task);
       void task.finally(() => running.delete(task));
@@ -43,5 +44,5 @@ async function inParallel<T>(cursor: FindCursor<T>, limit: number, work: (doc: T
   } finally {
     await cursor.close();
   }
-  if (failure) throw failure;
+  if (first.failure) throw first.failure.error;
 }

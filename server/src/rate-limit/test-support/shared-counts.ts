@@ -1,4 +1,5 @@
-import type { Claim, ClaimAnswer, ClaimRequest, GiveBack } from '../quota-blocks';
+import type { QuotaClaim, QuotaClaimAnswer } from '../../store/port';
+import type { Claim, GiveBack } from '../block-quota';
 
 /** How the shared count answers a claim. */
 export type CountBehaviour = 'answer' | 'fail' | 'hang';
@@ -13,7 +14,7 @@ export type CountBehaviour = 'answer' | 'fail' | 'hang';
 export class SharedCounts {
   behaviour: CountBehaviour = 'answer';
   /** Every claim that reached the count, in order. */
-  readonly claims: Array<ClaimRequest & { process: string }> = [];
+  readonly claims: Array<QuotaClaim & { process: string }> = [];
   private readonly windows = new Map<string, { claimed: number; claimers: Set<string> }>();
   private readonly underWay = new Map<string, number>();
   /** The most claims of one key under way at once. */
@@ -44,7 +45,7 @@ export class SharedCounts {
     return this.claims.filter((c) => c.process === process).length;
   }
 
-  private async claim(process: string, request: ClaimRequest): Promise<ClaimAnswer> {
+  private async claim(process: string, request: QuotaClaim): Promise<QuotaClaimAnswer> {
     this.claims.push({ ...request, process });
     const busy = (this.underWay.get(request.key) ?? 0) + 1;
     this.underWay.set(request.key, busy);

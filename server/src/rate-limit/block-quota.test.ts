@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import type { WindowCount } from '../port';
-import { BlockQuotaCounter, type Claim } from './quota-blocks';
-import { windowOf } from './quota-windows';
+import { BlockQuotaCounter, type Claim } from './block-quota';
+import type { WindowCount } from './counter';
+import { windowOf } from './windows';
 import { SharedCounts } from './test-support/shared-counts';
 
 /*
  * The block counting against an in-memory stand-in of the window documents
  * (test-support/shared-counts.ts), on a clock of the test's: the same
- * checks on MongoDB are in request-counter.test.ts.
+ * checks on MongoDB are in store/mongo/quota-claim.test.ts.
  */
 
 const windowMs = 60_000;
@@ -96,7 +96,7 @@ describe('BlockQuotaCounter: tokens that come back', () => {
     const clock = testClock();
     const fleet = processes(10, limit, counts, clock.now);
     // 150 requests a second all the window long: spread over the ten for 20 s, then all to p0.
-    // Every process checks its blocks every half block's time, as MongoRequestCounter's timer does.
+    // Every process checks its blocks every half block's time, as the timer of `start` does.
     let admitted = 0;
     let refusedFirstAt: number | null = null;
     for (let ms = 0; ms < windowMs; ms += 20) {
@@ -132,12 +132,12 @@ describe('BlockQuotaCounter: tokens that come back', () => {
     expect(counts.claims).toHaveLength(2);
   });
 
-  it('a process that stops gives back all it holds: the others reach the limit, exactly', async () => {
+  it('a process that stops (close) gives back all it holds: the others reach the limit, exactly', async () => {
     const counts = new SharedCounts();
     const clock = testClock();
     const [stopping, staying] = processes(2, limit, counts, clock.now);
     await spread([stopping!, staying!], limit, 2000, 1, () => void (clock.t += 5));
-    await stopping!.returnAll();
+    await stopping!.close();
     const admitted = await spread([staying!], limit, 10_000, 1, () => void (clock.t += 1));
     expect(1000 + 1000 + admitted[0]!).toBe(limit);
   });
@@ -204,7 +204,7 @@ describe('BlockQuotaCounter: counting writes', () => {
     const counts = new SharedCounts();
     const clock = testClock();
     const [counter] = processes(1, limit, counts, clock.now);
-    const answers = await Promise.all(Array.from({ length: 200 }, () => counter!.hit(key)));
+    const answers = await Promise.all(Array.from({ length: 200 }, async () => counter!.hit(key)));
     expect(answers.every(admits(limit))).toBe(true);
     expect(counts.maxUnderWay).toBe(1);
     // The first block, then one sized for all those waiting.
@@ -310,7 +310,7 @@ describe('BlockQuotaCounter memory', () => {
     // An evicted key is counted again from a claim.
     await counter.hit('client-0');
     expect(counts.claims.length).toBe(claims + 1);
-    clock.t += windowMs;
+    clock.t += windowMs + 1;
     await counter.hit('client-new');
     expect(counter.keysHeld).toBe(1);
   });

@@ -1,14 +1,21 @@
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
-import type { RequestCounter, WindowCount } from '../port';
-import { windowOf } from './quota-windows';
-import { MongoRequestCounter, requestCounterCollection, windowDocumentKey } from './request-counter';
+import { BlockQuotaCounter } from '../../rate-limit/block-quota';
+import type { RequestCounter, WindowCount } from '../../rate-limit/counter';
+import { windowOf } from '../../rate-limit/windows';
+import { collectionNames } from './collections';
+import { quotaClaims, quotaReturns, windowDocumentKey } from './quota-claim';
 import { systemError } from './test-support/raw-errors';
-import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
+import { testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
 
-describe('MongoRequestCounter when MongoDB fails', () => {
+/*
+ * The rate limit's claims on MongoDB, under the block counting that makes
+ * them (rate-limit/block-quota.ts, tested apart on an in-memory count).
+ */
+
+describe('the block counting on MongoDB claims, when MongoDB fails', () => {
   it("falls back to this process's own count instead of failing the request", async () => {
     const failing = { collection: () => ({ findOneAndUpdate: () => Promise.reject(systemError('ECONNREFUSED', 'connect ECONNREFUSED')) }) } as unknown as Db;
-    const counter = new MongoRequestCounter(2, 60, () => ({ db: failing, generation: 0 }));
+    const counter = new BlockQuotaCounter({ limit: 2, claim: quotaClaims(() => failing) });
     const hits = [];
     for (let i = 0; i < 3; i++) hits.push((await counter.hit('client-a')).hits);
     expect(hits).toEqual([1, 2, 3]);
@@ -17,7 +24,7 @@ describe('MongoRequestCounter when MongoDB fails', () => {
 
   it("answers with this process's own count when MongoDB does not answer in time", async () => {
     const silent = { collection: () => ({ findOneAndUpdate: () => new Promise(() => undefined) }) } as unknown as Db;
-    const counter = new MongoRequestCounter(2, 60, () => ({ db: silent, generation: 0 }), { timeoutMs: 50 });
+    const counter = new BlockQuotaCounter({ limit: 2, claim: quotaClaims(() => silent), timeoutMs: 50 });
     // Without the deadline the first hit would wait forever (the test's own timeout would fail it).
     const hits = [];
     for (let i = 0; i < 3; i++) hits.push((await counter.hit('client-a')).hits);
@@ -27,10 +34,10 @@ describe('MongoRequestCounter when MongoDB fails', () => {
 
 const source = testMongoSource();
 if (source.kind === 'none') {
-  it.skip(`MongoRequestCounter on MongoDB: skipped, ${source.reason}`, () => undefined);
+  it.skip(`The block counting on MongoDB claims: skipped, ${source.reason}`, () => undefined);
 } else {
-  describe('MongoRequestCounter on MongoDB', () => {
-    const dbName = uniqueDbName('request-counter');
+  describe('The block counting on MongoDB claims', () => {
+    const dbName = uniqueDbName('quota-claim');
     const windowMs = 60_000;
     /** Two processes: a client each (commands counted), one database. */
     const clients: MongoClient[] = [];
@@ -43,22 +50,18 @@ if (source.kind === 'none') {
         clients.push(client);
       }
     }, 60_000);
-    /** Every counter made, closed after each test. */
-    const made: MongoRequestCounter[] = [];
-    afterEach(async () => {
-      await Promise.all(made.splice(0).map((counter) => counter.close()));
-    });
     afterAll(async () => {
       await clients[0]?.db(dbName).dropDatabase();
       await Promise.all(clients.map((c) => c.close()));
     });
 
-    /** Two counters, a process each, on a clock of the test's that starts when `key`'s window does. */
+    /** Two counters, a process each (never `start`ed: no idle check), on a clock of the test's that starts when `key`'s window does. */
     function fleet(limit: number, key: string) {
       const start = windowOf(key, Date.now(), windowMs).start;
       const clock = { t: start, start, now: () => clock.t };
-      const counters = clients.map((client) => new MongoRequestCounter(limit, windowMs / 1000, () => ({ db: client.db(dbName), generation: 0 }), { now: clock.now }));
-      made.push(...counters);
+      const counters = clients.map(
+        (client) => new BlockQuotaCounter({ limit, windowMs, claim: quotaClaims(() => client.db(dbName)), giveBack: quotaReturns(() => client.db(dbName)), now: clock.now }),
+      );
       return { clock, counters };
     }
 
@@ -115,38 +118,29 @@ if (source.kind === 'none') {
       expect(commands[0]).toBe(1);
     });
 
-    it("gives its unspent tokens back to the window's document when it closes, before the client does", async () => {
+    it("gives its unspent tokens back to the window's document when it closes, for another process to claim", async () => {
       const { clock, counters } = fleet(6000, 'client-back');
+      const [closing, other] = counters;
       const window = { start: clock.start, end: clock.start + windowMs };
-      const claimed = async () => (await clients[0]!.db(dbName).collection(requestCounterCollection).findOne({ key: windowDocumentKey('client-back', window) }))?.claimed;
-      for (let i = 0; i < 5; i++) await counters[0]!.hit('client-back');
+      const claimed = async () => (await clients[0]!.db(dbName).collection(collectionNames.rateLimits).findOne({ key: windowDocumentKey('client-back', window) }))?.claimed;
+      for (let i = 0; i < 5; i++) await closing!.hit('client-back');
       // Its first block: 20 tokens claimed, 5 spent.
       expect(await claimed()).toBe(20);
-      await counters[0]!.close();
+      commands.fill(0);
+      await closing!.close();
+      // One command: the give-back.
+      expect(commands).toEqual([1, 0]);
       expect(await claimed()).toBe(5);
       // Another process claims them again.
-      await counters[1]!.hit('client-back');
+      await other!.hit('client-back');
       expect(await claimed()).toBe(25);
-    });
-
-    it('a store that closes (the process stops) gives back the tokens of the counters made on it', async () => {
-      const closing = await connectTestStore(source.uri, 'request-counter-close');
-      const documents = clients[0]!.db(closing.dbName).collection(requestCounterCollection);
-      try {
-        await closing.store.requestCounter(6000, windowMs / 1000).hit('client-closing');
-        expect((await documents.findOne({}))?.claimed).toBe(20);
-        await closing.store.close();
-        expect((await documents.findOne({}))?.claimed).toBe(1);
-      } finally {
-        await dropTestDatabase(source.uri, closing.dbName);
-      }
     });
 
     it('keeps one document per key and window, with an expiry (TTL index) one window after its end', async () => {
       const { clock, counters } = fleet(100, 'client-doc');
       await spread(counters, 'client-doc', 100, 10, 1);
       const window = { start: clock.start, end: clock.start + windowMs };
-      const stored = await clients[0]!.db(dbName).collection(requestCounterCollection).findOne({ key: windowDocumentKey('client-doc', window) });
+      const stored = await clients[0]!.db(dbName).collection(collectionNames.rateLimits).findOne({ key: windowDocumentKey('client-doc', window) });
       expect(stored).toMatchObject({ claimers: expect.arrayContaining([expect.any(String)]), expire: new Date(window.end + windowMs) });
       expect(stored?.claimers).toHaveLength(2);
       expect(stored?.claimed).toBeGreaterThanOrEqual(10);

@@ -1,59 +1,39 @@
-import type { RequestCounter, WindowCount } from '../port';
-import { BoundedKeys } from './bounded-keys';
-import { blockBounds, blockSize, FleetSize, grantOf, type BlockBounds } from './quota-sizing';
-import { windowAt, windowOffset, type QuotaWindow } from './quota-windows';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../caching/bounded-cache';
+import type { QuotaClaim, QuotaClaimAnswer, QuotaReturn, QuotaWindow, SharedQuotaStore } from '../store/port';
+import { blockBounds, blockSize, FleetSize, grantOf, type BlockBounds } from './block-sizing';
+import { maxCountedKeys, type RequestCounter, type WindowCount } from './counter';
+import { rateLimitWindowMs, windowAt, windowOffset } from './windows';
 
-/** What a process asks of the shared count of a key's window. */
-export interface ClaimRequest {
-  key: string;
-  window: QuotaWindow;
-  /** Tokens asked for (the block). */
-  want: number;
-  /** Requests this process admitted on its own count in this window (the database away) that the count does not hold yet. */
-  unreported: number;
-}
-
-/** The shared count's answer, after adding `want + unreported` to it atomically. */
-export interface ClaimAnswer {
-  /** The window's count: every token claimed and every admission reported, by any process. */
-  claimed: number;
-  /** How many processes have claimed in this window. */
-  claimers: number;
-}
-
-/** One atomic increment of the shared count of a key's window. */
-export type Claim = (request: ClaimRequest) => Promise<ClaimAnswer>;
-
-/** Tokens a process gives back to the shared count of a key's window, unspent (one atomic decrement). */
-export interface ReturnedTokens {
-  key: string;
-  window: QuotaWindow;
-  tokens: number;
-}
-
-export type GiveBack = (returned: ReturnedTokens) => Promise<void>;
+/** One atomic increment of the shared count of a key's window: the store's `claimQuota`. */
+export type Claim = SharedQuotaStore['claimQuota'];
+/** One atomic decrement of it by tokens left unspent: the store's `returnQuota`. */
+export type GiveBack = SharedQuotaStore['returnQuota'];
 
 export interface BlockQuotaOptions {
   limit: number;
-  windowMs: number;
   claim: Claim;
-  /** A claim that has not answered by then counts as failed: the database is taken as away. */
-  timeoutMs: number;
+  /** Default `rateLimitWindowMs`. */
+  windowMs?: number;
+  /** A claim that has not answered by then counts as failed: the database is taken as away. Default `claimTimeoutMs`. */
+  timeoutMs?: number;
   now?: () => number;
-  /** Keys whose state a process keeps at most (see BoundedKeys). */
+  /** Keys whose state a process keeps at most; default `maxCountedKeys`. */
   maxKeys?: number;
-  /** While the database is away, one claim of the process tries it again at most this often. */
+  /** While the database is away, one claim of the process tries it again at most this often; default `awayRetryMs`. */
   retryMs?: number;
-  /** Gives unspent tokens back to the shared count (`returnIdle`, `returnAll`); absent: they are kept until the window ends. */
+  /** Gives unspent tokens back to the shared count (`returnIdle`, `returnAll`, `close`); absent: they are kept until the window ends. */
   giveBack?: GiveBack;
 }
 
-/** Per-key state is kept for at most this many keys (a few hundred bytes each). */
-export const defaultMaxKeys = 100_000;
+/** How long a claim may take before this process counts on its own (the database taken as away). */
+export const claimTimeoutMs = 1000;
 /** While the database is away, a claim tries it again this often. */
-export const defaultRetryMs = 1000;
+export const awayRetryMs = 1000;
+/** How long a stopping process waits, at most, for its unspent tokens to reach the shared count. */
+export const closeTimeoutMs = 2000;
 /** Keys whose tokens are given back at once, at most (a process that stops with many keys holding tokens). */
-const givebackBatch = 100;
+const giveBackBatch = 100;
 
 /** What a process knows of one key. */
 interface KeyQuota {
@@ -74,7 +54,6 @@ interface KeyQuota {
   waiting: number;
   lastClaim: { at: number; granted: number } | null;
   ratePerMs: number | null;
-  lastSeen: number;
   /** When a token of the key was last spent here, or a block granted. */
   lastUsed: number;
 }
@@ -105,33 +84,63 @@ interface Away {
  * for every request waiting).
  *
  * Tokens a process holds come back to the window's count, for the others to
- * claim, once its block of a key has sat unused for about a block's time
- * (`returnIdle`: the key's requests went to other processes) and when the
- * process stops (`returnAll`). A token given back is never spent here, so
- * the grants of all processes still never exceed the limit.
+ * claim, once its block of a key has sat unused for a block's time
+ * (`returnIdle`, every half of it once `start`ed: the key's requests went
+ * to other processes) and when the process stops (`close`). A token given
+ * back is never spent here, so the grants of all processes still never
+ * exceed the limit.
  */
 export class BlockQuotaCounter implements RequestCounter {
-  private readonly quotas: BoundedKeys<KeyQuota>;
+  /** A key's state lives while the key is counted: a key silent for a window is forgotten. */
+  private readonly quotas: LRUCache<string, KeyQuota>;
   private readonly fleet: FleetSize;
   private readonly bounds: BlockBounds;
+  private readonly limit: number;
+  private readonly claim: Claim;
+  private readonly windowMs: number;
+  private readonly timeoutMs: number;
   private readonly now: () => number;
   private readonly retryMs: number;
+  private readonly giveBack: GiveBack | undefined;
   /** A block is sized for this long of the key's traffic, and given back once unused for as long. */
   readonly blockMs: number;
+  private idleCheck: NodeJS.Timeout | null = null;
   private away: Away | null = null;
 
-  constructor(private readonly options: BlockQuotaOptions) {
-    this.quotas = new BoundedKeys(options.maxKeys ?? defaultMaxKeys, options.windowMs);
-    this.fleet = new FleetSize(options.windowMs);
-    this.bounds = blockBounds(options.limit);
+  constructor(options: BlockQuotaOptions) {
+    this.limit = options.limit;
+    this.claim = options.claim;
+    this.windowMs = options.windowMs ?? rateLimitWindowMs;
+    this.timeoutMs = options.timeoutMs ?? claimTimeoutMs;
     this.now = options.now ?? Date.now;
-    this.retryMs = options.retryMs ?? defaultRetryMs;
-    this.blockMs = options.windowMs / 10;
+    this.retryMs = options.retryMs ?? awayRetryMs;
+    this.giveBack = options.giveBack;
+    this.blockMs = this.windowMs / 10;
+    this.quotas = boundedCache({ maxEntries: options.maxKeys ?? maxCountedKeys, ttlMs: this.windowMs, ttlFromLastRead: true, now: this.now });
+    this.fleet = new FleetSize(this.windowMs);
+    this.bounds = blockBounds(this.limit);
   }
 
   /** Whether the database is taken as away: the process counts on its own. */
   get countingAlone(): boolean {
     return this.away !== null;
+  }
+
+  /** Checks every half block's time for blocks left unused (`returnIdle`); never keeps the process alive. */
+  start(): void {
+    if (!this.giveBack || this.idleCheck) return;
+    this.idleCheck = setInterval(() => void this.returnIdle(), this.blockMs / 2);
+    this.idleCheck.unref();
+  }
+
+  /** Stops the idle check and gives back every token held (the process stops), waiting at most `closeTimeoutMs`. */
+  async close(): Promise<void> {
+    if (this.idleCheck) clearInterval(this.idleCheck);
+    this.idleCheck = null;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, closeTimeoutMs)));
+    await Promise.race([this.returnAll(), deadline]);
+    clearTimeout(timer);
   }
 
   /** Gives back the tokens of every key whose block has sat unused for `blockMs` (its requests go elsewhere). */
@@ -140,7 +149,7 @@ export class BlockQuotaCounter implements RequestCounter {
     return this.giveBackWhere((q) => now - q.lastUsed >= this.blockMs, now);
   }
 
-  /** Gives back every token held (the process stops). */
+  /** Gives back every token held. */
   returnAll(): Promise<void> {
     return this.giveBackWhere(() => true, this.now());
   }
@@ -152,23 +161,24 @@ export class BlockQuotaCounter implements RequestCounter {
    * twice. Not while the database is away (the count would not hear it).
    */
   private async giveBackWhere(which: (q: KeyQuota) => boolean, now: number): Promise<void> {
-    const giveBack = this.options.giveBack;
+    const giveBack = this.giveBack;
     if (!giveBack || this.away) return;
-    const returns: ReturnedTokens[] = [];
-    for (const [key, q] of this.quotas.entriesHeld()) {
+    const returns: QuotaReturn[] = [];
+    // Entries in the cache's order, without touching their recency or age.
+    for (const [key, q] of this.quotas.entries()) {
       if (q.held <= 0 || now < q.window.start || now >= q.window.end || !which(q)) continue;
       returns.push({ key, window: q.window, tokens: q.held });
       q.fleetClaimed = Math.max(0, q.fleetClaimed - q.held);
       q.held = 0;
     }
-    for (let i = 0; i < returns.length; i += givebackBatch) {
-      await Promise.all(returns.slice(i, i + givebackBatch).map((returned) => giveBack(returned).catch(() => undefined)));
+    for (let i = 0; i < returns.length; i += giveBackBatch) {
+      await Promise.all(returns.slice(i, i + giveBackBatch).map((returned) => giveBack(returned).catch(() => undefined)));
     }
   }
 
-  /** Keys whose state this process holds (bounded by `maxKeys`). */
+  /** Keys whose state this process holds (at most `maxKeys`, none silent for a window). */
   get keysHeld(): number {
-    return this.quotas.size;
+    return [...this.quotas.keys()].length;
   }
 
   hit(key: string): WindowCount | Promise<WindowCount> {
@@ -182,7 +192,7 @@ export class BlockQuotaCounter implements RequestCounter {
       q.held--;
       q.admitted++;
       q.lastUsed = now;
-      return this.count(q, now, q.held + Math.max(0, this.options.limit - q.fleetClaimed));
+      return this.count(q, now, q.held + Math.max(0, this.limit - q.fleetClaimed));
     }
     if (q.exhausted) return this.refused(q, now);
     if (this.away) {
@@ -215,7 +225,7 @@ export class BlockQuotaCounter implements RequestCounter {
 
   /** Admits within this process's share of the limit, on its own count. */
   private countAlone(q: KeyQuota, now: number): WindowCount {
-    const share = Math.ceil(this.options.limit / this.fleet.at(now));
+    const share = Math.ceil(this.limit / this.fleet.at(now));
     if (q.admitted >= share) return this.refused(q, now);
     q.admitted++;
     q.unreported++;
@@ -223,11 +233,11 @@ export class BlockQuotaCounter implements RequestCounter {
   }
 
   private count(q: KeyQuota, now: number, remaining: number): WindowCount {
-    return { hits: this.options.limit - Math.min(this.options.limit, remaining), msBeforeReset: q.window.end - now };
+    return { hits: this.limit - Math.min(this.limit, remaining), msBeforeReset: q.window.end - now };
   }
 
   private refused(q: KeyQuota, now: number): WindowCount {
-    return { hits: this.options.limit + 1, msBeforeReset: q.window.end - now };
+    return { hits: this.limit + 1, msBeforeReset: q.window.end - now };
   }
 
   /** While the database is away: one claim of the whole process at a time tries it again. */
@@ -244,10 +254,10 @@ export class BlockQuotaCounter implements RequestCounter {
   }
 
   private claimFor(key: string, q: KeyQuota, now: number): Promise<void> {
-    const request: ClaimRequest = { key, window: q.window, want: this.blockFor(q, now), unreported: q.unreported };
+    const request: QuotaClaim = { key, window: q.window, want: this.blockFor(q, now), unreported: q.unreported };
     let inTime = true;
     const answered = Promise.resolve()
-      .then(() => this.options.claim(request))
+      .then(() => this.claim(request))
       .then(
         // A late answer still brings its tokens (they are counted), but does not end the outage.
         (answer) => this.apply(q, request, answer, now, inTime),
@@ -261,7 +271,7 @@ export class BlockQuotaCounter implements RequestCounter {
         inTime = false;
         this.markAway();
         resolve();
-      }, this.options.timeoutMs);
+      }, this.timeoutMs);
     });
     const claim: Promise<void> = Promise.race([answered, deadline]).finally(() => {
       clearTimeout(timer);
@@ -270,19 +280,19 @@ export class BlockQuotaCounter implements RequestCounter {
     return claim;
   }
 
-  private apply(q: KeyQuota, request: ClaimRequest, answer: ClaimAnswer, sentAt: number, inTime: boolean): void {
+  private apply(q: KeyQuota, request: QuotaClaim, answer: QuotaClaimAnswer, sentAt: number, inTime: boolean): void {
     const now = this.now();
     this.fleet.saw(answer.claimers, now);
     if (inTime) this.away = null;
     // The window ended while the claim was under way: its tokens can no longer be spent.
     if (q.window.start !== request.window.start) return;
-    const granted = grantOf(this.options.limit, answer.claimed, request.want, request.unreported);
+    const granted = grantOf(this.limit, answer.claimed, request.want, request.unreported);
     q.held += granted;
     if (granted > 0) q.lastUsed = now;
     // A claim that missed its deadline may land after another reported the same admissions: counted twice, never below zero.
     q.unreported = Math.max(0, q.unreported - request.unreported);
     q.fleetClaimed = Math.max(q.fleetClaimed, answer.claimed);
-    if (q.fleetClaimed >= this.options.limit) q.exhausted = true;
+    if (q.fleetClaimed >= this.limit) q.exhausted = true;
     q.lastClaim = { at: sentAt, granted };
   }
 
@@ -290,7 +300,7 @@ export class BlockQuotaCounter implements RequestCounter {
     // The last block is spent (a claim is made only then): the rate at which it was.
     if (q.lastClaim && q.lastClaim.granted > 0) q.ratePerMs = q.lastClaim.granted / Math.max(1, now - q.lastClaim.at);
     return blockSize({
-      limit: this.options.limit,
+      limit: this.limit,
       bounds: this.bounds,
       ratePerMs: q.ratePerMs,
       horizonMs: this.blockMs,
@@ -310,13 +320,12 @@ export class BlockQuotaCounter implements RequestCounter {
   private quotaOf(key: string, now: number): KeyQuota {
     let q = this.quotas.get(key);
     if (!q) {
-      const offset = windowOffset(key, this.options.windowMs);
-      q = fresh(offset, windowAt(now, this.options.windowMs, offset), now);
-      this.quotas.add(key, q, now);
+      const offset = windowOffset(key, this.windowMs);
+      q = fresh(offset, windowAt(now, this.windowMs, offset), now);
+      this.quotas.set(key, q);
     } else if (now >= q.window.end || now < q.window.start) {
-      Object.assign(q, fresh(q.offset, windowAt(now, this.options.windowMs, q.offset), now), { ratePerMs: q.ratePerMs, waiting: q.waiting });
+      Object.assign(q, fresh(q.offset, windowAt(now, this.windowMs, q.offset), now), { ratePerMs: q.ratePerMs, waiting: q.waiting });
     }
-    q.lastSeen = now;
     return q;
   }
 }
@@ -334,7 +343,6 @@ function fresh(offset: number, window: QuotaWindow, now: number): KeyQuota {
     waiting: 0,
     lastClaim: null,
     ratePerMs: null,
-    lastSeen: now,
     lastUsed: now,
   };
 }

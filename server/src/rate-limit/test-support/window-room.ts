@@ -1,4 +1,4 @@
-import { windowOf } from '../quota-windows';
+import { windowOf } from '../windows';
 
 /**
  * Waits, if need be, for `key`'s window to start again, so that at least

@@ -34,27 +34,27 @@ describe('Outbox bounds', () => {
   it('starts at most maxUnderway deliveries after answers; past it the next reader or the sweep delivers', async () => {
     const fake = fakeCollections();
     const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), maxUnderway: 3, batchDelayMs: 1 });
-    for (let i = 0; i < 5; i++) outbox.deliverAfterAnswer(`w-${i}`, 2, outboxWithAudit(`w-${i}`, 2));
+    for (let i = 0; i < 5; i++) outbox.deliverLater(`w-${i}`, 2, outboxWithAudit(`w-${i}`, 2));
     await pause(20);
     expect(outbox.sizes.underway).toBe(3);
     // The three as one batch: one write of their audit entries.
     expect(fake.writes).toEqual(['audit.bulkWrite']);
     fake.settleAll();
-    await outbox.drain();
+    await outbox.settle();
     expect(outbox.sizes.underway).toBe(0);
     // Room again: the next one starts.
-    outbox.deliverAfterAnswer('w-9', 2, outboxWithAudit('w-9', 2));
+    outbox.deliverLater('w-9', 2, outboxWithAudit('w-9', 2));
     await pause(20);
     expect(outbox.sizes.underway).toBe(1);
     fake.settleAll();
-    await outbox.drain();
+    await outbox.settle();
   });
 
   it('sends the deliveries of one batch window together, and at once when a reader needs one of them', async () => {
     const fake = fakeCollections();
     const outbox = new Outbox({ collections: () => fake.collections, run: (op) => op(), now: () => new Date(), batchDelayMs: 60_000 });
-    outbox.deliverAfterAnswer('w-1', 2, outboxWithAudit('w-1', 2));
-    outbox.deliverAfterAnswer('w-2', 5, outboxWithAudit('w-2', 5));
+    outbox.deliverLater('w-1', 2, outboxWithAudit('w-1', 2));
+    outbox.deliverLater('w-2', 5, outboxWithAudit('w-2', 5));
     await pause(20);
     expect(fake.writes).toEqual([]);
     // A save of w-1 at version 2 needs its outbox delivered first: the batch goes now.
@@ -63,7 +63,7 @@ describe('Outbox bounds', () => {
     expect(fake.writes).toEqual(['audit.bulkWrite']);
     fake.settleAll();
     await saving;
-    await outbox.drain();
+    await outbox.settle();
   });
 
   it('remembers the delivered version of at most maxRemembered wallets (forgetting costs one read later)', async () => {

@@ -1,6 +1,5 @@
 import type { Collection, Document } from 'mongodb';
-import { sweepBuckets, walletFilter, type WalletDoc } from './documents';
-import { deliveredLookup, isDelivered, type WalletWithDelivery } from './outbox';
+import { deliveredLookup, isDelivered, sweepBuckets, walletFilter, type WalletDoc, type WalletWithDelivery } from './documents';
 
 /*
  * The outbox sweep: delivers what no process delivered (it stopped between
@@ -118,7 +117,7 @@ export class OutboxSweep {
 
   /**
    * One run: each sweep bucket in turn (each query targets the shards of
-   * its bucket: shard-plan.ts), batches of old outboxes that are due until
+   * its bucket: ../shard-plan.ts), batches of old outboxes that are due until
    * none is left, at most `maxBatches` per bucket; then what is left there.
    */
   async runOnce(): Promise<SweepReport> {

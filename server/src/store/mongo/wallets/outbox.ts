@@ -1,19 +1,25 @@
+import type { LRUCache } from 'lru-cache';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
+import { boundedCache } from '../../../caching/bounded-cache';
+import type { AuditEntry } from '../../../domain/model';
+import { isDuplicateKey } from '../errors';
 import {
   auditDoc,
+  deliveredLookup,
+  isDelivered,
   reservationDocBody,
   reservationDocId,
   reservationWriteDocs,
   reservationWritesFromDocs,
+  walletFilter,
   type AuditDoc,
   type OutboxDoc,
   type ReservationDoc,
   type ReservationWrite,
   type WalletDoc,
-  walletFilter,
+  type WalletWithDelivery,
 } from './documents';
-import type { AuditEntry } from '../../domain/model';
-import { isDuplicateKey } from './errors';
+import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions, type SweepObservers } from './outbox-sweep';
 
 /*
  * The outbox of a wallet change. A change is one compare-and-set of its
@@ -29,9 +35,9 @@ import { isDuplicateKey } from './errors';
  * - any reader of the wallet that finds its outbox undelivered delivers it
  *   before going on (a process stopped between answer and delivery, a
  *   delivery that failed), and no writer replaces an undelivered outbox;
- * - the sweep delivers the outboxes left behind by wallets nobody changes
- *   again, and clears delivered ones, so that the `outbox.at` index holds
- *   only recent changes.
+ * - the sweep (outbox-sweep.ts) delivers the outboxes left behind by
+ *   wallets nobody changes again, and clears delivered ones, so that the
+ *   `outbox.at` index holds only recent changes.
  *
  * An outbox without an audit entry (a fixture's whole save) cannot be told
  * delivered from the trail: whoever delivers it clears it.
@@ -45,7 +51,7 @@ export interface OutboxCollections {
 
 export interface OutboxDeps {
   collections: () => OutboxCollections;
-  /** Runs one driver call, mapping "database unreachable" (see MongoStore.run). */
+  /** Runs one driver call, mapping "database unreachable" (StoreConnection.run). */
   run: <T>(operation: () => Promise<T>) => Promise<T>;
   now: () => Date;
   /** Default `maxDeliveriesUnderway`. */
@@ -63,9 +69,6 @@ interface Delivery {
   outbox: OutboxDoc;
 }
 
-/** A wallet as read with the `$lookup` of `deliveredLookup`: `delivered` holds its outbox's entry once it is in the trail. */
-export type WalletWithDelivery = WalletDoc & { delivered?: Document[] };
-
 /** Deliveries after answers under way at once in a process; past it, the next reader or the sweep delivers. */
 export const maxDeliveriesUnderway = 10_000;
 /** Wallets whose delivered version a process remembers (saves it from checking again); forgetting costs one read. */
@@ -78,39 +81,60 @@ export const maxRememberedWallets = 10_000;
 export const batchDelayMs = 100;
 const maxBatch = 200;
 
-/**
- * Aggregation stages that tell, with a wallet, whether its outbox is
- * delivered: its audit entry looked up in the trail by `_id` (the equality
- * form of `$lookup`, which every server answers from the `_id` index), with
- * only the `_id` kept.
- */
-export function deliveredLookup(audit: string): Document[] {
-  return [
-    { $lookup: { from: audit, localField: 'outbox.audit._id', foreignField: '_id', as: 'delivered' } },
-    { $project: { 'delivered.walletId': 0, 'delivered.before': 0, 'delivered.after': 0, 'delivered.shares': 0 } },
-  ];
-}
-
-/** True when `doc` has no outbox, or its audit entry is in the trail (as read with `deliveredLookup`). */
-export function isDelivered(doc: WalletWithDelivery): boolean {
-  return !doc.outbox || (doc.outbox.audit !== null && (doc.delivered?.length ?? 0) > 0);
-}
-
 /** The outbox of a change: its reservation writes and audit entry, saved at `at`. */
 export function outboxDoc(reservations: readonly ReservationWrite[], audit: AuditEntry | null | undefined, at: Date): OutboxDoc {
   return { at, reservations: reservationWriteDocs(reservations), audit: audit ? auditDoc(audit) : null };
 }
 
-export class Outbox {
+/** The outbox's work in a process, one handle: composition starts it, tests settle it, the store's close ends it. */
+export interface OutboxLifecycle {
+  /** Starts the sweep (a serving process; the operator's commands do not), telling `observers` of it; a second call returns the running one. */
+  start(options?: OutboxSweepOptions, observers?: SweepObservers): OutboxSweep;
+  /** Waits for the deliveries under way in this process (before a test reads the trail). */
+  settle(): Promise<void>;
+  /** Stops the sweep and settles: before the client closes. */
+  close(): Promise<void>;
+}
+
+export class Outbox implements OutboxLifecycle {
   /** Deliveries under way in this process, by wallet: a reader of that version joins one instead of sending it again. */
   private readonly underway = new Map<string, { version: number; done: Promise<void> }>();
   /** Per wallet, the version this process saw delivered (read from the database, or delivered itself). */
-  private readonly delivered = new Map<string, number>();
+  private readonly delivered: LRUCache<string, number>;
   /** Deliveries after answers waiting for the next batch. */
-  private queued: Array<Delivery & { settle: (failure: unknown) => void }> = [];
+  private queued: Array<Delivery & { delivered: () => void; failed: (error: unknown) => void }> = [];
   private batchTimer: NodeJS.Timeout | null = null;
+  private sweep: OutboxSweep | null = null;
 
-  constructor(private readonly deps: OutboxDeps) {}
+  constructor(private readonly deps: OutboxDeps) {
+    this.delivered = boundedCache({ maxEntries: deps.maxRemembered ?? maxRememberedWallets });
+  }
+
+  start(options: OutboxSweepOptions = defaultSweepOptions, observers: SweepObservers = {}): OutboxSweep {
+    this.sweep ??= new OutboxSweep(
+      {
+        wallets: () => this.collections.wallets,
+        auditCollection: () => this.collections.audit.collectionName,
+        outbox: this,
+        run: this.deps.run,
+        now: this.deps.now,
+        ...observers,
+      },
+      options,
+    );
+    this.sweep.start();
+    return this.sweep;
+  }
+
+  async close(): Promise<void> {
+    await this.sweep?.stop();
+    await this.settle();
+  }
+
+  async settle(): Promise<void> {
+    this.sendBatch();
+    await Promise.allSettled([...this.underway.values()].map((delivery) => delivery.done));
+  }
 
   /** The collections of the store's current client. */
   private get collections(): OutboxCollections {
@@ -122,12 +146,12 @@ export class Outbox {
    * out (the next turn of the event loop), without waiting for it. When too
    * many are under way, it is left to the next reader of the wallet or the sweep.
    */
-  deliverAfterAnswer(walletId: string, version: number, outbox: OutboxDoc): void {
+  deliverLater(walletId: string, version: number, outbox: OutboxDoc): void {
     if (this.underway.size >= (this.deps.maxUnderway ?? maxDeliveriesUnderway)) return;
     const queued = new Promise<void>((resolve, reject) => {
-      this.queued.push({ walletId, version, outbox, settle: (failure) => (failure === undefined ? resolve() : reject(failure)) });
+      this.queued.push({ walletId, version, outbox, delivered: resolve, failed: reject });
     });
-    this.start(walletId, version, () => queued).catch(() => undefined);
+    this.track(walletId, version, () => queued).catch(() => undefined);
     if (this.queued.length >= maxBatch) this.sendBatch();
     else this.batchTimer ??= setTimeout(() => this.sendBatch(), this.deps.batchDelayMs ?? batchDelayMs);
   }
@@ -138,15 +162,15 @@ export class Outbox {
     this.batchTimer = null;
     const batch = this.queued.splice(0);
     if (batch.length === 0) return;
-    this.deliverAll(batch).then(
-      () => batch.forEach((d) => d.settle(undefined)),
-      (error: unknown) => batch.forEach((d) => d.settle(error ?? new Error('delivery failed'))),
+    this.write(batch).then(
+      () => batch.forEach((d) => d.delivered()),
+      (error: unknown) => batch.forEach((d) => d.failed(error)),
     );
   }
 
-  /** Delivers the outbox of a save at once (whole saves: fixtures, large outboxes). */
+  /** Delivers an outbox at once (whole saves: fixtures, large outboxes; the layout 4 migration's). */
   deliverNow(walletId: string, version: number, outbox: OutboxDoc): Promise<void> {
-    return this.start(walletId, version, () => this.deliver(walletId, version, outbox));
+    return this.track(walletId, version, () => this.write([{ walletId, version, outbox }]));
   }
 
   /**
@@ -166,7 +190,7 @@ export class Outbox {
       await underway.done.catch(() => undefined);
       if (this.knowsDelivered(doc._id, doc.version)) return;
     }
-    await this.start(doc._id, doc.version, () => this.deliver(doc._id, doc.version, doc.outbox!));
+    await this.track(doc._id, doc.version, () => this.write([{ walletId: doc._id, version: doc.version, outbox: doc.outbox! }]));
   }
 
   /**
@@ -199,23 +223,13 @@ export class Outbox {
     return { underway: this.underway.size, remembered: this.delivered.size };
   }
 
-  /** Waits for the deliveries under way (before the client closes, or before a test reads the trail). */
-  async drain(): Promise<void> {
-    this.sendBatch();
-    await Promise.allSettled([...this.underway.values()].map((delivery) => delivery.done));
-  }
-
   /**
-   * The reservations first, then the audit entry (whose presence in the
-   * trail then says the outbox is delivered); an outbox without one is
-   * cleared instead. Every write is idempotent.
+   * Writes what outboxes carry, several at once: one write of all their
+   * reservations first, then one of all their audit entries (whose presence
+   * in the trail then says an outbox is delivered); an outbox without an
+   * entry is cleared instead. Every write is idempotent; fails whole.
    */
-  deliver(walletId: string, version: number, outbox: OutboxDoc): Promise<void> {
-    return this.deliverAll([{ walletId, version, outbox }]);
-  }
-
-  /** Several outboxes at once: one write of all their reservations, one of all their audit entries. Fails whole. */
-  private async deliverAll(batch: Delivery[]): Promise<void> {
+  private async write(batch: Delivery[]): Promise<void> {
     await this.writeReservations(batch.flatMap((d) => reservationWritesFromDocs(d.outbox.reservations).map((write) => ({ ...d, write }))));
     const entries = batch.flatMap((d) => (d.outbox.audit ? [d.outbox.audit] : []));
     if (entries.length > 0) await this.insertIgnoringDuplicates(entries);
@@ -232,7 +246,8 @@ export class Outbox {
     await this.deps.run(() => this.collections.wallets.bulkWrite(operations, { ordered: false }));
   }
 
-  private start(walletId: string, version: number, deliver: () => Promise<void>): Promise<void> {
+  /** Runs `deliver`, known as the delivery under way of that wallet version until it ends. */
+  private track(walletId: string, version: number, deliver: () => Promise<void>): Promise<void> {
     const done = deliver().then(() => this.remember(walletId, version));
     const entry = { version, done };
     this.underway.set(walletId, entry);
@@ -248,9 +263,7 @@ export class Outbox {
   }
 
   private remember(walletId: string, version: number): void {
-    if (this.knowsDelivered(walletId, version)) return;
-    if (this.delivered.size >= (this.deps.maxRemembered ?? maxRememberedWallets)) this.delivered.clear();
-    this.delivered.set(walletId, version);
+    if (!this.knowsDelivered(walletId, version)) this.delivered.set(walletId, version);
   }
 
   /**
@@ -267,7 +280,7 @@ export class Outbox {
     const guarded = ({ walletId, version, write }: (typeof writes)[number]): AnyBulkWriteOperation<ReservationDoc> => ({
       replaceOne: {
         filter: { _id: reservationDocId(walletId, write.key), walletVersion: { $lt: version } },
-        replacement: reservationDocBody(walletId, version, write.reservation, now) as ReservationDoc,
+        replacement: reservationDocBody(walletId, version, write.reservation, now),
         upsert: true,
       },
     });
@@ -306,7 +319,7 @@ export class Outbox {
  */
 function duplicateKeyIndexes(error: unknown, operations: number): number[] | null {
   if (error instanceof MongoBulkWriteError) {
-    const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    const errors = [error.writeErrors].flat();
     if (errors.length === 0 || errors.some((e) => e.code !== 11000)) return null;
     return errors.map((e) => e.index);
   }

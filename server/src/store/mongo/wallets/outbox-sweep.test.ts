@@ -1,10 +1,10 @@
 import { MongoClient, type Collection } from 'mongodb';
-import { auditEntry } from '../test-support/records';
-import { collectionNames } from './collections';
-import { auditDoc, sweepBucketOf, type AuditDoc, type ReservationDoc, type WalletDoc } from './documents';
-import { Outbox, type WalletWithDelivery } from './outbox';
+import { auditEntry } from '../../test-support/records';
+import { collectionNames } from '../collections';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../test-support/mongo-test-server';
+import { auditDoc, sweepBucketOf, type AuditDoc, type ReservationDoc, type WalletDoc, type WalletWithDelivery } from './documents';
+import { Outbox } from './outbox';
 import { OutboxSweep, type SetAside, type SweepReport } from './outbox-sweep';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
 
 /*
  * The outbox sweep on MongoDB when some outboxes cannot be delivered (a

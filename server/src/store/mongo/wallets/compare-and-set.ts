@@ -1,13 +1,17 @@
 import type { Collection } from 'mongodb';
-import type { ReservationKey, ReservationRecord, Wallet, WalletSlice, WalletSliceChange } from '../../domain/model';
-import { totalsOf } from '../../domain/wallet-totals';
-import { StoreUnavailableError } from '../port';
-import { assertExpectedVersion } from '../wallet-update';
+import type { ReservationKey, ReservationRecord, Wallet, WalletSlice, WalletSliceChange } from '../../../domain/model';
+import { totalsOf } from '../../../domain/wallet-totals';
+import { StoreUnavailableError, type ReservationStore, type WholeWalletStore } from '../../port';
+import { assertExpectedVersion } from '../../wallet-update';
+import { isKey, requireKey } from '../collections';
+import { memberFromDoc, type MemberDoc } from '../documents';
+import { isDuplicateKey } from '../errors';
 import {
   balanceFields,
+  deliveredLookup,
+  keyOfReservation,
   moveFields,
   movesOf,
-  keyOfReservation,
   reservationDocId,
   reservationFields,
   reservationFromDoc,
@@ -15,17 +19,13 @@ import {
   reservationWritesFromDocs,
   totalsFields,
   walletFilter,
-  memberFromDoc,
-  type MemberDoc,
-  type AuditDoc,
   type OutboxDoc,
   type ReservationDoc,
   type ReservationWrite,
   type WalletDoc,
+  type WalletWithDelivery,
 } from './documents';
-import { isDuplicateKey } from './errors';
-import { deliveredLookup, Outbox, outboxDoc, type WalletWithDelivery } from './outbox';
-import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions, type SweepObservers } from './outbox-sweep';
+import { outboxDoc, type Outbox, type OutboxCollections, type OutboxDeps } from './outbox';
 
 /*
  * Wallets on MongoDB. A wallet document holds the balances, the running
@@ -48,18 +48,15 @@ import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions, type SweepOb
  * totals hold an expired reservation) reads all its reservation documents.
  */
 
-export interface WalletCollections {
-  wallets: Collection<WalletDoc>;
+/** The outbox's collections, and the members a slice read may bring. */
+export interface WalletCollections extends OutboxCollections {
   members: Collection<MemberDoc>;
-  reservations: Collection<ReservationDoc>;
-  audit: Collection<AuditDoc>;
 }
 
-export interface MongoWalletsDeps {
+/** What the wallets use of the store's connection: the outbox's, with the members' collection too. */
+export interface WalletRoomDeps extends Pick<OutboxDeps, 'run' | 'now'> {
+  /** The collections of the connection's current client. */
   collections: () => WalletCollections;
-  /** Runs one driver call, mapping "database unreachable" (see MongoStore.run). */
-  run: <T>(operation: () => Promise<T>) => Promise<T>;
-  now?: () => Date;
 }
 
 /** An outbox of more reservation writes than this (a whole save) is delivered at once and cleared, so that slice reads stay small. */
@@ -67,14 +64,37 @@ const smallOutbox = 8;
 /** Whole reads retried when a change lands between their wallet and reservation reads. */
 const wholeReadAttempts = 20;
 
-export class MongoWallets {
-  private readonly now: () => Date;
-  private readonly outbox: Outbox;
-  private sweep: OutboxSweep | null = null;
+/** The store's wallet methods (the port's `WholeWalletStore` and the slice of `ReservationStore`), over the wallets' outbox. */
+export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'loadWalletSlice' | 'saveWalletSlice'> {
+  constructor(
+    private readonly deps: WalletRoomDeps,
+    private readonly outbox: Outbox,
+  ) {}
 
-  constructor(private readonly deps: MongoWalletsDeps) {
-    this.now = deps.now ?? (() => new Date());
-    this.outbox = new Outbox({ collections: deps.collections, run: deps.run, now: this.now });
+  async loadWallet(walletId: string): Promise<Wallet | null> {
+    if (!isKey(walletId)) return null;
+    const read = await this.readWhole(walletId);
+    // A wallet changing under every read is busy, not broken: try again later (503).
+    if (read === 'busy') throw new StoreUnavailableError(`wallet ${walletId} changed during every one of ${wholeReadAttempts} reads`);
+    return read ? read.wallet : null;
+  }
+
+  async saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
+    return this.save(wallet, requireKey(wallet.walletId, 'walletId'), expectedVersion);
+  }
+
+  async loadWalletSlice(walletId: string, key: ReservationKey, options: { withMember?: string } = {}): Promise<WalletSlice | null> {
+    if (![walletId, key.clientId, key.correlationId, key.reservationToken].every(isKey)) return null;
+    if (options.withMember !== undefined && !isKey(options.withMember)) return null;
+    return this.loadSlice(walletId, key, options.withMember);
+  }
+
+  async saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
+    requireKey(change.walletId, 'walletId');
+    requireKey(change.reservation.clientId, 'clientId');
+    requireKey(change.reservation.correlationId, 'correlationId');
+    requireKey(change.reservation.reservationToken, 'reservationToken');
+    return this.saveSlice(change, expectedVersion);
   }
 
   private get collections(): WalletCollections {
@@ -82,7 +102,7 @@ export class MongoWallets {
   }
 
   /** With `memberId`, that member too, looked up by its `_id` in the same command. */
-  async loadSlice(walletId: string, key: ReservationKey, memberId?: string): Promise<WalletSlice | null> {
+  private async loadSlice(walletId: string, key: ReservationKey, memberId?: string): Promise<WalletSlice | null> {
     const docId = reservationDocId(walletId, key);
     const { reservations, audit, members } = this.collections;
     const memberLookup =
@@ -128,12 +148,12 @@ export class MongoWallets {
     return slice;
   }
 
-  async saveSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
+  private async saveSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
     assertExpectedVersion(expectedVersion);
     if (expectedVersion === 0) return false;
     await this.outbox.ensureDeliveredBeforeSave(change.walletId, expectedVersion);
     const version = expectedVersion + 1;
-    const outbox = outboxDoc([{ key: keyOfReservation(change.reservation), reservation: change.reservation }], change.audit, this.now());
+    const outbox = outboxDoc([{ key: keyOfReservation(change.reservation), reservation: change.reservation }], change.audit, this.deps.now());
     const result = await this.deps.run(() =>
       this.collections.wallets.updateOne(
         { ...walletFilter(change.walletId), version: expectedVersion },
@@ -141,20 +161,12 @@ export class MongoWallets {
       ),
     );
     if (result.matchedCount !== 1) return false;
-    this.outbox.deliverAfterAnswer(change.walletId, version, outbox);
+    this.outbox.deliverLater(change.walletId, version, outbox);
     return true;
   }
 
-  async load(walletId: string): Promise<Wallet | null> {
-    const read = await this.readWhole(walletId);
-    // A wallet changing under every read is busy, not broken: try again later (503).
-    if (read === 'busy') throw new StoreUnavailableError(`wallet ${walletId} changed during every one of ${wholeReadAttempts} reads`);
-    return read ? read.wallet : null;
-  }
-
-  async save(wallet: Wallet, expectedVersion: number): Promise<boolean> {
+  private async save(wallet: Wallet, walletId: string, expectedVersion: number): Promise<boolean> {
     assertExpectedVersion(expectedVersion);
-    const walletId = wallet.walletId;
     const current = expectedVersion === 0 ? null : await this.readWhole(walletId);
     // Busy, or moved on: a conflict, which the caller retries.
     if (current === 'busy' || (expectedVersion !== 0 && current?.wallet.version !== expectedVersion)) return false;
@@ -162,7 +174,7 @@ export class MongoWallets {
     const reservations = wallet.reservations.map(reservationFields);
     const writes = differences(current ? current.wallet.reservations : [], reservations);
     const version = expectedVersion + 1;
-    const outbox = outboxDoc(writes, wallet.audit, this.now());
+    const outbox = outboxDoc(writes, wallet.audit, this.deps.now());
     const moves = (wallet.moves ?? []).map(moveFields);
     const fields = { version, balances: wallet.balances.map(balanceFields), totals: totalsFields(totalsOf(reservations)), outbox };
     const update = moves.length > 0 ? { $set: { ...fields, moves } } : { $set: fields, $unset: { moves: '' as const } };
@@ -170,36 +182,8 @@ export class MongoWallets {
       expectedVersion === 0
         ? await this.insert({ ...walletFilter(walletId), ...fields, ...(moves.length > 0 && { moves }) })
         : (await this.deps.run(() => this.collections.wallets.updateOne({ ...walletFilter(walletId), version: expectedVersion }, update))).matchedCount === 1;
-    if (saved) await this.deliver(walletId, version, outbox);
+    if (saved) await this.afterSave(walletId, version, outbox);
     return saved;
-  }
-
-  /** Starts the outbox sweep (a serving process; not the operator's commands). */
-  startSweep(options: OutboxSweepOptions = defaultSweepOptions, observers: SweepObservers = {}): OutboxSweep {
-    this.sweep ??= new OutboxSweep(
-      {
-        wallets: () => this.collections.wallets,
-        auditCollection: () => this.collections.audit.collectionName,
-        outbox: this.outbox,
-        run: this.deps.run,
-        now: this.now,
-        ...observers,
-      },
-      options,
-    );
-    this.sweep.start();
-    return this.sweep;
-  }
-
-  /** Stops the sweep and waits for the deliveries under way (before the client closes). */
-  async drain(): Promise<void> {
-    await this.sweep?.stop();
-    await this.outbox.drain();
-  }
-
-  /** Waits for the deliveries under way, the sweep left running. */
-  drainOutbox(): Promise<void> {
-    return this.outbox.drain();
   }
 
   /**
@@ -207,9 +191,9 @@ export class MongoWallets {
    * delivered after the answer, as a slice's; any other (a fixture, many
    * reservations) at once, and then cleared, so that slice reads stay small.
    */
-  private deliver(walletId: string, version: number, outbox: OutboxDoc): void | Promise<void> {
+  private afterSave(walletId: string, version: number, outbox: OutboxDoc): void | Promise<void> {
     if (outbox.audit && outbox.reservations.length <= smallOutbox) {
-      this.outbox.deliverAfterAnswer(walletId, version, outbox);
+      this.outbox.deliverLater(walletId, version, outbox);
       return;
     }
     // Saved: a delivery that fails now is made by the next reader of this version, or the sweep.

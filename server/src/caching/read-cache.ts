@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from './bounded-cache';
 
 /** How a process keeps reads of records that change rarely (API keys, sessions) for a moment. */
 export interface ReadCacheSettings {
@@ -17,7 +18,7 @@ export interface ReadCacheOptions<V> extends ReadCacheSettings {
   ttlOf?: (value: V) => number;
   /** Told of every lookup: true when the cache answered it (no store call), false when the store was asked. */
   onLookup?: (hit: boolean) => void;
-  /** Milliseconds of a monotonic clock, never 0 (tests; lru-cache takes an entry stored at 0 for one without a ttl). */
+  /** Milliseconds of a monotonic clock, never 0 (tests; see `CacheBound`). */
   now?: () => number;
 }
 
@@ -47,15 +48,8 @@ export class ReadCache<V> {
     private readonly read: (key: string) => Promise<V>,
     private readonly options: ReadCacheOptions<V>,
   ) {
-    if (!(options.ttlMs > 0) || !(options.maxEntries > 0)) throw new RangeError('a read cache needs a positive ttlMs and maxEntries');
     this.now = options.now ?? (() => performance.now());
-    this.entries = new LRUCache<string, Entry<V>>({
-      max: options.maxEntries,
-      ttl: options.ttlMs,
-      perf: { now: this.now },
-      // Every age from the clock itself (lru-cache otherwise reuses a reading for a millisecond).
-      ttlResolution: 0,
-    });
+    this.entries = boundedCache<string, Entry<V>>({ maxEntries: options.maxEntries, ttlMs: options.ttlMs, now: this.now });
   }
 
   async get(key: string): Promise<V> {
@@ -115,7 +109,8 @@ export class ReadCache<V> {
   }
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes `value` and everything it holds: a value shared by every request that gets it. */
+export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import Ajv, { type ValidateFunction } from 'ajv';
-import { isPlainJsonContentType } from './json-body';
+import { declaresBody, isPlainJsonContentType } from './json-body';
 import type { ApiSpec } from './spec';
 
 /*
@@ -12,7 +12,7 @@ import type { ApiSpec } from './spec';
  */
 
 /** True: the request meets every rule of its operation. False: ask EOV. */
-export type FastCheck = (req: Request) => boolean;
+export type AcceptOnlyCheck = (req: Request) => boolean;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -28,7 +28,7 @@ interface Parameter {
 /** Characters that need no percent-encoding anywhere in a URL (RFC 3986 "unreserved"). */
 const unreservedOnly = /^[A-Za-z0-9._~-]+$/;
 
-/** Parameter fields that do not change how a value is read or checked; a parameter with any other field (style, explode, content...) gets no fast check. */
+/** Parameter fields that do not change how a value is read or checked; a parameter with any other field (style, explode, content...) gets no accept-only check. */
 const parameterFieldsAllowed = new Set(['name', 'in', 'required', 'schema', 'description', 'example', 'examples', 'deprecated']);
 
 type ParameterGroup = { properties: JsonObject; required: string[] };
@@ -39,7 +39,7 @@ type ParameterGroups = Record<'path' | 'query' | 'header', ParameterGroup>;
  * anything beyond plain JSON Schema keywords (formats, nullable, readOnly,
  * defaults, discriminators...): EOV alone validates it then.
  */
-export function buildFastCheck(ajv: Ajv, dereferenced: ApiSpec, route: { readonly method: string; readonly path: string }): FastCheck | null {
+export function buildAcceptOnlyCheck(ajv: Ajv, dereferenced: ApiSpec, route: { readonly method: string; readonly path: string }): AcceptOnlyCheck | null {
   const root = dereferenced as unknown as JsonObject;
   const pathItem = asObject(asObject(root.paths)?.[route.path]);
   const operation = asObject(pathItem?.[route.method]);
@@ -78,9 +78,9 @@ export function buildFastCheck(ajv: Ajv, dereferenced: ApiSpec, route: { readonl
     const headers: Record<string, string | string[] | undefined> = {};
     for (const name of headerNames) if (req.headers[name] !== undefined) headers[name] = req.headers[name];
     if (!validateParameters({ params: req.params, query, headers })) return false;
-    const declaresBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
-    if (!validateBody) return !declaresBody;
-    if (!declaresBody || !isPlainJsonContentType(req.headers['content-type'])) return false;
+    const withBody = declaresBody(req);
+    if (!validateBody) return !withBody;
+    if (!withBody || !isPlainJsonContentType(req.headers['content-type'])) return false;
     const body: unknown = req.body;
     return typeof body === 'object' && body !== null && !Array.isArray(body) && validateBody(body);
   };

@@ -1,11 +1,15 @@
 import { hash } from 'node:crypto';
 import type { NextFunction, RequestHandler, Response } from 'express';
+import { boundedCache } from '../caching/bounded-cache';
 import { AppError } from '../domain/errors';
-import type { RequestCounter, WindowCount } from '../store/port';
-import { authenticatedClient } from './locals';
+import { authenticatedClient } from '../http/locals';
+import { inProcessCounter, type RequestCounter, type WindowCount } from './counter';
+import { rateLimitWindowMs } from './windows';
 
-const oneMinuteMs = 60_000;
-export const rateLimitWindowSeconds = oneMinuteMs / 1000;
+const windowSeconds = rateLimitWindowMs / 1000;
+
+/** Keys whose `RateLimit-Policy` value is kept; past it the least recently used is computed again. */
+const maxCachedPolicies = 10_000;
 
 /**
  * At most `perMinute` requests per client key and minute, or 429 with
@@ -16,8 +20,7 @@ export const rateLimitWindowSeconds = oneMinuteMs / 1000;
  * `counter` counts: by default in this process (each instance of a scaled
  * deployment then allows `perMinute` on its own); on MongoDB, for every
  * process on the database, in blocks claimed from the database and spent in
- * memory (store/mongo/quota-blocks.ts). `onLimited` is told of each refusal
- * (metrics).
+ * memory (block-quota.ts). `onLimited` is told of each refusal (metrics).
  *
  * The headers of express-rate-limit (draft-8, named `"<limit>-in-1min"`,
  * partition key `pk` from the key's SHA-256): `r` is the limit less the
@@ -35,12 +38,18 @@ export function rateLimitPerClient(
 ): RequestHandler | null {
   if (perMinute === 0) return null;
   const name = `"${perMinute}-in-1min"`;
-  const policies = new PolicyCache((key) => `${name}; q=${perMinute}; w=${rateLimitWindowSeconds}; pk=:${partitionKey(key)}:`);
+  // A key's `RateLimit-Policy` value never changes: computed once per key.
+  const policies = boundedCache<string, string>({ maxEntries: maxCachedPolicies });
+  const policyOf = (key: string): string => {
+    let policy = policies.get(key);
+    if (policy === undefined) policies.set(key, (policy = `${name}; q=${perMinute}; w=${windowSeconds}; pk=:${partitionKey(key)}:`));
+    return policy;
+  };
 
   const answer = (res: Response, key: string, count: WindowCount, next: NextFunction): void => {
     const resetSeconds = Math.max(0, Math.ceil(count.msBeforeReset / 1000));
     res.setHeader('RateLimit', `${name}; r=${Math.max(perMinute - count.hits, 0)}; t=${resetSeconds}`);
-    res.setHeader('RateLimit-Policy', policies.of(key));
+    res.setHeader('RateLimit-Policy', policyOf(key));
     if (count.hits > perMinute) {
       onLimited();
       res.setHeader('Retry-After', String(resetSeconds));
@@ -62,62 +71,4 @@ export function rateLimitPerClient(
 /** Identifies the key's partition without revealing it: as express-rate-limit computes it. */
 function partitionKey(key: string): string {
   return Buffer.from(hash('sha256', key, 'hex').slice(0, 12)).toString('base64');
-}
-
-/** A key's `RateLimit-Policy` value never changes: computed once per key, for up to this many keys. */
-const maxCachedPolicies = 10_000;
-
-class PolicyCache {
-  private readonly policies = new Map<string, string>();
-
-  constructor(private readonly policyOf: (key: string) => string) {}
-
-  of(key: string): string {
-    let policy = this.policies.get(key);
-    if (policy === undefined) {
-      if (this.policies.size >= maxCachedPolicies) this.policies.clear();
-      policy = this.policyOf(key);
-      this.policies.set(key, policy);
-    }
-    return policy;
-  }
-}
-
-interface Window {
-  hits: number;
-  /** Epoch ms when the window ends and the count starts again. */
-  resetAt: number;
-}
-
-/**
- * Hit counters per key in this process. Keys seen in the last period live
- * in `current`; every period the maps rotate, so a key silent for a whole
- * period is forgotten and memory follows the number of active keys.
- */
-export function inProcessCounter(windowMs = oneMinuteMs, now: () => number = Date.now): RequestCounter {
-  let current = new Map<string, Window>();
-  let previous = new Map<string, Window>();
-  const rotation = setInterval(() => {
-    previous = current;
-    current = new Map();
-  }, windowMs);
-  // Housekeeping must never keep the process alive.
-  rotation.unref();
-  return {
-    hit(key) {
-      const at = now();
-      let window = current.get(key);
-      if (!window) {
-        window = previous.get(key) ?? { hits: 0, resetAt: at + windowMs };
-        previous.delete(key);
-        current.set(key, window);
-      }
-      if (window.resetAt <= at) {
-        window.hits = 0;
-        window.resetAt = at + windowMs;
-      }
-      window.hits++;
-      return { hits: window.hits, msBeforeReset: window.resetAt - at };
-    },
-  };
 }

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { QuotaWindow } from '../store/port';
 
-/** One key's counting window: [start, end) in epoch ms. */
-export interface QuotaWindow {
-  start: number;
-  end: number;
-}
+/** The rate limit's window: the limit is per key and minute. */
+export const rateLimitWindowMs = 60_000;
 
 /**
  * Where a key's windows begin, within the window's length: derived from the
