@@ -32,6 +32,8 @@ export interface AppDeps {
   store: Pick<StoreLifecycle, 'ping'>;
   /** What `/healthz` reports (see health.ts); always live when absent. */
   liveness?: Liveness;
+  /** True once the process is stopping: `/readyz` answers 503 while the API still serves. */
+  stopping?: () => boolean;
   /** Counts requests for the rate limit; in this process when absent (see rate-limit/middleware.ts). */
   requestCounter?: RequestCounter;
   /** Requests, rate-limit refusals; served on `/metrics` unless `metricsRoute` is false (its own port). */
@@ -124,7 +126,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   // Operational routes: not part of the API contract, and outside its prefix.
   // Mounted after it, so that API requests do not walk through them.
-  app.use(healthRoutes(deps.store, deps.liveness), docsRoutes(spec.document));
+  app.use(healthRoutes(deps.store, deps.liveness, deps.stopping), docsRoutes(spec.document));
   if (metrics && deps.metricsRoute !== false) app.use(metricsRoutes(metrics));
 
   app.use(notFound);

@@ -2,7 +2,8 @@
  * Composition root: builds the store and the services for `main`.
  */
 import type { Logger } from 'pino';
-import { describeMongoTarget, type AppConfig } from './config';
+import { describeMongoTarget, type AppConfig, type MemberIdMode } from './config';
+import { memberIdHash, newLogKey } from './domain/secrets';
 import { systemClock } from './domain/clock';
 import type { Services } from './domain/services';
 import { createServices, type ServiceDeps } from './features';
@@ -17,6 +18,7 @@ import { BlockQuotaCounter } from './rate-limit/block-quota';
 import type { RequestCounter } from './rate-limit/counter';
 import type { StoreLifecycle } from './store/port';
 import type { Tracing } from './tracing';
+import { serverVersion } from './version';
 
 export interface RuntimeDeps {
   services: Services;
@@ -54,32 +56,49 @@ export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
 }
 
 export const buildDeps: BuildDeps = async (config, logger, tracing) => {
-  const metrics = config.metrics ? new Metrics({ processMetrics: true }) : undefined;
+  const metrics = config.metrics ? new Metrics({ processMetrics: true, version: serverVersion() }) : undefined;
   const store = await buildStore(config, logger, metrics);
-  const deps = depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }) });
-  // On MongoDB the fleet shares one key, so that a member has one hash on every process.
-  if (config.logMemberIds !== 'hashed' || !(store instanceof MongoStore)) return deps;
+  let logKey: Uint8Array;
   try {
-    return { ...deps, logKey: await store.logKey() };
+    // On MongoDB the fleet shares one key, so that a member has one hash on every process.
+    logKey = config.logMemberIds === 'hashed' && store instanceof MongoStore ? await store.logKey() : newLogKey();
   } catch (error) {
     await store.close();
     throw error;
   }
+  const walletLabel = walletLabelOf(config.logMemberIds, logKey);
+  return { ...depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }), walletLabel }), logKey };
 };
+
+/**
+ * A wallet as the log names it: a household's by its id; a member's own
+ * wallet by the member's id as the logs show members (LOG_MEMBER_IDS): its
+ * keyed hash, not at all, or as it is.
+ */
+export function walletLabelOf(mode: MemberIdMode, key: Uint8Array): (walletId: string) => string {
+  const prefix = 'member:';
+  return (walletId) => {
+    if (!walletId.startsWith(prefix) || mode === 'plain') return walletId;
+    return mode === 'hashed' ? `${prefix}${memberIdHash(key, walletId.slice(prefix.length))}` : `${prefix}(member id not logged)`;
+  };
+}
 
 /**
  * Everything a process builds on its store: the services with the caches
  * a fleet keeps, and on MongoDB the outbox sweep (stopped by the store's
- * close), the fleet's rate-limit count and liveness. main's own wiring;
- * tests that watch a store's client build their processes with it too.
+ * close), the fleet's rate-limit count (closed before the store: it gives
+ * back its tokens) and liveness. main's own wiring; tests that watch a
+ * store's client build their processes with it too.
  */
 export function depsOf(
   store: MemoryStore | MongoStore,
   config: Pick<AppConfig, 'walletLimits' | 'rateLimitPerMinute'>,
   logger: Logger,
-  observers: { metrics?: Metrics; tracing?: Tracing } = {},
+  /** `walletLabel`: how a log line names a wallet (default: a member's own wallet without its id). */
+  observers: { metrics?: Metrics; tracing?: Tracing; walletLabel?: (walletId: string) => string } = {},
 ): RuntimeDeps {
   const { metrics, tracing } = observers;
+  const walletLabel = observers.walletLabel ?? walletLabelOf('off', new Uint8Array());
   // The services' store calls are timed and traced; seeding and readiness pings are not.
   const timed = metrics ? observedStore(store, (method, seconds, failure) => metrics.observeStoreCall(method, seconds, failure)) : store;
   const services = createServices({
@@ -95,11 +114,30 @@ export function depsOf(
   });
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
-  store.outbox.start(undefined, (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`));
-  // On MongoDB the fleet shares one count per key, in blocks claimed from the store (block-quota.ts).
-  const counter = config.rateLimitPerMinute > 0 ? new BlockQuotaCounter({ limit: config.rateLimitPerMinute, claim: store.claimQuota }) : undefined;
-  const requestCounter = counter && tracing ? tracing.traceRequestCounter(counter) : counter;
-  return { ...common, liveness: mongoLiveness(store), ...(requestCounter && { requestCounter }) };
+  store.outbox.start(undefined, {
+    onError: (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`),
+    onSetAside: ({ walletId, failures, retryAt, error }) =>
+      logger.warn(
+        { wallet: walletLabel(walletId), failures, retryAt: retryAt.toISOString() },
+        `Outbox of wallet ${walletLabel(walletId)} set aside after ${failures} failed deliveries, taken again at ${retryAt.toISOString()}: ${describeError(error)}`,
+      ),
+    ...(metrics && { onRun: (report) => metrics.outboxBacklog(report.pending, report.oldestPendingAt) }),
+  });
+  const liveness = mongoLiveness(store);
+  if (config.rateLimitPerMinute <= 0) return { ...common, liveness };
+  // On MongoDB the fleet shares one count per key, in blocks claimed from the store and given back unspent (block-quota.ts).
+  const counter = new BlockQuotaCounter({ limit: config.rateLimitPerMinute, claim: store.claimQuota, giveBack: store.returnQuota });
+  counter.start();
+  metrics?.watchRateLimit(() => counter.countingAlone);
+  // When the process stops, the counter gives back its tokens while the store's client is still open.
+  const lifecycle: StoreLifecycle = {
+    ping: () => store.ping(),
+    close: async () => {
+      await counter.close();
+      await store.close();
+    },
+  };
+  return { ...common, store: lifecycle, liveness, requestCounter: tracing ? tracing.traceRequestCounter(counter) : counter };
 }
 
 /** A failure's message for the log: never a stack trace or a document. */

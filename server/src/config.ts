@@ -22,6 +22,12 @@
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';
 import { originProblem } from './domain/origins';
 
+/**
+ * A stop that waits longer than this is a mistake of configuration: no load
+ * balancer needs minutes to stop routing to a process.
+ */
+const maxShutdownDelayMs = 300_000;
+
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
@@ -57,6 +63,8 @@ export interface AppConfig {
   /** The service's name on every log line and, with tracing, its `service.name`. */
   readonly serviceName: string;
   readonly bodyLimitBytes: number;
+  /** Not ready but still serving, after a stop signal and before the drain (load balancers stop routing meanwhile). */
+  readonly shutdownDelayMs: number;
   readonly shutdownGraceMs: number;
   /** Express's `trust proxy`: a boolean or a number of hops. */
   readonly trustProxy: boolean | number;
@@ -165,9 +173,14 @@ export const configVariables = {
       'Fixture JSON (format: `server/src/store/fixture-schema.ts`) loaded at start-up, replacing the records it names; a bad fixture stops the start with the offending path. Unset: the embedded store starts with the demo fixture (`server/fixtures/demo.json`), and MongoDB is seeded only when asked.',
   }),
   bodyLimitBytes: integer('BODY_LIMIT_BYTES', 16384, { min: 1 }, { section: 'server', meaning: 'Largest request body; a larger one is answered `413`.' }),
+  shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', 0, { min: 0, max: maxShutdownDelayMs }, {
+    section: 'server',
+    meaning:
+      'On SIGTERM or SIGINT, how long the server keeps accepting and answering after `/readyz` turns `503`, before it drains: the time load balancers and Kubernetes Services take to stop sending it connections. The Docker image sets `5000`. See [Deploying on Kubernetes](deploying.md#deploying-on-kubernetes).',
+  }),
   shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10000, { min: 0 }, {
     section: 'server',
-    meaning: 'On SIGTERM or SIGINT, how long requests in flight may take before the remaining connections are cut.',
+    meaning: 'On SIGTERM or SIGINT, after the delay, how long requests in flight may take before the remaining connections are cut.',
   }),
   trustProxy: {
     name: 'TRUST_PROXY',
@@ -304,6 +317,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     logMemberIds: v.logMemberIds.read(reader),
     serviceName: v.serviceName.read(reader),
     bodyLimitBytes: v.bodyLimitBytes.read(reader),
+    shutdownDelayMs: v.shutdownDelayMs.read(reader),
     shutdownGraceMs: v.shutdownGraceMs.read(reader),
     trustProxy: v.trustProxy.read(reader),
     corsOrigins: Object.freeze(v.corsOrigins.read(reader)),

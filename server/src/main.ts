@@ -8,7 +8,7 @@ import { pino, type Logger } from 'pino';
 import { createApp } from './app';
 import { buildDeps, describeStore, type BuildDeps } from './composition';
 import { loadConfig, type AppConfig } from './config';
-import { prepareGracefulClose } from './http/graceful-shutdown';
+import { prepareGracefulClose, ShutdownDelay } from './http/graceful-shutdown';
 import { createHttpServer } from './http/http-server';
 import { metricsServer } from './http/metrics-route';
 import { loadServedSpec } from './http/routes';
@@ -23,8 +23,14 @@ export interface RunningServer {
   server: Server;
   /** Where `/metrics` is served when it has a port of its own (METRICS_PORT). */
   metricsUrl?: string;
-  /** Stops gracefully (see `prepareGracefulClose`), then closes the store. Safe to call twice. */
+  /**
+   * Stops gracefully: not ready but serving for `SHUTDOWN_DELAY_MS` (see
+   * `ShutdownDelay`), then the drain (`prepareGracefulClose`), then the
+   * store is closed. Safe to call twice.
+   */
   stop(): Promise<void>;
+  /** Ends the stop's delay early (the drain begins); false when no delay is under way. */
+  skipDelay(): boolean;
 }
 
 export interface StartOptions {
@@ -47,6 +53,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
   const spec = await loadServedSpec();
   const deps = await build(config, logger, tracing);
   const metricsPort = config.metrics?.port ?? null;
+  const delay = new ShutdownDelay();
   let server: Server | undefined;
   let metricsListener: Server | null = null;
   try {
@@ -58,6 +65,7 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       config,
       ...(options.validateResponses && { validateResponses: true }),
       ...(deps.liveness && { liveness: deps.liveness }),
+      stopping: () => delay.stopping,
       ...(deps.requestCounter && { requestCounter: deps.requestCounter }),
       ...(deps.metrics && { metrics: deps.metrics, metricsRoute: metricsPort === null }),
       memberIds: { mode: config.logMemberIds, key: deps.logKey ?? newLogKey() },
@@ -77,6 +85,8 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
 
   let stopping: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
+    if (config.shutdownDelayMs > 0) logger.info(`Shutting down: not ready, still serving for ${config.shutdownDelayMs} ms`);
+    await delay.begin(config.shutdownDelayMs);
     logger.info(`Shutting down: waiting up to ${config.shutdownGraceMs} ms for requests in flight`);
     if ((await closeGracefully(config.shutdownGraceMs)) === 'forced') {
       logger.warn('Requests still in flight at the end of the grace period were cut');
@@ -88,7 +98,13 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
     if (tracing) await tracing.shutdown();
     logger.info('Stopped');
   };
-  return { url, server, ...(metricsListener && { metricsUrl: urlOf(metricsListener) }), stop: () => (stopping ??= stop()) };
+  return {
+    url,
+    server,
+    ...(metricsListener && { metricsUrl: urlOf(metricsListener) }),
+    stop: () => (stopping ??= stop()),
+    skipDelay: () => delay.skip(),
+  };
 }
 
 function listen(server: Server, port: number): Promise<Server> {
@@ -122,11 +138,12 @@ const repeatedSignalMs = 1000;
 
 /**
  * Stops gracefully on the first SIGTERM or SIGINT, then exits 0 (1 if the
- * stop failed). A later signal exits at once with 128 + its number, without
- * waiting for requests in flight.
+ * stop failed). A later signal during the stop's delay ends the delay (the
+ * drain begins); one after that exits at once with 128 + its number,
+ * without waiting for requests in flight.
  */
 export function stopOnSignals(
-  running: Pick<RunningServer, 'stop'>,
+  running: Pick<RunningServer, 'stop' | 'skipDelay'>,
   logger: Logger,
   processLike: Pick<NodeJS.Process, 'on' | 'exit'> = process,
   now: () => number = Date.now,
@@ -135,6 +152,10 @@ export function stopOnSignals(
   const onSignal = (signal: NodeJS.Signals): void => {
     if (firstAt !== null) {
       if (now() - firstAt < repeatedSignalMs) return;
+      if (running.skipDelay()) {
+        logger.info(`${signal} received again: draining now, without the rest of the shutdown delay`);
+        return;
+      }
       logger.warn(`${signal} received again: exiting without waiting for requests in flight`);
       processLike.exit(128 + osConstants.signals[signal]);
       return;

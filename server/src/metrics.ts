@@ -19,6 +19,10 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * | loyalty_points_reserved_total                | counter   |                   | points taken into reservations (offline creations)      |
  * | loyalty_points_returned_total                | counter   |                   | points given back by lowering reservations              |
  * | loyalty_cache_lookups_total                  | counter   | cache, result     | lookups of a process's caches: `hit` or `miss` (store)  |
+ * | loyalty_outbox_pending                       | gauge     |                   | outboxes past the grace, undelivered, at the last sweep |
+ * | loyalty_outbox_oldest_pending_seconds        | gauge     |                   | age of the oldest of them (0: none)                     |
+ * | loyalty_rate_limit_counting_alone            | gauge     |                   | 1 while the process counts the rate limit on its own    |
+ * | loyalty_build_info                           | gauge     | version, node_version | 1: the server's version and the Node.js it runs on  |
  * | process_*, nodejs_*                          |           |                   | prom-client's process metrics (CPU, memory, event loop) |
  */
 
@@ -33,6 +37,8 @@ export type StoreErrorKind = 'unavailable' | 'error';
 export interface MetricsOptions {
   /** prom-client's process metrics: once per process (`main`), not per app (tests build many). */
   processMetrics?: boolean;
+  /** The server's version, for `loyalty_build_info` (absent: that metric is not shown). */
+  version?: string;
 }
 
 export class Metrics {
@@ -47,6 +53,23 @@ export class Metrics {
   private readonly rateLimited = new Counter({ name: 'loyalty_rate_limit_rejections_total', help: 'Requests refused with 429 by the rate limit.', registers: [this.registry] });
   private readonly reserved = new Counter({ name: 'loyalty_points_reserved_total', help: 'Points taken into reservations.', registers: [this.registry] });
   private readonly returned = new Counter({ name: 'loyalty_points_returned_total', help: 'Points given back by lowered reservations.', registers: [this.registry] });
+  private readonly outboxPending = new Gauge({ name: 'loyalty_outbox_pending', help: 'Outboxes older than the grace and not delivered, as the last outbox sweep left them (MongoDB; counted up to 10,000 per sweep bucket).', registers: [this.registry] });
+  /** When the oldest undelivered outbox the last sweep saw was saved (epoch ms); null: none. */
+  private oldestPendingAt: number | null = null;
+  private readonly outboxOldest: Gauge = new Gauge({
+    name: 'loyalty_outbox_oldest_pending_seconds',
+    help: 'Age of the oldest outbox the last outbox sweep left undelivered, in seconds (0: none).',
+    registers: [this.registry],
+    collect: (): void => this.outboxOldest.set(this.oldestPendingAt === null ? 0 : Math.max(0, (Date.now() - this.oldestPendingAt) / 1000)),
+  });
+  private countingAlone: () => boolean = () => false;
+  private readonly rateLimitAlone: Gauge = new Gauge({
+    name: 'loyalty_rate_limit_counting_alone',
+    help: '1 while this process counts the rate limit on its own (MongoDB taken as away: each process admits its share), else 0.',
+    registers: [this.registry],
+    collect: (): void => this.rateLimitAlone.set(this.countingAlone() ? 1 : 0),
+  });
+  private readonly buildInfo = new Gauge({ name: 'loyalty_build_info', help: "1; its labels name the server's version and the Node.js version the process runs on.", labelNames: ['version', 'node_version'], registers: [this.registry] });
   private readonly cacheLookups = new Counter({ name: 'loyalty_cache_lookups_total', help: 'Lookups of the process caches (apiKeys, sessions, listings), by result: hit (answered without the store) or miss.', labelNames: ['cache', 'result'], registers: [this.registry] });
 
   // Label children looked up once (a label lookup hashes its values on every call).
@@ -61,6 +84,7 @@ export class Metrics {
     // process often enough to cost it more CPU than the requests of a quiet process.
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: eventLoopSampleMs });
     this.storeReachable.set(1);
+    if (options.version !== undefined) this.buildInfo.labels(options.version, process.versions.node).set(1);
   }
 
   observeRequest(operation: string, status: number, seconds: number): void {
@@ -100,6 +124,17 @@ export class Metrics {
     let counter = this.commandChildren.get(key);
     if (!counter) this.commandChildren.set(key, (counter = this.mongoCommands.labels(command, collection)));
     counter.inc();
+  }
+
+  /** What the last outbox sweep left undelivered past its grace: how many, and the oldest's save time. */
+  outboxBacklog(pending: number, oldestPendingAt: Date | null): void {
+    this.outboxPending.set(pending);
+    this.oldestPendingAt = oldestPendingAt?.getTime() ?? null;
+  }
+
+  /** Where `loyalty_rate_limit_counting_alone` reads from, at each scrape. */
+  watchRateLimit(countingAlone: () => boolean): void {
+    this.countingAlone = countingAlone;
   }
 
   rateLimitRejection(): void {

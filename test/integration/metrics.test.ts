@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningServer } from '../../server/src/main';
+import { serverVersion } from '../../server/src/version';
 import { demoFixturePath } from '../../server/src/store/fixture';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { loopbackUrl, startTestApp } from '../../server/src/test-support/app-harness';
@@ -67,6 +68,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'loyalty_points_reserved_total')).toBe(1200);
     expect(sample(text, 'loyalty_store_reachable')).toBe(1);
     expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(sample(text, `loyalty_build_info{version="${serverVersion()}",node_version="${process.versions.node}"}`)).toBe(1);
     // The listing is built once, then answered from what the process keeps (the definitions did not change).
     expect(sample(text, 'loyalty_cache_lookups_total{cache="listings",result="miss"}')).toBe(1);
     expect(sample(text, 'loyalty_cache_lookups_total{cache="listings",result="hit"}')).toBeGreaterThanOrEqual(1);
@@ -144,6 +146,15 @@ if (mongo.kind === 'none') {
       const after = await counts();
       expect((after.get('insert sessions') ?? 0) - (before.get('insert sessions') ?? 0)).toBe(1);
       for (const labels of after.keys()) expect(labels).toMatch(/^[A-Za-z]+ [A-Za-z]+$/);
+    });
+
+    it('shows what its promises depend on: the outbox backlog, whether it counts the rate limit alone, its build', async () => {
+      const text = await (await fetch(`${running.base}/metrics`)).text();
+      // Nothing undelivered, and MongoDB answering its claims.
+      expect(sample(text, 'loyalty_outbox_pending')).toBe(0);
+      expect(sample(text, 'loyalty_outbox_oldest_pending_seconds')).toBe(0);
+      expect(sample(text, 'loyalty_rate_limit_counting_alone')).toBe(0);
+      expect(sample(text, `loyalty_build_info{version="${serverVersion()}",node_version="${process.versions.node}"}`)).toBe(1);
     });
   });
 }

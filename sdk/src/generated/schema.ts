@@ -816,7 +816,7 @@ export interface components {
                 "application/json": components["schemas"]["InternalError"];
             };
         };
-        /** @description The store does not answer. The request can be retried as it is: a change is never made twice (when the store failed after applying it, the retry finds it made and answers as the first request would have). */
+        /** @description The store does not answer, or (Update a redemption reservation) the member is being moved to another household by an operator, which takes seconds: nothing new may draw on its points meanwhile. The request can be retried as it is, after `Retry-After`: a change is never made twice (when the store failed after applying it, the retry finds it made and answers as the first request would have). */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

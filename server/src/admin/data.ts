@@ -28,7 +28,7 @@ export async function runLoad(config: AppConfig & { mongo: MongoConfig }, file: 
   const started = performance.now();
   await withStore(config.mongo, async (store) => {
     try {
-      await loadFixture(store, fixture, systemClock(), config.walletLimits, (done, total) => out.progress('wallets', done, total));
+      await loadFixture(store, fixture, systemClock(), config.walletLimits, { onProgress: (done, total) => out.progress('wallets', done, total) });
     } catch (error) {
       if (error instanceof FixtureError) throw new AdminError(error.message, exitCodes.failed);
       throw error;

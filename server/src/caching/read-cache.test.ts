@@ -56,6 +56,37 @@ describe('ReadCache', () => {
     expect(asked).toEqual(['k', 'k']);
   });
 
+  it('does not join a read asked ttlMs or more before: it asks again, and the older answer, arriving last, does not replace the newer', async () => {
+    let now = 1_000;
+    const held: Array<(value: { name: string }) => void> = [];
+    const cache = new ReadCache<{ name: string }>((_key) => new Promise((resolve) => held.push(resolve)), { ttlMs: 2000, maxEntries: 10, now: () => now });
+    const first = cache.get('k');
+    now += 1999;
+    const joined = cache.get('k');
+    now += 1;
+    const again = cache.get('k');
+    expect(held).toHaveLength(2);
+    held[1]!({ name: 'newer' });
+    expect(await again).toEqual({ name: 'newer' });
+    held[0]!({ name: 'older' });
+    expect(await first).toEqual({ name: 'older' });
+    expect(await joined).toEqual({ name: 'older' });
+    expect(await cache.get('k')).toEqual({ name: 'newer' });
+    expect(held).toHaveLength(2);
+  });
+
+  it('keeps what another read brought (set) for what is left of its time from when that read was asked, and nothing past it', () => {
+    let now = 10_000;
+    const cache = new ReadCache<{ name: string }>(async () => ({ name: 'read' }), { ttlMs: 2000, maxEntries: 10, now: () => now });
+    cache.set('late', { name: 'too old' }, now - 2000);
+    cache.set('k', { name: 'brought' }, now - 1500);
+    expect(cache.peek('late')).toBeUndefined();
+    now += 500;
+    expect(cache.peek('k')).toEqual({ name: 'brought' });
+    now += 1;
+    expect(cache.peek('k')).toBeUndefined();
+  });
+
   it('keeps an unknown key (null) as it keeps a known one', async () => {
     const { cache, asked } = setUp();
     expect(await cache.get('unknown')).toBeNull();
@@ -111,10 +142,12 @@ describe('ReadCache', () => {
   ])('refuses settings without a bound: %j', (settings) => {
     expect(() => new ReadCache(async () => null, settings)).toThrow(RangeError);
   });
-  it('a set while a read of the key is under way: the lookups waiting get what was read, and the set value is kept', async () => {
+  it('a set while a read of the key is under way: the lookups waiting get what was read, and the set value, asked for later, is kept', async () => {
     let answer: (value: { name: string }) => void = () => undefined;
-    const cache = new ReadCache<{ name: string }>(() => new Promise((resolve) => (answer = resolve)), { ttlMs: 2000, maxEntries: 10, now: () => 1_000 });
+    let now = 1_000;
+    const cache = new ReadCache<{ name: string }>(() => new Promise((resolve) => (answer = resolve)), { ttlMs: 2000, maxEntries: 10, now: () => now });
     const waiting = [cache.get('k'), cache.get('k')];
+    now += 1;
     cache.set('k', { name: 'set' });
     answer({ name: 'read' });
     expect(await Promise.all(waiting)).toEqual([{ name: 'read' }, { name: 'read' }]);

@@ -24,18 +24,24 @@ export interface ReadCacheOptions<V> extends ReadCacheSettings {
 
 interface Entry<V> {
   value: V;
+  /** When the read that brought it was asked of the store (the `now` clock). */
+  askedAt: number;
 }
 
 /**
  * A read-through cache of one store read per key. A miss asks the store;
  * misses of one key at the same time share one read; a read that fails is
  * not kept (the next lookup asks again). What the store answered, `null`
- * included, is answered again for `ttlMs` from when the read was asked (not
- * longer), so a change in the store shows here within that time. Values are deep-frozen:
- * every request that gets one shares it.
+ * included, is answered again for `ttlMs` from when the read was asked, and
+ * never later: an answer that took longer is not kept, and a lookup does
+ * not join a read asked `ttlMs` or more ago (it asks again), so a change in
+ * the store shows here within `ttlMs` whatever the store's latency. Values
+ * are deep-frozen: every request that gets one shares it.
  */
 export class ReadCache<V> {
   private readonly entries: LRUCache<string, Entry<V>>;
+  /** Reads under way, by key: as many as the lookups waiting for them. */
+  private readonly reads = new Map<string, { askedAt: number; answer: Promise<V> }>();
   private readonly now: () => number;
 
   constructor(
@@ -43,28 +49,35 @@ export class ReadCache<V> {
     private readonly options: ReadCacheOptions<V>,
   ) {
     this.now = options.now ?? (() => performance.now());
-    this.entries = boundedCache<string, Entry<V>>({ maxEntries: options.maxEntries, ttlMs: options.ttlMs, now: this.now }, {
-      // A `set` (or an eviction) while a read of the key is under way would
-      // otherwise abort that read and reject every lookup waiting for it; the
-      // read goes on and answers them, and what was set stays kept.
-      ignoreFetchAbort: true,
-      fetchMethod: async (key, _stale, { options: fetchOptions }) => {
-        const askedAt = this.now();
-        const value = deepFreeze(await this.read(key));
-        // The entry's age counts from the question, not the answer: a record
-        // read at the start of a slow read is no fresher for the wait.
-        fetchOptions.ttl = this.ttlFor(value, this.now() - askedAt);
-        return { value };
-      },
-    });
+    this.entries = boundedCache<string, Entry<V>>({ maxEntries: options.maxEntries, ttlMs: options.ttlMs, now: this.now });
   }
 
   async get(key: string): Promise<V> {
-    const status: LRUCache.Status<string, Entry<V>> = {};
-    const entry = await this.entries.fetch(key, { status });
-    this.options.onLookup?.(status.fetch === 'hit' || status.fetch === 'inflight');
-    // fetch resolves undefined only when the fetchMethod does, which it never does.
-    return (entry as Entry<V>).value;
+    const kept = this.entries.get(key);
+    if (kept) {
+      this.options.onLookup?.(true);
+      return kept.value;
+    }
+    const askedAt = this.now();
+    const underway = this.reads.get(key);
+    // Only a read whose answer may still be kept: an older one may answer with what changed since.
+    if (underway && askedAt - underway.askedAt < this.options.ttlMs) {
+      this.options.onLookup?.(true);
+      return underway.answer;
+    }
+    this.options.onLookup?.(false);
+    const answer = this.read(key).then((value) => {
+      const frozen = deepFreeze(value);
+      this.set(key, frozen, askedAt);
+      return frozen;
+    });
+    const read = { askedAt, answer };
+    this.reads.set(key, read);
+    const forget = () => {
+      if (this.reads.get(key) === read) this.reads.delete(key);
+    };
+    answer.then(forget, forget);
+    return answer;
   }
 
   /** The value kept under `key` while fresh, without reading it (undefined: none), not counted as a lookup. */
@@ -72,15 +85,22 @@ export class ReadCache<V> {
     return this.entries.get(key)?.value;
   }
 
-  /** Keeps `value` under `key` as if just read (a read of something else answered it too). */
-  set(key: string, value: V): void {
-    const frozen = deepFreeze(value);
-    this.entries.set(key, { value: frozen }, { ttl: this.ttlFor(frozen, 0) });
+  /**
+   * Keeps `value` under `key` as read by a question asked at `askedAt` (a
+   * read of something else that answered it too; default: now), for what
+   * is left of its time from then: nothing once that has passed, and never
+   * over a value asked for later.
+   */
+  set(key: string, value: V, askedAt: number = this.now()): void {
+    const kept = this.entries.get(key);
+    if (kept && kept.askedAt > askedAt) return;
+    const ttl = Math.floor(this.keptFor(value) - (this.now() - askedAt));
+    if (ttl <= 0) return;
+    this.entries.set(key, { value: deepFreeze(value), askedAt }, { ttl });
   }
 
-  private ttlFor(value: V, elapsedMs: number): number {
-    const kept = this.options.ttlOf ? this.options.ttlOf(value) : this.options.ttlMs;
-    return Math.max(1, Math.floor(kept - elapsedMs));
+  private keptFor(value: V): number {
+    return this.options.ttlOf ? this.options.ttlOf(value) : this.options.ttlMs;
   }
 
   /** Entries held now (tests of the bound). */

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * Records of the loyalty domain, as the store keeps them. Plain data: no
  * Express, no MongoDB types. Dates are `Date`; points are whole numbers.
@@ -153,6 +155,20 @@ export interface MemberBalance {
 }
 
 /**
+ * A member's move from one wallet to another under way, as each wallet
+ * records it (an operator's load moves members: store/member-moves.ts). In
+ * the wallet it leaves: `leaving` while the load fences it (until `until`:
+ * nothing new may draw on its points there), then `left` once the move is
+ * decided there (its balance gone; its requests follow `walletId`). In the
+ * wallet it joins: `arriving`, its balance there not yet counted for the
+ * others, until the load finishes the move.
+ */
+export type MemberMove =
+  | { correlationId: string; state: 'leaving'; walletId: string; until: Date }
+  | { correlationId: string; state: 'left'; walletId: string }
+  | { correlationId: string; state: 'arriving'; walletId: string };
+
+/**
  * The unit of consistency: the balances of one household (or one member
  * without a household) and every reservation they fund. Each change is one
  * compare-and-set on `version`, so points are conserved without
@@ -163,6 +179,8 @@ export interface Wallet {
   version: number;
   balances: MemberBalance[];
   reservations: ReservationRecord[];
+  /** Members moving in or out (see `MemberMove`); absent or empty: none. */
+  moves?: MemberMove[];
   /**
    * On a save only: the audit entry of the change this save makes. The store
    * writes it in the same compare-and-set as the change and delivers it to
@@ -189,6 +207,8 @@ export interface WalletSlice {
   version: number;
   balances: MemberBalance[];
   totals: WalletTotals;
+  /** Members moving in or out (see `MemberMove`); absent: none. */
+  moves?: MemberMove[];
   /** The reservation stored under the key, expired or not; null when there is none. */
   reservation: ReservationRecord | null;
   /** The member asked for with the slice (`withMember`), as stored now; null when there is none. */
@@ -217,7 +237,7 @@ export interface AuditState {
 
 /** One reservation change, as the audit trail records it. */
 export interface AuditEntry {
-  /** `<walletId>@<walletVersion>`: delivering an entry twice stores it once. */
+  /** Unique (`newAuditEntryId`), made with the change: delivering an entry twice stores it once. */
   id: string;
   walletId: string;
   /** The wallet version this change made; orders the changes of one wallet. */
@@ -234,8 +254,22 @@ export interface AuditEntry {
   shares: Contribution[];
 }
 
-export function auditEntryId(walletId: string, walletVersion: number): string {
-  return `${walletId}@${walletVersion}`;
+/**
+ * A new audit entry's id: `<walletId>@<walletVersion>.` and 96 random bits
+ * (URL-safe). The wallet and version say where it comes from; the random
+ * part keeps it unique when a wallet reaches a version again whose entry is
+ * already in the trail (a wallet reset, or restored from a backup, while the
+ * trail is kept), where the new entry would otherwise be taken for the old
+ * one, as delivered. Made once per change and carried with it (the outbox),
+ * so every delivery of the entry uses the same id, and stores it once.
+ */
+export function newAuditEntryId(walletId: string, walletVersion: number): string {
+  return `${auditEntryIdPrefix(walletId, walletVersion)}${randomBytes(12).toString('base64url')}`;
+}
+
+/** What every id `newAuditEntryId` makes for this wallet and version starts with. */
+export function auditEntryIdPrefix(walletId: string, walletVersion: number): string {
+  return `${walletId}@${walletVersion}.`;
 }
 
 /** Wallet id of a member: its household's, or its own. */

@@ -39,7 +39,7 @@ export function createServices(deps: ServiceDeps): Services {
   return {
     auth,
     // A session started here is used here first, most often: it is kept as if read.
-    sessions: createSessionService({ store: deps.store, clock: deps.clock, onStarted: auth.keepStarted }),
+    sessions: createSessionService({ store: deps.store, clock: deps.clock, startingSession: auth.startingSession }),
     voucherDefinitions: createVoucherDefinitionService({
       store: deps.store,
       ...(deps.listingVersion && { listingVersion: deps.listingVersion }),

@@ -1,5 +1,5 @@
 import { error as validatorErrors } from 'express-openapi-validator';
-import { AppError } from '../domain/errors';
+import { AppError, serviceUnavailable } from '../domain/errors';
 import { StoreUnavailableError } from '../store/port';
 import { renderError } from './error-rendering';
 
@@ -49,8 +49,11 @@ describe('renderError', () => {
     expect(renderError(thrown)).toMatchObject({ error: { code: 'METHOD_NOT_ALLOWED' }, headers: { Allow: 'PUT' } });
   });
 
-  it('asks clients to retry a 503 after a second', () => {
-    expect(renderError(new StoreUnavailableError()).headers).toEqual({ 'Retry-After': '1' });
+  it.each<[string, unknown]>([
+    ['a store outage', new StoreUnavailableError()],
+    ["a service's own 503 (a member being moved, a wallet too busy)", serviceUnavailable()],
+  ])('asks clients to retry %s after a second', (_name, thrown) => {
+    expect(renderError(thrown)).toMatchObject({ error: { status: 503 }, headers: { 'Retry-After': '1' }, log: true });
   });
 
   it.each<[string, unknown, boolean]>([

@@ -12,6 +12,9 @@ export interface RenderedError {
 
 type Detail = { path: string; message: string };
 
+/** Every 503 says when to try again, as the spec's ServiceUnavailable does. */
+const retrySoon = { 'Retry-After': '1' };
+
 
 /**
  * Turns anything thrown into the documented error body. Only `AppError`
@@ -19,10 +22,8 @@ type Detail = { path: string; message: string };
  * parser's message.
  */
 export function renderError(thrown: unknown): RenderedError {
-  if (thrown instanceof AppError) return clientFault(thrown);
-  if (thrown instanceof StoreUnavailableError) {
-    return { error: serviceUnavailable(), headers: { 'Retry-After': '1' }, log: true };
-  }
+  if (thrown instanceof AppError) return clientFault(thrown, thrown.code === 'SERVICE_UNAVAILABLE' ? retrySoon : {});
+  if (thrown instanceof StoreUnavailableError) return { error: serviceUnavailable(), headers: retrySoon, log: true };
   if (isValidatorError(thrown)) return fromValidatorError(thrown);
   if (isBodyParserError(thrown)) return fromBodyParserError(thrown);
   if (isUndecodablePath(thrown)) return clientFault(schemaError());

@@ -43,3 +43,44 @@ export function prepareGracefulClose(server: Server): (graceMs: number) => Promi
       server.closeIdleConnections();
     });
 }
+
+/**
+ * The first phase of a stop: the process says it is not ready (`/readyz`
+ * 503) while it keeps accepting and answering, so that load balancers and
+ * Kubernetes Services stop sending it new connections before any is
+ * refused. `begin` starts it and resolves once `delayMs` have passed, or
+ * when `skip` ends it early.
+ */
+export class ShutdownDelay {
+  private begun = false;
+  private end: (() => void) | null = null;
+
+  /** True from the stop signal on: readiness fails. */
+  get stopping(): boolean {
+    return this.begun;
+  }
+
+  begin(delayMs: number): Promise<void> {
+    this.begun = true;
+    if (delayMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.finish(), delayMs);
+      this.end = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** Ends the delay under way; false when there is none (not begun, or over). */
+  skip(): boolean {
+    return this.finish();
+  }
+
+  private finish(): boolean {
+    const end = this.end;
+    this.end = null;
+    end?.();
+    return end !== null;
+  }
+}

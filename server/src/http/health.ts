@@ -10,9 +10,10 @@ const readinessTimeoutMs = 1000;
  * (its store client is stuck beyond repair: an orchestrator should restart
  * it). `/readyz`: the store answers within a second (load balancers stop
  * routing to an instance whose store is down, and route to it again once it
- * answers).
+ * answers), and the process is not stopping (503 from the stop signal on,
+ * while it still serves: see `ShutdownDelay`).
  */
-export function healthRoutes(store: Pick<StoreLifecycle, 'ping'>, liveness: Liveness = alwaysLive): Router {
+export function healthRoutes(store: Pick<StoreLifecycle, 'ping'>, liveness: Liveness = alwaysLive, stopping: () => boolean = never): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.set('Cache-Control', 'no-store');
@@ -22,7 +23,9 @@ export function healthRoutes(store: Pick<StoreLifecycle, 'ping'>, liveness: Live
   });
   router.get('/readyz', async (_req, res) => {
     res.set('Cache-Control', 'no-store');
-    if (await answersWithin(store.ping(), readinessTimeoutMs)) {
+    if (stopping()) {
+      res.status(503).json(new AppError('SERVICE_UNAVAILABLE', 'Shutting down').toBody());
+    } else if (await answersWithin(store.ping(), readinessTimeoutMs)) {
       res.json({ status: 'ok' });
     } else {
       res.status(503).json(serviceUnavailable().toBody());
@@ -35,6 +38,7 @@ export function healthRoutes(store: Pick<StoreLifecycle, 'ping'>, liveness: Live
 export type Liveness = () => { live: true } | { live: false; reason: string };
 
 const alwaysLive: Liveness = () => ({ live: true });
+const never = (): boolean => false;
 
 /** True when `pending` resolves within `ms`; false when it rejects or takes longer. */
 async function answersWithin(pending: Promise<unknown>, ms: number): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import type { RuntimeDeps } from '../composition';
@@ -103,15 +103,57 @@ describe('stop', () => {
     await Promise.all([running.stop(), running.stop()]);
     expect(store.close).toHaveBeenCalledTimes(1);
   });
+
+  it('with SHUTDOWN_DELAY_MS: not ready at once, still answering on new connections, then drains', async () => {
+    const { running, events } = await start({ SHUTDOWN_DELAY_MS: '600' });
+    expect((await freshGet(running.url, '/readyz')).status).toBe(200);
+    const stopAsked = Date.now();
+    const stopped = running.stop().then(() => events.push('stopped'));
+    const readiness = await freshGet(running.url, '/readyz');
+    expect(readiness).toEqual({ status: 503, body: { statusCode: 503, errorCode: 'SERVICE_UNAVAILABLE', errorMessage: 'Shutting down' } });
+    expect((await freshGet(running.url, '/healthz')).status).toBe(200);
+    expect((await startSession(running)).status).toBe(201);
+    expect(events).toEqual([]);
+    await stopped;
+    expect(Date.now() - stopAsked).toBeGreaterThanOrEqual(600);
+    expect(events).toEqual(['store closed', 'stopped']);
+    await expect(freshGet(running.url, '/healthz')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('skipDelay ends the delay under way (the drain begins), and says when there is none', async () => {
+    const { running, events } = await start({ SHUTDOWN_DELAY_MS: '60000' });
+    expect(running.skipDelay()).toBe(false);
+    const stopped = running.stop().then(() => events.push('stopped'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(events).toEqual([]);
+    expect(running.skipDelay()).toBe(true);
+    await stopped;
+    expect(events).toEqual(['store closed', 'stopped']);
+    expect(running.skipDelay()).toBe(false);
+  });
 });
+
+/** A GET on a connection of its own (no keep-alive pool): what a new client meets. */
+function freshGet(base: string, path: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(`${base}${path}`, { agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
+    });
+    req.on('error', reject);
+  });
+}
 
 describe('stopOnSignals', () => {
   /** A process stand-in: signals are emitted by hand, exit is recorded, time moves when told. */
-  function setUp(stopResult: Promise<void> = Promise.resolve()) {
+  function setUp(stopResult: Promise<void> = Promise.resolve(), delays = 0) {
     const emitter = new EventEmitter();
     const exit = jest.fn();
     let nowMs = 0;
-    const running = { url: 'http://127.0.0.1:1', stop: jest.fn(() => stopResult) };
+    // skipDelay ends a delay `delays` times (a stop with SHUTDOWN_DELAY_MS), then finds none.
+    let left = delays;
+    const running = { url: 'http://127.0.0.1:1', stop: jest.fn(() => stopResult), skipDelay: jest.fn(() => left-- > 0) };
     const logs: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line).msg) });
     stopOnSignals(running, logger, { on: emitter.on.bind(emitter), exit } as never, () => nowMs);
@@ -146,6 +188,17 @@ describe('stopOnSignals', () => {
     signal('SIGINT', 1500);
     expect(exit.mock.calls).toEqual([[130]]);
     expect(logs).toContain('SIGINT received again: exiting without waiting for requests in flight');
+  });
+
+  it('a signal during the shutdown delay ends the delay; the next one exits at once', () => {
+    const { signal, exit, running, logs } = setUp(new Promise(() => undefined), 1);
+    signal('SIGTERM', 0);
+    signal('SIGTERM', 1500);
+    expect(running.skipDelay).toHaveBeenCalledTimes(1);
+    expect(exit).not.toHaveBeenCalled();
+    expect(logs).toContain('SIGTERM received again: draining now, without the rest of the shutdown delay');
+    signal('SIGTERM', 3000);
+    expect(exit.mock.calls).toEqual([[143]]);
   });
 
   it('exits 1 when the stop fails', async () => {

@@ -21,7 +21,10 @@ function testClock(): { now: () => number; t: number; start: number } {
 }
 
 function processes(count: number, limit: number, counts: SharedCounts, now: () => number, timeoutMs = 1000): BlockQuotaCounter[] {
-  return Array.from({ length: count }, (_, i) => new BlockQuotaCounter({ limit, windowMs, claim: counts.claimOf(`p${i}`), timeoutMs, now }));
+  return Array.from(
+    { length: count },
+    (_, i) => new BlockQuotaCounter({ limit, windowMs, claim: counts.claimOf(`p${i}`), giveBack: counts.giveBackOf(`p${i}`), timeoutMs, now }),
+  );
 }
 
 const admits = (limit: number) => (count: WindowCount) => count.hits <= limit;
@@ -82,6 +85,76 @@ describe('BlockQuotaCounter: the fleet-wide limit', () => {
     // Its last block: at most 5 % of the limit (300), and about 6 s of its traffic.
     expect(quietHeld).toBeGreaterThanOrEqual(0);
     expect(quietHeld).toBeLessThanOrEqual(300);
+  });
+});
+
+describe('BlockQuotaCounter: tokens that come back', () => {
+  const limit = 6000;
+
+  it("a key's traffic moving from ten processes to one mid-window: the fleet refuses it no earlier than 5 % below its limit", async () => {
+    const counts = new SharedCounts();
+    const clock = testClock();
+    const fleet = processes(10, limit, counts, clock.now);
+    // 150 requests a second all the window long: spread over the ten for 20 s, then all to p0.
+    // Every process checks its blocks every half block's time, as the timer of `start` does.
+    let admitted = 0;
+    let refusedFirstAt: number | null = null;
+    for (let ms = 0; ms < windowMs; ms += 20) {
+      clock.t = clock.start + ms;
+      if (ms % (fleet[0]!.blockMs / 2) === 0) await Promise.all(fleet.map((p) => p.returnIdle()));
+      for (let i = 0; i < 3; i++) {
+        const which = ms < 20_000 ? (ms / 20 + i) % fleet.length : 0;
+        if (admits(limit)(await fleet[which]!.hit(key))) admitted++;
+        else refusedFirstAt ??= admitted;
+      }
+    }
+    expect(refusedFirstAt).not.toBeNull();
+    expect(refusedFirstAt!).toBeGreaterThanOrEqual(0.95 * limit);
+    expect(admitted).toBeLessThanOrEqual(limit);
+    expect(counts.givenBack.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('keeps a block used within a block\'s time, and gives back one unused for that long', async () => {
+    const counts = new SharedCounts();
+    const clock = testClock();
+    const [counter] = processes(1, limit, counts, clock.now);
+    await counter!.hit(key);
+    const claimed = counts.claimed(key, clock.start);
+    clock.t += counter!.blockMs - 1;
+    await counter!.returnIdle();
+    expect(counts.givenBack).toEqual([]);
+    clock.t += 1;
+    await counter!.returnIdle();
+    expect(counts.givenBack).toEqual([{ process: 'p0', key, tokens: claimed - 1 }]);
+    expect(counts.claimed(key, clock.start)).toBe(1);
+    // Nothing held any more: the next request claims again.
+    await counter!.hit(key);
+    expect(counts.claims).toHaveLength(2);
+  });
+
+  it('a process that stops (close) gives back all it holds: the others reach the limit, exactly', async () => {
+    const counts = new SharedCounts();
+    const clock = testClock();
+    const [stopping, staying] = processes(2, limit, counts, clock.now);
+    await spread([stopping!, staying!], limit, 2000, 1, () => void (clock.t += 5));
+    await stopping!.close();
+    const admitted = await spread([staying!], limit, 10_000, 1, () => void (clock.t += 1));
+    expect(1000 + 1000 + admitted[0]!).toBe(limit);
+  });
+
+  it('gives nothing back while the count is away (it would not hear it), and keeps spending what it holds', async () => {
+    const counts = new SharedCounts();
+    const clock = testClock();
+    const [counter] = processes(1, limit, counts, clock.now, 50);
+    await counter!.hit(key);
+    counts.behaviour = 'fail';
+    clock.t += windowMs / 2;
+    // A key whose block is spent: its claim fails, and the process counts alone.
+    for (let i = 0; i < 400; i++) await counter!.hit(`${key}-other`);
+    expect(counter!.countingAlone).toBe(true);
+    await counter!.returnAll();
+    expect(counts.givenBack).toEqual([]);
+    expect(admits(limit)(await counter!.hit(key))).toBe(true);
   });
 });
 

@@ -1,12 +1,14 @@
 import type { LRUCache } from 'lru-cache';
 import { boundedCache } from '../caching/bounded-cache';
-import type { QuotaClaim, QuotaClaimAnswer, QuotaWindow, SharedQuotaStore } from '../store/port';
+import type { QuotaClaim, QuotaClaimAnswer, QuotaReturn, QuotaWindow, SharedQuotaStore } from '../store/port';
 import { blockBounds, blockSize, FleetSize, grantOf, type BlockBounds } from './block-sizing';
 import { maxCountedKeys, type RequestCounter, type WindowCount } from './counter';
 import { rateLimitWindowMs, windowAt, windowOffset } from './windows';
 
 /** One atomic increment of the shared count of a key's window: the store's `claimQuota`. */
 export type Claim = SharedQuotaStore['claimQuota'];
+/** One atomic decrement of it by tokens left unspent: the store's `returnQuota`. */
+export type GiveBack = SharedQuotaStore['returnQuota'];
 
 export interface BlockQuotaOptions {
   limit: number;
@@ -20,12 +22,18 @@ export interface BlockQuotaOptions {
   maxKeys?: number;
   /** While the database is away, one claim of the process tries it again at most this often; default `awayRetryMs`. */
   retryMs?: number;
+  /** Gives unspent tokens back to the shared count (`returnIdle`, `returnAll`, `close`); absent: they are kept until the window ends. */
+  giveBack?: GiveBack;
 }
 
 /** How long a claim may take before this process counts on its own (the database taken as away). */
 export const claimTimeoutMs = 1000;
 /** While the database is away, a claim tries it again this often. */
 export const awayRetryMs = 1000;
+/** How long a stopping process waits, at most, for its unspent tokens to reach the shared count. */
+export const closeTimeoutMs = 2000;
+/** Keys whose tokens are given back at once, at most (a process that stops with many keys holding tokens). */
+const giveBackBatch = 100;
 
 /** What a process knows of one key. */
 interface KeyQuota {
@@ -46,6 +54,8 @@ interface KeyQuota {
   waiting: number;
   lastClaim: { at: number; granted: number } | null;
   ratePerMs: number | null;
+  /** When a token of the key was last spent here, or a block granted. */
+  lastUsed: number;
 }
 
 /** The database away: requests do not wait for it; one claim tries it again from `retryAt`. */
@@ -72,6 +82,13 @@ interface Away {
  * A request waits for at most one claim at a time, the one under way for its
  * key, and for at most two in all (the one under way, then the one sized
  * for every request waiting).
+ *
+ * Tokens a process holds come back to the window's count, for the others to
+ * claim, once its block of a key has sat unused for a block's time
+ * (`returnIdle`, every half of it once `start`ed: the key's requests went
+ * to other processes) and when the process stops (`close`). A token given
+ * back is never spent here, so the grants of all processes still never
+ * exceed the limit.
  */
 export class BlockQuotaCounter implements RequestCounter {
   /** A key's state lives while the key is counted: a key silent for a window is forgotten. */
@@ -84,6 +101,10 @@ export class BlockQuotaCounter implements RequestCounter {
   private readonly timeoutMs: number;
   private readonly now: () => number;
   private readonly retryMs: number;
+  private readonly giveBack: GiveBack | undefined;
+  /** A block is sized for this long of the key's traffic, and given back once unused for as long. */
+  readonly blockMs: number;
+  private idleCheck: NodeJS.Timeout | null = null;
   private away: Away | null = null;
 
   constructor(options: BlockQuotaOptions) {
@@ -93,9 +114,66 @@ export class BlockQuotaCounter implements RequestCounter {
     this.timeoutMs = options.timeoutMs ?? claimTimeoutMs;
     this.now = options.now ?? Date.now;
     this.retryMs = options.retryMs ?? awayRetryMs;
+    this.giveBack = options.giveBack;
+    this.blockMs = this.windowMs / 10;
     this.quotas = boundedCache({ maxEntries: options.maxKeys ?? maxCountedKeys, ttlMs: this.windowMs, ttlFromLastRead: true, now: this.now });
     this.fleet = new FleetSize(this.windowMs);
     this.bounds = blockBounds(this.limit);
+  }
+
+  /** Whether the database is taken as away: the process counts on its own. */
+  get countingAlone(): boolean {
+    return this.away !== null;
+  }
+
+  /** Checks every half block's time for blocks left unused (`returnIdle`); never keeps the process alive. */
+  start(): void {
+    if (!this.giveBack || this.idleCheck) return;
+    this.idleCheck = setInterval(() => void this.returnIdle(), this.blockMs / 2);
+    this.idleCheck.unref();
+  }
+
+  /** Stops the idle check and gives back every token held (the process stops), waiting at most `closeTimeoutMs`. */
+  async close(): Promise<void> {
+    if (this.idleCheck) clearInterval(this.idleCheck);
+    this.idleCheck = null;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, closeTimeoutMs)));
+    await Promise.race([this.returnAll(), deadline]);
+    clearTimeout(timer);
+  }
+
+  /** Gives back the tokens of every key whose block has sat unused for `blockMs` (its requests go elsewhere). */
+  returnIdle(): Promise<void> {
+    const now = this.now();
+    return this.giveBackWhere((q) => now - q.lastUsed >= this.blockMs, now);
+  }
+
+  /** Gives back every token held. */
+  returnAll(): Promise<void> {
+    return this.giveBackWhere(() => true, this.now());
+  }
+
+  /**
+   * Gives back what the keys `which` picks hold in their current window. The
+   * tokens leave this process first: one that fails to reach the count is
+   * lost until the window ends (as every token was before), never counted
+   * twice. Not while the database is away (the count would not hear it).
+   */
+  private async giveBackWhere(which: (q: KeyQuota) => boolean, now: number): Promise<void> {
+    const giveBack = this.giveBack;
+    if (!giveBack || this.away) return;
+    const returns: QuotaReturn[] = [];
+    // Entries in the cache's order, without touching their recency or age.
+    for (const [key, q] of this.quotas.entries()) {
+      if (q.held <= 0 || now < q.window.start || now >= q.window.end || !which(q)) continue;
+      returns.push({ key, window: q.window, tokens: q.held });
+      q.fleetClaimed = Math.max(0, q.fleetClaimed - q.held);
+      q.held = 0;
+    }
+    for (let i = 0; i < returns.length; i += giveBackBatch) {
+      await Promise.all(returns.slice(i, i + giveBackBatch).map((returned) => giveBack(returned).catch(() => undefined)));
+    }
   }
 
   /** Keys whose state this process holds (at most `maxKeys`, none silent for a window). */
@@ -113,6 +191,7 @@ export class BlockQuotaCounter implements RequestCounter {
     if (q.held > 0) {
       q.held--;
       q.admitted++;
+      q.lastUsed = now;
       return this.count(q, now, q.held + Math.max(0, this.limit - q.fleetClaimed));
     }
     if (q.exhausted) return this.refused(q, now);
@@ -209,6 +288,7 @@ export class BlockQuotaCounter implements RequestCounter {
     if (q.window.start !== request.window.start) return;
     const granted = grantOf(this.limit, answer.claimed, request.want, request.unreported);
     q.held += granted;
+    if (granted > 0) q.lastUsed = now;
     // A claim that missed its deadline may land after another reported the same admissions: counted twice, never below zero.
     q.unreported = Math.max(0, q.unreported - request.unreported);
     q.fleetClaimed = Math.max(q.fleetClaimed, answer.claimed);
@@ -223,7 +303,7 @@ export class BlockQuotaCounter implements RequestCounter {
       limit: this.limit,
       bounds: this.bounds,
       ratePerMs: q.ratePerMs,
-      horizonMs: this.windowMs / 10,
+      horizonMs: this.blockMs,
       fleetClaimed: q.fleetClaimed,
       fleetSize: this.fleet.at(now),
       waiting: q.waiting,
@@ -241,16 +321,16 @@ export class BlockQuotaCounter implements RequestCounter {
     let q = this.quotas.get(key);
     if (!q) {
       const offset = windowOffset(key, this.windowMs);
-      q = fresh(offset, windowAt(now, this.windowMs, offset));
+      q = fresh(offset, windowAt(now, this.windowMs, offset), now);
       this.quotas.set(key, q);
     } else if (now >= q.window.end || now < q.window.start) {
-      Object.assign(q, fresh(q.offset, windowAt(now, this.windowMs, q.offset)), { ratePerMs: q.ratePerMs, waiting: q.waiting });
+      Object.assign(q, fresh(q.offset, windowAt(now, this.windowMs, q.offset), now), { ratePerMs: q.ratePerMs, waiting: q.waiting });
     }
     return q;
   }
 }
 
-function fresh(offset: number, window: QuotaWindow): KeyQuota {
+function fresh(offset: number, window: QuotaWindow, now: number): KeyQuota {
   return {
     offset,
     window,
@@ -263,5 +343,6 @@ function fresh(offset: number, window: QuotaWindow): KeyQuota {
     waiting: 0,
     lastClaim: null,
     ratePerMs: null,
+    lastUsed: now,
   };
 }

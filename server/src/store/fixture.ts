@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { ApiKeyKind, ApiKeyRecord, ClientRecord, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
+import { systemClock, type Clock } from '../domain/clock';
+import { moveOf, withMove } from '../domain/member-moves';
+import type { ApiKeyKind, ApiKeyRecord, ClientRecord, MemberMove, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
 import { walletIdOf } from '../domain/model';
 import { fixtureKeyId, hashSecret } from '../domain/secrets';
 import {
@@ -18,6 +20,7 @@ import { defaultWalletLimits, maxLivePublishableKeys, type WalletLimits } from '
 import { keyOriginsProblem } from '../domain/origins';
 import { deepCopy } from './copy';
 import { compareKeys } from './key-order';
+import { defaultMoveLeaseMs, finishMove, MemberMoves, type PlannedMove, type RefusedMove } from './member-moves';
 import type { FixtureStore } from './port';
 import { updateWallet } from './wallet-update';
 
@@ -408,15 +411,17 @@ function defaultExpiry(r: FixtureReservation, durationSeconds: number | undefine
 /** What one wallet receives from the fixture. */
 interface WalletChange {
   balances: Map<string, number>;
+  /** Members whose balance arrives from another wallet (a move), by the wallet they leave. */
+  arriving: Map<string, string>;
   reservations: ReservationRecord[];
   /** JSON pointer of each reservation in the fixture, in the same order. */
   paths: string[];
 }
 
-/** A member leaving its wallet: its balance is removed there. */
-interface Move {
-  correlationId: string;
-  fromWalletId: string;
+/** A member the fixture moves to another wallet, with its place in the fixture. */
+interface Move extends PlannedMove {
+  /** Index of the member in the fixture's members. */
+  index: number;
 }
 
 interface LoadPlan {
@@ -425,6 +430,17 @@ interface LoadPlan {
   voucherDefinitions: VoucherDefinitionRecord[];
   walletChanges: Map<string, WalletChange>;
   moves: Move[];
+  /** Moves a load that stopped half-way committed, left to finish (see member-moves.ts). */
+  unfinished: PlannedMove[];
+}
+
+export interface LoadOptions {
+  /** Told after each wallet written (the bulk of a large fixture): `loyalty-admin load` shows it. */
+  onProgress?: (walletsDone: number, wallets: number) => void;
+  /** Dates the fences of members being moved (default: the system clock); the servers judge them by theirs. */
+  clock?: Clock;
+  /** How long a fence holds unless the load renews it (default one minute): how long a load that died blocks its moving members. */
+  moveLeaseMs?: number;
 }
 
 /**
@@ -433,36 +449,59 @@ interface LoadPlan {
  * the compare-and-set loop, so loading is safe next to a running server.
  *
  * Everything is read and checked before the first write: a fixture that
- * refers to unknown members fails without having changed the store.
+ * refers to unknown members fails without having changed the store. A
+ * member that changes wallet is moved in steps that never leave a
+ * reservation behind (member-moves.ts): a member that owns or funds live
+ * reservations in the wallet it would leave, even one made while the load
+ * runs, makes the load fail, naming it, having changed nothing.
  */
 export async function loadFixture(
   store: FixtureStore,
   fixture: Fixture,
   now: Date,
   limits: WalletLimits = defaultWalletLimits,
-  /** Told after each wallet written (the bulk of a large fixture): `loyalty-admin load` shows it. */
-  onProgress: (walletsDone: number, wallets: number) => void = () => undefined,
+  options: LoadOptions = {},
 ): Promise<void> {
   const issues = semanticIssues(fixture);
   if (issues.length > 0) throw new FixtureError(issues);
   const plan = await planLoad(store, fixture, now, limits);
+  const moves = new MemberMoves(store, plan.moves, { now, clock: options.clock ?? systemClock, leaseMs: options.moveLeaseMs ?? defaultMoveLeaseMs });
+  const refused = await moves.fence();
+  if (refused.length > 0) throw new FixtureError(refused.map((r) => moveIssue(plan, r)));
 
   await store.upsertClients(plan.clients);
   await store.upsertApiKeys(await newFixtureKeys(store, fixture, now));
   await store.upsertCatalogueItems(deepCopy(fixture.catalogueItems ?? []));
   await store.upsertRedemptions(deepCopy(fixture.redemptions ?? []));
   await store.upsertVoucherDefinitions(plan.voucherDefinitions);
-  // Balances land in the new wallets before members point there, and leave
-  // the old wallets last: a reader never finds a member without its balance.
+  // Balances land in the new wallets (arriving) before members point there,
+  // and leave the old wallets when the move is decided there.
   let walletsDone = 0;
   for (const [walletId, change] of plan.walletChanges) {
+    await moves.renewIfDue();
     await updateWallet(store, walletId, (wallet) => applyWalletChange(wallet, change));
-    onProgress(++walletsDone, plan.walletChanges.size);
+    options.onProgress?.(++walletsDone, plan.walletChanges.size);
   }
-  await store.upsertMembers(plan.members);
-  for (const move of plan.moves) {
-    await updateWallet(store, move.fromWalletId, (wallet) => removeBalance(wallet, move.correlationId));
-  }
+  await moves.renewIfDue();
+  const late = await moves.commit();
+  for (const r of late) await moves.undo(r.move);
+  const stayed = new Set(late.map((r) => r.move.correlationId));
+  await store.upsertMembers(plan.members.filter((m) => !stayed.has(m.correlationId)));
+  await moves.finish();
+  for (const move of plan.unfinished) await finishMove(store, move);
+  if (late.length > 0) throw new FixtureError(late.map((r) => moveIssue(plan, r, 'made while the load ran, after its fence lapsed: this member stays where it was, the rest of the file is loaded')));
+}
+
+/** The issue of a move refused because the member holds live reservations where it is. */
+function moveIssue(plan: LoadPlan, refused: RefusedMove, why?: string): FixtureIssue {
+  const { move, reservationTokens } = refused;
+  const index = plan.moves.find((m) => m.correlationId === move.correlationId)?.index;
+  return {
+    path: `/members/${index ?? '?'}/householdId`,
+    message:
+      `member ${JSON.stringify(move.correlationId)} leaves wallet ${move.fromWalletId}, which holds its active reservations ` +
+      `(${reservationTokens.join(', ')}${why ? `; ${why}` : ''}); release them first`,
+  };
 }
 
 async function planLoad(store: FixtureStore, fixture: Fixture, now: Date, limits: WalletLimits): Promise<LoadPlan> {
@@ -476,12 +515,14 @@ async function planLoad(store: FixtureStore, fixture: Fixture, now: Date, limits
 
   const issues: FixtureIssue[] = await publishableKeyIssues(store, fixture, now);
   const walletChanges = planWalletChanges(fixture, clients, walletOf, now, issues);
-  await checkWalletSizes(store, walletChanges, now, limits, issues);
-  const moves = await planMoves(store, members, stored, now, issues);
+  // The moves each wallet the fixture changes records, read with it: most members stay in one of these.
+  const recordedMoves = await checkWalletSizes(store, walletChanges, now, limits, issues);
+  const { moves, unfinished } = await planMoves(store, members, stored, recordedMoves);
+  for (const move of moves) walletChanges.get(move.toWalletId)?.arriving.set(move.correlationId, move.fromWalletId);
   if (issues.length > 0) throw new FixtureError(issues);
 
   const voucherDefinitions = (fixture.voucherDefinitions ?? []).map(toVoucherDefinitionRecord);
-  return { clients, members, voucherDefinitions, walletChanges, moves };
+  return { clients, members, voucherDefinitions, walletChanges, moves, unfinished };
 }
 
 /** Balances and reservations grouped by the wallet they go to. */
@@ -495,7 +536,7 @@ function planWalletChanges(
   const changes = new Map<string, WalletChange>();
   const changeOf = (walletId: string): WalletChange => {
     let change = changes.get(walletId);
-    if (!change) changes.set(walletId, (change = { balances: new Map(), reservations: [], paths: [] }));
+    if (!change) changes.set(walletId, (change = { balances: new Map(), arriving: new Map(), reservations: [], paths: [] }));
     return change;
   };
   for (const m of fixture.members ?? []) {
@@ -516,7 +557,8 @@ function planWalletChanges(
 /**
  * No wallet may end up with more live reservations than the limit: those it
  * keeps from the store plus those the fixture brings. The issue points at the
- * first of the fixture's reservations past the limit.
+ * first of the fixture's reservations past the limit. Returns the member
+ * moves each wallet records (absent: no such wallet).
  */
 async function checkWalletSizes(
   store: FixtureStore,
@@ -524,11 +566,14 @@ async function checkWalletSizes(
   now: Date,
   limits: WalletLimits,
   issues: FixtureIssue[],
-): Promise<void> {
+): Promise<Map<string, MemberMove[]>> {
   const limit = limits.maxActiveReservationsPerWallet;
+  const recordedMoves = new Map<string, MemberMove[]>();
   for (const [walletId, change] of changes) {
     const incoming = new Set(change.reservations.map(reservationKey));
-    const stored = (await store.loadWallet(walletId))?.reservations ?? [];
+    const wallet = await store.loadWallet(walletId);
+    if (wallet) recordedMoves.set(walletId, wallet.moves ?? []);
+    const stored = wallet?.reservations ?? [];
     let live = stored.filter((r) => isLive(r, now) && !incoming.has(reservationKey(r))).length;
     let firstPast: string | undefined;
     change.reservations.forEach((r, i) => {
@@ -543,6 +588,7 @@ async function checkWalletSizes(
       });
     }
   }
+  return recordedMoves;
 }
 
 function isLive(r: ReservationRecord, now: Date): boolean {
@@ -593,41 +639,41 @@ function unknownMember(id: string): string {
   return `unknown member ${JSON.stringify(id)}: neither in this fixture nor in the store`;
 }
 
+/** Wallets a member's `left` records may lead through before the plan gives up following them. */
+const maxForwards = 8;
+
 /**
- * Members whose household changed leave their old wallet. One that still
- * funds (or owns) an active reservation there cannot leave: those points are
- * held by the old wallet, and moving the balance alone would create or
- * destroy points.
+ * Members whose wallet changes, from where they are now: the wallet their
+ * record names, or, when a load that stopped half-way committed a move
+ * there, the wallet its `left` record leads to. A move such a load
+ * committed to the wallet the fixture names is only left to finish. Whether
+ * a member may leave is decided later, by its old wallet (member-moves.ts).
  */
 async function planMoves(
   store: FixtureStore,
   members: MemberRecord[],
   stored: Map<string, MemberRecord | null>,
-  now: Date,
-  issues: FixtureIssue[],
-): Promise<Move[]> {
+  recordedMoves: Map<string, MemberMove[]>,
+): Promise<{ moves: Move[]; unfinished: PlannedMove[] }> {
+  const movesOf = async (walletId: string) => recordedMoves.get(walletId) ?? (await store.loadWallet(walletId))?.moves;
   const moves: Move[] = [];
+  const unfinished: PlannedMove[] = [];
   for (const [index, member] of members.entries()) {
     const before = stored.get(member.correlationId);
-    if (!before || before.walletId === member.walletId) continue;
-    const oldWallet = await store.loadWallet(before.walletId);
-    const holding = oldWallet ? activeReservationsOf(oldWallet, member.correlationId, now) : [];
-    if (holding.length > 0) {
-      issues.push({
-        path: `/members/${index}/householdId`,
-        message: `member leaves wallet ${before.walletId}, which holds its active reservations (${holding.join(', ')}); release them first`,
-      });
+    if (!before) continue;
+    let at = before.walletId;
+    let move = moveOf(await movesOf(at), member.correlationId);
+    for (let forwards = 0; move?.state === 'left' && forwards < maxForwards; forwards++) {
+      at = move.walletId;
+      move = moveOf(await movesOf(at), member.correlationId);
     }
-    moves.push({ correlationId: member.correlationId, fromWalletId: before.walletId });
+    if (at !== member.walletId) {
+      moves.push({ index, correlationId: member.correlationId, fromWalletId: at, toWalletId: member.walletId });
+    } else if (at !== before.walletId || move?.state === 'arriving') {
+      unfinished.push({ correlationId: member.correlationId, fromWalletId: move?.state === 'arriving' ? move.walletId : before.walletId, toWalletId: at });
+    }
   }
-  return moves;
-}
-
-function activeReservationsOf(wallet: Wallet, correlationId: string, now: Date): string[] {
-  return wallet.reservations
-    .filter((r) => isLive(r, now))
-    .filter((r) => r.correlationId === correlationId || r.contributions.some((c) => c.correlationId === correlationId && c.points > 0))
-    .map((r) => r.reservationToken);
+  return { moves, unfinished };
 }
 
 function applyWalletChange(wallet: Wallet, change: WalletChange): boolean {
@@ -635,6 +681,9 @@ function applyWalletChange(wallet: Wallet, change: WalletChange): boolean {
     const balance = wallet.balances.find((b) => b.correlationId === correlationId);
     if (balance) balance.pointBalance = pointBalance;
     else wallet.balances.push({ correlationId, pointBalance });
+  }
+  for (const [correlationId, from] of change.arriving) {
+    wallet.moves = withMove(wallet.moves, correlationId, { correlationId, state: 'arriving', walletId: from });
   }
   // One pass over the wallet and one over the fixture's records: keyed, not searched.
   const indexByKey = new Map(wallet.reservations.map((r, index) => [reservationKey(r), index]));
@@ -651,12 +700,5 @@ function applyWalletChange(wallet: Wallet, change: WalletChange): boolean {
     }
   }
   wallet.balances.sort((a, b) => compareKeys(a.correlationId, b.correlationId));
-  return true;
-}
-
-function removeBalance(wallet: Wallet, correlationId: string): boolean {
-  const index = wallet.balances.findIndex((b) => b.correlationId === correlationId);
-  if (index < 0) return false;
-  wallet.balances.splice(index, 1);
   return true;
 }

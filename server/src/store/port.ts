@@ -255,14 +255,24 @@ export interface QuotaClaimAnswer {
   claimers: number;
 }
 
+/** Tokens a process gives back to the shared count of a key's window, unspent. */
+export interface QuotaReturn {
+  key: string;
+  window: QuotaWindow;
+  tokens: number;
+}
+
 /**
  * A capability an adapter shared by several processes may add: the count
  * of a key's rate-limit window that all of them claim blocks of tokens
  * from (the rate limit of a fleet, `rate-limit/block-quota.ts`). One atomic
- * increment per claim; a claim the store cannot answer rejects.
+ * increment per claim, one atomic decrement per return; a claim or return
+ * the store cannot answer rejects.
  */
 export interface SharedQuotaStore {
   claimQuota(claim: QuotaClaim): Promise<QuotaClaimAnswer>;
+  /** Takes unspent tokens off the window's count, for the others to claim; nothing when the window's count is gone (expired). */
+  returnQuota(returned: QuotaReturn): Promise<void>;
 }
 
 /** The backing store did not answer (network, timeout, server down). */

@@ -1,7 +1,8 @@
 import type { Clock } from '../../domain/clock';
 import type { WalletLimits } from '../../domain/limits';
 import { reservationError, serviceUnavailable } from '../../domain/errors';
-import { auditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationKey, type ReservationRecord } from '../../domain/model';
+import { fundsOthers, isFenced, moveOf } from '../../domain/member-moves';
+import { newAuditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationKey, type ReservationRecord } from '../../domain/model';
 import type {
   ReservationContext,
   ReservationService,
@@ -102,34 +103,66 @@ function notEligible() {
 
 type LoadState = (walletId: string, withMember: string | undefined) => Promise<WalletState | null>;
 
+/** Wallets one attempt may visit while it follows a member that moves (each step is one read). */
+const maxWalletsPerAttempt = 4;
+
 /**
  * Finds the path member and its wallet's state, reading as little as it
  * can: the member read with the session when the process had it, else the
  * member read with the wallet the session names (one command), else the
  * member alone first (sessions that name no wallet). A member that moved
- * to another wallet since is followed there. Every attempt reads the
- * wallet again; the member is read once.
+ * to another wallet since is followed there: by its record, or, while an
+ * operator's load moves it, by its wallet's record of the move (`left`,
+ * written before the member's record changes). A record the process kept
+ * (up to 2 s) is read again when the wallet it names does not hold the
+ * member's balance, or holds it as arriving. Every attempt reads the
+ * wallet again; the member is read once, or twice when the kept one was
+ * stale.
  */
 async function memberLocator(store: ReservationStore, context: ReservationContext) {
   let member: MemberRecord | null | undefined = context.member;
-  if (member === undefined && context.session.walletId === undefined) member = await store.findMember(context.correlationId);
+  let fresh = false;
+  if (member === undefined && context.session.walletId === undefined) {
+    member = await store.findMember(context.correlationId);
+    fresh = true;
+  }
   let walletId = member ? member.walletId : context.session.walletId;
   return async (load: LoadState): Promise<{ member: MemberRecord; state: WalletState }> => {
-    for (let moves = 0; moves < 2; moves++) {
+    // Reached through the member's own `left` record: the wallet its move went to, whatever its record says yet.
+    let forwarded = false;
+    for (let visits = 0; visits < maxWalletsPerAttempt; visits++) {
       if (member === null || walletId === undefined) throw notEligible();
       const state = await load(walletId, member === undefined ? context.correlationId : undefined);
-      if (member === undefined) member = state ? (state.member ?? null) : await store.findMember(context.correlationId);
+      if (member === undefined) {
+        member = state ? (state.member ?? null) : await store.findMember(context.correlationId);
+        fresh = true;
+      }
       if (member === null) throw notEligible();
-      if (member.walletId !== walletId) {
+      const move = moveOf(state?.moves, member.correlationId);
+      if (move?.state === 'left') {
+        walletId = move.walletId;
+        forwarded = true;
+        continue;
+      }
+      if (!forwarded && member.walletId !== walletId) {
         walletId = member.walletId;
+        continue;
+      }
+      if (!forwarded && !fresh && state && (move?.state === 'arriving' || !holdsBalance(state, member))) {
+        member = undefined;
         continue;
       }
       if (!member.eligibleForRedemption) throw notEligible();
       if (!state) throw new Error(`wallet ${walletId} of member ${member.correlationId} is missing`);
       return { member, state };
     }
-    throw new Error(`member ${context.correlationId} moved between wallets while read`);
+    // Moved again and again while read: an operator's load at work. Retrying is safe.
+    throw serviceUnavailable();
   };
+}
+
+function holdsBalance(state: WalletState, member: MemberRecord): boolean {
+  return state.balances.some((b) => b.correlationId === member.correlationId);
 }
 
 function keyOf(context: ReservationContext): ReservationKey {
@@ -205,13 +238,16 @@ function planCreation(
   const amount = request.reservationAmount ?? items.totalPoints;
   checkTier(context, amount);
   checkItemsTotal(items, amount);
+  // An operator's load is moving the member out of this wallet: nothing new
+  // may draw on its points here. Its move takes seconds; retrying is safe.
+  if (isFenced(moveOf(state.moves, member.correlationId), now)) throw serviceUnavailable();
   checkCap(context, request, state, amount, now);
   if (activeCount(state) >= limits.maxActiveReservationsPerWallet) throw reservationError('Too many active reservations');
 
   const contributions = fundReservation(
     amount,
     { correlationId: member.correlationId, available: availableOf(state, member.correlationId) },
-    canDrawOnHousehold(member) ? otherFunders(state, member) : [],
+    canDrawOnHousehold(member) ? otherFunders(state, member, now) : [],
   );
   if (!contributions) throw reservationError('Insufficient points balance');
 
@@ -248,10 +284,18 @@ function canDrawOnHousehold(member: MemberRecord): boolean {
   return member.householdId !== null && member.privileges.includes(redeemPrivilege);
 }
 
-function otherFunders(state: WalletState, member: MemberRecord) {
-  return state.balances
+function otherFunders(state: WalletState, member: MemberRecord, now: Date) {
+  return countedBalances(state, member, now)
     .filter((b) => b.correlationId !== member.correlationId)
     .map((b) => ({ correlationId: b.correlationId, available: availableOf(state, b.correlationId) }));
+}
+
+/**
+ * The balances that count for the path member: its own, and those of the
+ * others but members a load is moving in or out (see `fundsOthers`).
+ */
+function countedBalances(state: WalletState, member: MemberRecord, now: Date) {
+  return state.balances.filter((b) => b.correlationId === member.correlationId || fundsOthers(moveOf(state.moves, b.correlationId), now));
 }
 
 /** `now + extendedDurationSeconds`, unless the current expiry is already later. */
@@ -289,9 +333,10 @@ function respond(
     response.catalogueItemsData = items.data;
   }
   if (canDrawOnHousehold(member)) {
+    const counted = countedBalances(state, member, now);
     response.household = {
-      pointsBalance: state.balances.reduce((sum, b) => sum + b.pointBalance, 0),
-      availablePointsBalance: state.balances.reduce((sum, b) => sum + availableOf(state, b.correlationId), 0),
+      pointsBalance: counted.reduce((sum, b) => sum + b.pointBalance, 0),
+      availablePointsBalance: counted.reduce((sum, b) => sum + availableOf(state, b.correlationId), 0),
     };
   }
   return response;
@@ -305,7 +350,7 @@ function auditEntry(context: ReservationContext, change: Change, wallet: Pick<Wa
   });
   const walletVersion = wallet.version + 1;
   return {
-    id: auditEntryId(wallet.walletId, walletVersion),
+    id: newAuditEntryId(wallet.walletId, walletVersion),
     walletId: wallet.walletId,
     walletVersion,
     at: now,

@@ -1,4 +1,4 @@
-import type { AuditEntry, MemberBalance, MemberRecord, ReservationKey, ReservationRecord, Wallet } from '../../domain/model';
+import type { AuditEntry, MemberBalance, MemberMove, MemberRecord, ReservationKey, ReservationRecord, Wallet } from '../../domain/model';
 import { heldOf, isStale, reservedOn, totalsOf, utcDay, withChange, type WalletTotals } from '../../domain/wallet-totals';
 import type { ReservationStore } from '../../store/port';
 
@@ -13,6 +13,8 @@ export interface WalletState {
   walletId: string;
   version: number;
   balances: readonly MemberBalance[];
+  /** Members moving in or out (see `MemberMove`). */
+  moves: readonly MemberMove[];
   /** Totals of the live reservations. */
   totals: WalletTotals;
   /** The live reservation under the key, or null. */
@@ -50,6 +52,7 @@ export async function loadWalletState(store: ReservationStore, walletId: string,
       walletId,
       version: slice.version,
       balances: slice.balances,
+      moves: slice.moves ?? [],
       totals: slice.totals,
       current: slice.reservation,
       whole: null,
@@ -66,6 +69,7 @@ function stateOfWhole(wallet: Wallet, key: ReservationKey, now: Date): WalletSta
     walletId: wallet.walletId,
     version: wallet.version,
     balances: wallet.balances,
+    moves: wallet.moves ?? [],
     totals: totalsOf(live),
     current: live.find((r) => sameKey(r, key)) ?? null,
     whole: wallet,

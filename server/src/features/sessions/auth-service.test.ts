@@ -1,3 +1,4 @@
+import type { SessionRecord } from '../../domain/model';
 import { MemoryStore } from '../../store/memory/memory-store';
 import { loadFixture } from '../../store/fixture';
 import { fixtureClient, fixtureMember } from '../../store/test-support/records';
@@ -86,12 +87,17 @@ describe('authentication with credential caching (processes sharing a database)'
   let sessionToken: string;
   let client: Awaited<ReturnType<MemoryStore['findClient']>>;
   const lookups: Array<[string, boolean]> = [];
+  /** A slow store: the next session read takes the store's answer as it is when asked, and gives it when the test releases it. */
+  let holdNextSessionRead: boolean;
+  let releaseHeldRead: () => void;
 
   beforeEach(async () => {
     now = start;
     // Not 0: lru-cache takes an entry stored at time 0 for one without a ttl.
     monotonicMs = 1000;
     reads = { findApiKey: 0, findApiKeyById: 0, findSessionContext: 0, listLivePublishableKeys: 0 };
+    holdNextSessionRead = false;
+    releaseHeldRead = () => undefined;
     lookups.splice(0);
     const clock = () => now;
     store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
@@ -99,7 +105,13 @@ describe('authentication with credential caching (processes sharing a database)'
     const counted = {
       findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
       findApiKeyById: (keyId: string) => (reads.findApiKeyById++, store.findApiKeyById(keyId)),
-      findSessionContext: (tokenHash: string) => (reads.findSessionContext++, store.findSessionContext(tokenHash)),
+      findSessionContext: (tokenHash: string) => {
+        reads.findSessionContext++;
+        const answer = store.findSessionContext(tokenHash);
+        if (!holdNextSessionRead) return answer;
+        holdNextSessionRead = false;
+        return new Promise<Awaited<typeof answer>>((resolve) => (releaseHeldRead = () => resolve(answer)));
+      },
       listLivePublishableKeys: (now: Date, limit: number) => (reads.listLivePublishableKeys++, store.listLivePublishableKeys(now, limit)),
     };
     auth = createAuthService({
@@ -143,7 +155,7 @@ describe('authentication with credential caching (processes sharing a database)'
   });
 
   it('uses a session this process started with no read: the session and member kept at the start, the key read by digest for it', async () => {
-    const sessions = createSessionService({ store, clock: () => now, onStarted: auth.keepStarted });
+    const sessions = createSessionService({ store, clock: () => now, startingSession: auth.startingSession });
     // As a start request does: its key authenticated first.
     expect(await auth.authenticateClient(operatorKey.apiKey)).not.toBeNull();
     const started = await sessions.startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL');
@@ -158,12 +170,43 @@ describe('authentication with credential caching (processes sharing a database)'
     expect(await auth.authenticateSession(client!, started.sessionToken, 'm-alice')).toBeNull();
   });
 
+  it("keeps what a start brought from when it asked for the member, not from the session's insert: a slow start leaves the member for what is left of 2 s", async () => {
+    const slowMemberRead = {
+      findMember: async (correlationId: string) => ((monotonicMs += 1500), store.findMember(correlationId)),
+      insertSession: (session: SessionRecord) => store.insertSession(session),
+    };
+    const sessions = createSessionService({ store: slowMemberRead, clock: () => now, startingSession: auth.startingSession });
+    const started = await sessions.startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL');
+    const before = { ...reads };
+    monotonicMs += 500;
+    expect((await auth.lookUpSession(started.sessionToken))?.member?.correlationId).toBe('m-alice');
+    monotonicMs += 1;
+    const later = await auth.lookUpSession(started.sessionToken);
+    // The session itself is still kept (it never changes): only the member is left to whoever needs it.
+    expect(later?.session.sessionId).toBe(started.sessionId);
+    expect(later?.member).toBeUndefined();
+    expect(reads.findSessionContext).toBe(before.findSessionContext);
+  });
+
   it('gives the member read with the session only while it is fresh (2 s): afterwards whoever needs it reads it', async () => {
     expect((await auth.lookUpSession(sessionToken))?.member?.correlationId).toBe('m-alice');
     monotonicMs += 2001;
     const later = await auth.lookUpSession(sessionToken);
     expect(later?.session.correlationId).toBe('m-alice');
     expect(later?.member).toBeUndefined();
+  });
+
+  it('gives the member a slow session read brought for what is left of 2 s from when the read was asked, not from its answer', async () => {
+    holdNextSessionRead = true;
+    const slow = auth.lookUpSession(sessionToken);
+    monotonicMs += 1500;
+    releaseHeldRead();
+    expect((await slow)?.member?.correlationId).toBe('m-alice');
+    monotonicMs += 500;
+    expect((await auth.lookUpSession(sessionToken))?.member?.correlationId).toBe('m-alice');
+    monotonicMs += 1;
+    expect((await auth.lookUpSession(sessionToken))?.member).toBeUndefined();
+    expect(reads.findSessionContext).toBe(1);
   });
 
   it('holds a revocation within 2 s: the key and its sessions are refused once their entries are older', async () => {
@@ -176,6 +219,32 @@ describe('authentication with credential caching (processes sharing a database)'
     monotonicMs += 1;
     expect(await auth.authenticateClient(operatorKey.apiKey)).toBeNull();
     expect(await memberRequest()).toBe(false);
+  });
+
+  it('holds a revocation within 2 s of it whatever the store takes: a slow read keeps what it brought 2 s from when it was asked', async () => {
+    holdNextSessionRead = true;
+    const inFlight = memberRequest();
+    await keys.revoke('partner-app', operatorKey.keyId);
+    // The read asked before the revocation answers 3 s later (its own request, under way since before the revocation, may go either way).
+    monotonicMs += 3000;
+    releaseHeldRead();
+    await inFlight;
+    // The next request is refused: what that read brought is already older than 2 s, and is not kept.
+    expect(await memberRequest()).toBe(false);
+  });
+
+  it('holds a revocation within 2 s of it whatever the store takes: a lookup does not join a read asked 2 s or more before it', async () => {
+    holdNextSessionRead = true;
+    const inFlight = memberRequest();
+    await keys.revoke('partner-app', operatorKey.keyId);
+    monotonicMs += 2000;
+    // The first read is still under way: this request reads again, and sees the revocation.
+    expect(await memberRequest()).toBe(false);
+    releaseHeldRead();
+    await inFlight;
+    // The old answer, arriving last, does not replace the newer one.
+    expect(await memberRequest()).toBe(false);
+    expect(reads.findSessionContext).toBe(2);
   });
 
   it("checks a session's own expiry on every use, kept or not", async () => {

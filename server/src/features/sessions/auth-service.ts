@@ -36,21 +36,26 @@ export interface AuthServiceDeps {
 /** The authentication service, and what the session service tells it of the sessions this process starts. */
 export interface CredentialService extends AuthService {
   /**
-   * A session this process has just started, with the member it read for
-   * it: kept as a read of the session would have kept it (the session until
-   * it expires, the member as long as a read's), so that its first use here
-   * reads nothing. Its key is kept already: the start read it by digest.
+   * Called as this process starts a session, before it reads the member:
+   * gives what to call with the session and that member once the session
+   * is stored. Both are then kept as a read of the session asked at this
+   * call would have kept them (the session until it expires, the member for
+   * what is left of 2 s), so that the session's first use here reads
+   * nothing. Its key is kept already: the start read it by digest.
    */
-  keepStarted: (session: SessionRecord, member: MemberRecord) => void;
+  startingSession: () => KeepStarted;
 }
+
+/** Keeps a session this process started, with the member read for it. */
+export type KeepStarted = (session: SessionRecord, member: MemberRecord) => void;
 
 export function createAuthService(deps: AuthServiceDeps): CredentialService {
   const { clock } = deps;
-  const { findApiKey, findSessionContext, publishableOrigins, keepStarted } = credentialReads(deps);
+  const { findApiKey, findSessionContext, publishableOrigins, startingSession } = credentialReads(deps);
 
   return {
     publishableOrigins,
-    keepStarted,
+    startingSession,
 
     async lookUpSession(bearerToken) {
       if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
@@ -85,7 +90,7 @@ interface CredentialReads {
   publishableOrigins: () => Promise<ReadonlySet<string>>;
   /** As the store's, but the member may be left out (not read): see SessionLookup. */
   findSessionContext: (tokenHash: string) => Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
-  keepStarted: (session: SessionRecord, member: MemberRecord) => void;
+  startingSession: () => KeepStarted;
 }
 
 /**
@@ -95,8 +100,8 @@ interface CredentialReads {
  * at most `ttlMs`: a key with its client (by digest, and by id for the
  * sessions it started), the member read with a session, and the origins of
  * the live publishable keys (one read for every preflight of that time). A
- * session this process starts is kept from its start, with its member, as
- * if read (`keepStarted`).
+ * session this process starts is kept with its member as if read when its
+ * start read the member (`startingSession`).
  */
 function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const { store, credentialCaching: caching } = deps;
@@ -107,28 +112,38 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
       findApiKey: (digest) => store.findApiKey(digest),
       findSessionContext: (tokenHash) => store.findSessionContext(tokenHash),
       publishableOrigins: readOrigins,
-      keepStarted: () => undefined,
+      startingSession: () => () => undefined,
     };
   }
   const now = caching.now ? { now: caching.now } : {};
+  const monotonicMs = caching.now ?? (() => performance.now());
   const keyLookups = { ...caching.apiKeys, ...now, onLookup: (hit: boolean) => caching.onLookup?.('apiKeys', hit) };
   const keysById = new ReadCache<ApiKeyContext | null>((keyId) => store.findApiKeyById(keyId), keyLookups);
   const apiKeys = new ReadCache<ApiKeyContext | null>(async (digest) => {
+    const askedAt = monotonicMs();
     const found = await store.findApiKey(digest);
-    // The same key by its id: what the sessions it starts name.
-    if (found) keysById.set(found.key.keyId, found);
+    // The same key by its id (what the sessions it starts name), kept from when this read was asked.
+    if (found) keysById.set(found.key.keyId, found, askedAt);
     return found;
   }, keyLookups);
   // Members as a session's read brought them (never read by themselves): kept as long as a key is, then read with the wallet.
   const membersReadWithSessions = boundedCache<string, { member: MemberRecord | null }>({ maxEntries: caching.sessions.maxEntries, ttlMs: caching.sessions.ttlMs, ...now });
+  /** Keeps a member a read asked at `askedAt` brought, for what is left of its time from then. */
+  const keepMember = (correlationId: string, member: MemberRecord | null, askedAt: number) => {
+    const ttl = Math.floor(caching.sessions.ttlMs - (monotonicMs() - askedAt));
+    if (ttl > 0) membersReadWithSessions.set(correlationId, { member: deepFreeze(member) }, { ttl });
+  };
   const wallClock = deps.clock;
   const sessions = new ReadCache<SessionRecord | null>(
     async (tokenHash) => {
+      const askedAt = monotonicMs();
       const found = await store.findSessionContext(tokenHash);
       if (!found) return null;
-      // What the same read brought: the key with its client, and the member, each kept as long as they may be.
-      if (found.key) keysById.set(found.key.keyId, { key: found.key, client: found.client });
-      membersReadWithSessions.set(found.session.correlationId, { member: deepFreeze(found.member) });
+      // What the same read brought: the key with its client, and the member,
+      // each kept as long as they may be from when the read was asked (a slow
+      // read must not stretch how long a revoked key is honoured).
+      if (found.key) keysById.set(found.key.keyId, { key: found.key, client: found.client }, askedAt);
+      keepMember(found.session.correlationId, found.member, askedAt);
       return found.session;
     },
     {
@@ -144,9 +159,12 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   return {
     findApiKey: (digest) => apiKeys.get(digest),
     publishableOrigins: () => origins.get(''),
-    keepStarted: (session, member) => {
-      sessions.set(session.tokenHash, session);
-      membersReadWithSessions.set(session.correlationId, { member: deepFreeze(member) });
+    startingSession: () => {
+      const askedAt = monotonicMs();
+      return (session, member) => {
+        sessions.set(session.tokenHash, session, askedAt);
+        keepMember(session.correlationId, member, askedAt);
+      };
     },
     findSessionContext: async (tokenHash) => {
       const session = await sessions.get(tokenHash);

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../domain/clock';
 import { AppError } from '../../domain/errors';
-import type { MemberRecord, SessionRecord } from '../../domain/model';
+import type { SessionRecord } from '../../domain/model';
 import { hashSecret, newSessionToken } from '../../domain/secrets';
 import type { SessionService } from '../../domain/services';
 import type { AuthStore } from '../../store/port';
+import type { KeepStarted } from './auth-service';
 
 export interface SessionServiceDeps {
-  store: AuthStore;
+  store: Pick<AuthStore, 'findMember' | 'insertSession'>;
   clock: Clock;
-  /** Told of each session started, with the member read for it (the process keeps both: CredentialService.keepStarted). */
-  onStarted?: (session: SessionRecord, member: MemberRecord) => void;
+  /** Asked before each start reads its member; told of the session started, with that member (the process keeps both: CredentialService.startingSession). */
+  startingSession?: () => KeepStarted;
 }
 
 export function createSessionService(deps: SessionServiceDeps): SessionService {
@@ -18,6 +19,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
 
   return {
     async startSession(client, keyId, correlationId, identifierType) {
+      const keepStarted = deps.startingSession?.();
       const member = await store.findMember(correlationId);
       if (!member) throw new AppError('MEMBER_NOT_FOUND', 'Member not found');
 
@@ -37,7 +39,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
         walletId: member.walletId,
       };
       await store.insertSession(session);
-      deps.onStarted?.(session, member);
+      keepStarted?.(session, member);
       return { sessionToken, sessionId, identifierType, expiresAt };
     },
   };

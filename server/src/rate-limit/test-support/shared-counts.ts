@@ -1,5 +1,5 @@
 import type { QuotaClaim, QuotaClaimAnswer } from '../../store/port';
-import type { Claim } from '../block-quota';
+import type { Claim, GiveBack } from '../block-quota';
 
 /** How the shared count answers a claim. */
 export type CountBehaviour = 'answer' | 'fail' | 'hang';
@@ -24,6 +24,18 @@ export class SharedCounts {
   claimOf(process: string): Claim {
     return (request) => this.claim(process, request);
   }
+
+  /** The give-back of one process: a decrement of the window's count. */
+  giveBackOf(process: string): GiveBack {
+    return async ({ key, window, tokens }) => {
+      this.givenBack.push({ process, key, tokens });
+      const stored = this.windows.get(`${window.start}:${key}`);
+      if (stored) stored.claimed -= tokens;
+    };
+  }
+
+  /** Every give-back, in order. */
+  readonly givenBack: Array<{ process: string; key: string; tokens: number }> = [];
 
   claimed(key: string, windowStart: number): number {
     return this.windows.get(`${windowStart}:${key}`)?.claimed ?? 0;

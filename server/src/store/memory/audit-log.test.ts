@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../../domain/model';
+import { newAuditEntryId, type AuditEntry } from '../../domain/model';
 import { auditEntry } from '../test-support/records';
 import { AuditLog } from './audit-log';
 import { packAudit } from './packed';
@@ -28,8 +28,29 @@ describe('AuditLog', () => {
 
   it('stores the same change once, whatever chunk holds the first copy', () => {
     const log = new AuditLog(chunkBytes);
-    for (const version of [1, 2, 3, 1, 3]) log.append(entry(version));
-    expect(log.list('rt-1').map((e) => e.walletVersion)).toEqual([1, 2, 3]);
+    const changes = [1, 2, 3].map((version) => ({ ...entry(version), id: newAuditEntryId('member:m-0', version) }));
+    for (const i of [0, 1, 2, 0, 2]) log.append(changes[i]!);
+    expect(log.list('rt-1')).toStrictEqual(changes);
+  });
+
+  it('keeps two changes that made the same wallet version (a wallet reset, or restored, while the trail is kept), each once', () => {
+    const log = new AuditLog(chunkBytes);
+    const before = { ...entry(1), id: newAuditEntryId('member:m-0', 1) };
+    const after = { ...entry(1), id: newAuditEntryId('member:m-0', 1), at: new Date(Date.UTC(2031, 0, 1)) };
+    for (const e of [before, after, before, after]) log.append(e);
+    expect(log.list('rt-1')).toStrictEqual([before, after]);
+    expect(before.id).not.toBe(after.id);
+  });
+
+  it.each([
+    ['of an earlier layout (wallet and version only)', 'member:m-0@1'],
+    ['of any other form', 'imported-7'],
+  ])('stores an entry with an id %s once, and gives its id back as it was', (_name, id) => {
+    const log = new AuditLog(chunkBytes);
+    const legacy = { ...entry(1), id };
+    const usual = { ...entry(1), id: newAuditEntryId('member:m-0', 1) };
+    for (const e of [legacy, usual, legacy, usual]) log.append(e);
+    expect(log.list('rt-1')).toStrictEqual([legacy, usual]);
   });
 
   it('forgets everything on clear, and appends again from a fresh chunk', () => {
@@ -37,7 +58,8 @@ describe('AuditLog', () => {
     for (const version of [1, 2, 3]) log.append(entry(version));
     log.clear();
     expect(log.list('rt-1')).toEqual([]);
-    log.append(entry(2));
-    expect(log.list('rt-1')).toStrictEqual([entry(2)]);
+    const again = { ...entry(2), id: newAuditEntryId('member:m-0', 2) };
+    log.append(again);
+    expect(log.list('rt-1')).toStrictEqual([again]);
   });
 });

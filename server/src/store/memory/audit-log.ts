@@ -1,5 +1,5 @@
-import { auditEntryId, type AuditEntry } from '../../domain/model';
-import { packAudit, unpackAudit } from './packed';
+import type { AuditEntry } from '../../domain/model';
+import { hasUsualId, packAudit, unpackAudit } from './packed';
 
 /** Bytes per chunk of the log; an entry is a few hundred. */
 const defaultChunkBytes = 1 << 20;
@@ -32,17 +32,19 @@ export class AuditLog {
   append(entry: AuditEntry): void {
     let refs = this.byToken.get(entry.reservationToken);
     if (!refs) this.byToken.set(entry.reservationToken, (refs = []));
-    // Ids are `<walletId>@<walletVersion>`, so only an entry of the same
-    // version can have the same id. An id of any other form (kept as version
-    // -1) is compared with every entry, and every entry with it.
-    const derived = entry.id === auditEntryId(entry.walletId, entry.walletVersion);
+    // Usual ids start with their wallet and version, so only an entry of the
+    // same version can have the same id (entries of one version but another
+    // change, after a reset or a restore, differ in their random part). An id
+    // of any other form (kept as version -1) is compared with every entry,
+    // and every entry with it.
+    const usual = hasUsualId(entry);
     for (let i = 0; i < refs.length; i += 4) {
       const version = refs[i + 3];
-      const mayMatch = !derived || version === entry.walletVersion || version === -1;
+      const mayMatch = !usual || version === entry.walletVersion || version === -1;
       if (mayMatch && this.read(refs, i, entry.reservationToken).id === entry.id) return;
     }
-    this.write(packAudit(entry, derived), refs);
-    refs.push(derived ? entry.walletVersion : -1);
+    this.write(packAudit(entry, usual), refs);
+    refs.push(usual ? entry.walletVersion : -1);
   }
 
   /** The entries of one token, as fresh records, in the order they were appended. */

@@ -1,4 +1,4 @@
-import type { Contribution, MemberBalance, ReservationRecord, Wallet } from '../../domain/model';
+import type { Contribution, MemberBalance, MemberMove, ReservationRecord, Wallet } from '../../domain/model';
 import type { WalletTotals } from '../../domain/wallet-totals';
 
 /*
@@ -29,6 +29,7 @@ export function frozenWallet(wallet: Wallet, version: number, stored: Wallet | u
     balances: stored && wallet.balances === stored.balances ? stored.balances : frozenList(wallet.balances, frozenBalance),
     reservations: reservationsOf(wallet.reservations, stored?.reservations ?? []),
   };
+  if (wallet.moves && wallet.moves.length > 0) next.moves = frozenList(wallet.moves, frozenMove);
   return Object.freeze(next);
 }
 
@@ -69,6 +70,10 @@ export function frozenList<T>(list: readonly T[], copy: (item: T) => T): T[] {
 
 function frozenBalance(b: MemberBalance): MemberBalance {
   return Object.freeze({ correlationId: b.correlationId, pointBalance: b.pointBalance });
+}
+
+function frozenMove(m: MemberMove): MemberMove {
+  return Object.freeze(m.state === 'leaving' ? { ...m, until: date(m.until) } : { ...m });
 }
 
 function frozenContribution(c: Contribution): Contribution {

@@ -6,6 +6,7 @@ import {
   type CatalogueItemRecord,
   type ClientRecord,
   type MemberBalance,
+  type MemberMove,
   type MemberRecord,
   type RedemptionRecord,
   type ReservationKey,
@@ -288,6 +289,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       totals: stored.totals,
       reservation: stored.reservations.get(keyString(key)) ?? null,
     };
+    if (stored.moves) slice.moves = stored.moves;
     if (options.withMember !== undefined) slice.member = this.members.get(options.withMember) ?? null;
     return slice;
   }
@@ -375,6 +377,7 @@ interface StoredWallet {
   readonly walletId: string;
   version: number;
   readonly balances: MemberBalance[];
+  readonly moves: MemberMove[] | undefined;
   readonly reservations: Map<string, ReservationRecord>;
   totals: WalletTotals;
   whole: Wallet | null;
@@ -388,6 +391,7 @@ function storedWalletOf(wallet: Wallet): StoredWallet {
     walletId: wallet.walletId,
     version: wallet.version,
     balances: wallet.balances,
+    moves: wallet.moves,
     reservations,
     totals: frozenTotals(totalsOf(wallet.reservations)),
     whole: wallet,
@@ -402,6 +406,7 @@ function wholeOf(stored: StoredWallet): Wallet {
     balances: stored.balances,
     reservations: Object.freeze([...stored.reservations.values()]) as ReservationRecord[],
   };
+  if (stored.moves) wallet.moves = stored.moves;
   stored.whole = Object.freeze(wallet);
   return stored.whole;
 }

@@ -1,4 +1,4 @@
-import { auditEntryId, type AuditEntry, type AuditState, type Contribution } from '../../domain/model';
+import { auditEntryIdPrefix, type AuditEntry, type AuditState, type Contribution } from '../../domain/model';
 
 /*
  * How the memory store's audit log keeps its entries: each one packed as
@@ -40,15 +40,20 @@ function unpackState(p: PackedAuditState): AuditState {
 
 /**
  * An entry as the audit log keeps it: without its reservation token (the
- * log's index key, given back on reading) and without its id when that is
- * the usual `<walletId>@<walletVersion>` (0 in its place); a fifth smaller.
+ * log's index key, given back on reading), and of an id of the usual form
+ * (`newAuditEntryId`) only its random part, in an array; a fifth smaller.
  */
-type LoggedAudit = [id: string | 0, walletId: string, walletVersion: number, at: number | null, action: AuditEntry['action'], clientId: string, sessionId: string, correlationId: string, before: PackedAuditState | null, after: PackedAuditState, shares: PackedContribution[]];
+type LoggedAudit = [id: string | [random: string], walletId: string, walletVersion: number, at: number | null, action: AuditEntry['action'], clientId: string, sessionId: string, correlationId: string, before: PackedAuditState | null, after: PackedAuditState, shares: PackedContribution[]];
 
-/** `derived`: the entry's id is `auditEntryId(walletId, walletVersion)` (the caller has usually checked already). */
-export function packAudit(e: AuditEntry, derived = e.id === auditEntryId(e.walletId, e.walletVersion)): string {
+/** Whether the entry's id is of the usual form: its wallet's and version's prefix, then its random part. */
+export function hasUsualId(e: AuditEntry): boolean {
+  return e.id.startsWith(auditEntryIdPrefix(e.walletId, e.walletVersion));
+}
+
+/** `usual`: `hasUsualId(e)` (the caller has usually checked already). */
+export function packAudit(e: AuditEntry, usual = hasUsualId(e)): string {
   const logged: LoggedAudit = [
-    derived ? 0 : e.id,
+    usual ? [e.id.slice(auditEntryIdPrefix(e.walletId, e.walletVersion).length)] : e.id,
     e.walletId,
     e.walletVersion,
     time(e.at),
@@ -66,7 +71,7 @@ export function packAudit(e: AuditEntry, derived = e.id === auditEntryId(e.walle
 export function unpackAudit(text: string, reservationToken: string): AuditEntry {
   const p = JSON.parse(text) as LoggedAudit;
   return {
-    id: p[0] === 0 ? auditEntryId(p[1], p[2]) : p[0],
+    id: typeof p[0] === 'string' ? p[0] : `${auditEntryIdPrefix(p[1], p[2])}${p[0][0]}`,
     walletId: p[1],
     walletVersion: p[2],
     at: dateOf(p[3]),

@@ -40,7 +40,7 @@ import {
 import { readOrCreateLogKey } from './log-key';
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
-import { quotaClaims } from './quota-claim';
+import { quotaClaims, quotaReturns } from './quota-claim';
 import { MongoWallets } from './wallets/compare-and-set';
 import { auditFromDoc } from './wallets/documents';
 import { Outbox, type OutboxLifecycle } from './wallets/outbox';
@@ -65,6 +65,8 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
   readonly outbox: OutboxLifecycle;
   /** The rate limit's claims of this process, counted with every process on this database (quota-claim.ts). */
   readonly claimQuota: SharedQuotaStore['claimQuota'];
+  /** Tokens this process gives back to those counts, unspent (quota-claim.ts). */
+  readonly returnQuota: SharedQuotaStore['returnQuota'];
   // The wallets' methods are those of their room (wallets/compare-and-set.ts), not forwarded.
   readonly loadWallet: Store['loadWallet'];
   readonly saveWallet: Store['saveWallet'];
@@ -82,6 +84,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
     this.loadWalletSlice = wallets.loadWalletSlice.bind(wallets);
     this.saveWalletSlice = wallets.saveWalletSlice.bind(wallets);
     this.claimQuota = quotaClaims(() => connection.db);
+    this.returnQuota = quotaReturns(() => connection.db);
     this.definitionsVersion = new PolledValue(() => this.run(() => readDefinitionsVersion(this.connection.db)), definitionsVersionCheckMs);
   }
 

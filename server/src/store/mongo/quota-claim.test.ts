@@ -3,7 +3,7 @@ import { BlockQuotaCounter } from '../../rate-limit/block-quota';
 import type { RequestCounter, WindowCount } from '../../rate-limit/counter';
 import { windowOf } from '../../rate-limit/windows';
 import { collectionNames } from './collections';
-import { quotaClaims, windowDocumentKey } from './quota-claim';
+import { quotaClaims, quotaReturns, windowDocumentKey } from './quota-claim';
 import { systemError } from './test-support/raw-errors';
 import { testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
 
@@ -55,11 +55,13 @@ if (source.kind === 'none') {
       await Promise.all(clients.map((c) => c.close()));
     });
 
-    /** Two counters, a process each, on a clock of the test's that starts when `key`'s window does. */
+    /** Two counters, a process each (never `start`ed: no idle check), on a clock of the test's that starts when `key`'s window does. */
     function fleet(limit: number, key: string) {
       const start = windowOf(key, Date.now(), windowMs).start;
       const clock = { t: start, start, now: () => clock.t };
-      const counters = clients.map((client) => new BlockQuotaCounter({ limit, windowMs, claim: quotaClaims(() => client.db(dbName)), now: clock.now }));
+      const counters = clients.map(
+        (client) => new BlockQuotaCounter({ limit, windowMs, claim: quotaClaims(() => client.db(dbName)), giveBack: quotaReturns(() => client.db(dbName)), now: clock.now }),
+      );
       return { clock, counters };
     }
 
@@ -114,6 +116,24 @@ if (source.kind === 'none') {
       expect(fresh.hits).toBeLessThanOrEqual(limit);
       expect(fresh.msBeforeReset).toBe(windowMs);
       expect(commands[0]).toBe(1);
+    });
+
+    it("gives its unspent tokens back to the window's document when it closes, for another process to claim", async () => {
+      const { clock, counters } = fleet(6000, 'client-back');
+      const [closing, other] = counters;
+      const window = { start: clock.start, end: clock.start + windowMs };
+      const claimed = async () => (await clients[0]!.db(dbName).collection(collectionNames.rateLimits).findOne({ key: windowDocumentKey('client-back', window) }))?.claimed;
+      for (let i = 0; i < 5; i++) await closing!.hit('client-back');
+      // Its first block: 20 tokens claimed, 5 spent.
+      expect(await claimed()).toBe(20);
+      commands.fill(0);
+      await closing!.close();
+      // One command: the give-back.
+      expect(commands).toEqual([1, 0]);
+      expect(await claimed()).toBe(5);
+      // Another process claims them again.
+      await other!.hit('client-back');
+      expect(await claimed()).toBe(25);
     });
 
     it('keeps one document per key and window, with an expiry (TTL index) one window after its end', async () => {

@@ -9,8 +9,9 @@ import { isDuplicateKey } from './errors';
  * The rate limit's claim on MongoDB (the counting itself is the rate
  * limit's own, rate-limit/block-quota.ts): one document per key and window
  * in `rateLimits`, which every process of the fleet increments by the
- * blocks it claims, and which names the processes that claimed (their
- * number sizes each one's share while the database is away).
+ * blocks it claims (and decrements by the tokens it gives back unspent),
+ * and which names the processes that claimed (their number sizes each
+ * one's share while the database is away).
  */
 
 /** A key's window as stored: what all processes claimed in it, and which processes did. */
@@ -64,5 +65,17 @@ export function quotaClaims(database: () => Db): SharedQuotaStore['claimQuota'] 
     }
     if (!stored) throw new Error(`no ${collectionNames.rateLimits} document after an upsert`);
     return { claimed: stored.claimed, claimers: stored.claimers.length };
+  };
+}
+
+/**
+ * The returns of one process on the database `database()` gives: each one
+ * atomic decrement of the window's document (an `updateOne`, no upsert: a
+ * window whose document expired has nothing to give back to).
+ */
+export function quotaReturns(database: () => Db): SharedQuotaStore['returnQuota'] {
+  return async (returned) => {
+    const windows = database().collection<WindowDocument>(collectionNames.rateLimits, countWrites);
+    await windows.updateOne({ key: windowDocumentKey(returned.key, returned.window) }, { $inc: { claimed: -returned.tokens } });
   };
 }

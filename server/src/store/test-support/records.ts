@@ -15,7 +15,7 @@
  * none of which loads a library, and never the rest of the server.
  */
 import {
-  auditEntryId,
+  auditEntryIdPrefix,
   walletIdOf,
   type ApiKeyRecord,
   type AuditEntry,
@@ -237,7 +237,9 @@ export function wallet(walletId: string, balances: Record<string, number>, reser
  * reservation funded by its member alone from `amount` + 1 points to `amount`
  * (returning 1 point), as wallet version `amount` of the member's own wallet.
  * The member (m-alice unless `correlationId` is given) and the wallet's id
- * and version follow the overrides; so does the entry's id.
+ * and version follow the overrides; so does the entry's id, of the usual
+ * form with a fixed random part (building the same entry twice gives equal
+ * records; two changes of one wallet version need an `id` each).
  */
 export function auditEntry(reservationToken: string, at: string, amount: number, overrides: Partial<AuditEntry> = {}): AuditEntry {
   const correlationId = overrides.correlationId ?? 'm-alice';
@@ -245,7 +247,7 @@ export function auditEntry(reservationToken: string, at: string, amount: number,
   const walletVersion = overrides.walletVersion ?? amount;
   const expiresAt = new Date('2030-01-01T00:15:00.000Z');
   return {
-    id: auditEntryId(walletId, walletVersion),
+    id: `${auditEntryIdPrefix(walletId, walletVersion)}AAAAAAAAAAAAAAAA`,
     walletId,
     walletVersion,
     at: new Date(at),

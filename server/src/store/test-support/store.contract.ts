@@ -3,7 +3,7 @@
  * adapter's test file calls `describeStoreContract` with a factory that gives
  * a fresh, empty store per test.
  */
-import type { ApiKeyRecord, AuditEntry, ClientRecord, ReservationRecord, Wallet } from '../../domain/model';
+import type { ApiKeyRecord, AuditEntry, ClientRecord, MemberMove, ReservationRecord, Wallet } from '../../domain/model';
 import { fixtureKeyId, hashSecret } from '../../domain/secrets';
 import { totalsOf, withChange } from '../../domain/wallet-totals';
 import { deepCopy } from '../copy';
@@ -502,6 +502,27 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         });
         expect(slice?.totals?.nextExpiry).toEqual(new Date('2020-01-01T00:00:00.000Z'));
         expect((await store.loadWalletSlice(walletId, keyOf(stored[2]!)))?.reservation).toStrictEqual(stored[2]);
+      });
+
+      it("keeps a wallet's member moves through whole and slice saves, and reads them with its slice; a whole save without them removes them", async () => {
+        await saved();
+        const moves: MemberMove[] = [
+          { correlationId: 'm-b', state: 'leaving', walletId: 'household:hh-2', until: new Date('2030-01-01T00:01:00.000Z') },
+          { correlationId: 'm-c', state: 'arriving', walletId: 'member:m-c' },
+          { correlationId: 'm-d', state: 'left', walletId: 'member:m-d' },
+        ];
+        const whole = (await store.loadWallet(walletId))!;
+        expect(whole).not.toHaveProperty('moves');
+        expect(await store.saveWallet({ ...whole, moves }, 1)).toBe(true);
+        expect((await store.loadWallet(walletId))?.moves).toStrictEqual(moves);
+        const lowered = reservationRecord('rt-1', 'm-a', { 'm-a': 50, 'm-b': 30 });
+        expect(await store.saveWalletSlice({ walletId, reservation: lowered, totals: withChange(totalsOf(stored), stored[0]!, lowered), audit: audit(3) }, 2)).toBe(true);
+        expect((await store.loadWalletSlice(walletId, keyOf(lowered)))?.moves).toStrictEqual(moves);
+        expect((await store.loadWallet(walletId))?.moves).toStrictEqual(moves);
+        const { moves: _dropped, ...without } = (await store.loadWallet(walletId))!;
+        expect(await store.saveWallet(without, 3)).toBe(true);
+        expect(await store.loadWallet(walletId)).not.toHaveProperty('moves');
+        expect(await store.loadWalletSlice(walletId, keyOf(lowered))).not.toHaveProperty('moves');
       });
 
       it.each([

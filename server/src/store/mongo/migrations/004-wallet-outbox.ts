@@ -1,5 +1,4 @@
 import type { Db, Filter } from 'mongodb';
-import { auditEntryId } from '../../../domain/model';
 import { collectionNames } from '../collections';
 import type { Body } from '../documents';
 import { sweepBucketOf, type AuditDoc, type ReservationDoc, type ReservationWrite, type WalletDoc } from '../wallets/documents';
@@ -52,7 +51,8 @@ export const toLayout4: Migration = {
 };
 
 async function deliverLastChange(db: Db, outbox: Outbox, doc: Layout3Wallet, now: Date): Promise<void> {
-  const entries = (doc.pendingAudit ?? []).map((entry): AuditDoc => ({ _id: auditEntryId(entry.walletId, entry.walletVersion), ...entry }));
+  // Layout 3 named an entry by its wallet and version alone: the id it may already have in the trail.
+  const entries = (doc.pendingAudit ?? []).map((entry): AuditDoc => ({ _id: `${entry.walletId}@${entry.walletVersion}`, ...entry }));
   // The reservations first; each entry after them, as a layout 4 outbox is delivered.
   await outbox.deliverNow(doc._id, doc.version, { at: now, reservations: doc.pending ?? [], audit: null });
   for (const entry of entries) await outbox.deliverNow(doc._id, doc.version, { at: now, reservations: [], audit: entry });

@@ -10,6 +10,8 @@ import {
   balanceFields,
   deliveredLookup,
   keyOfReservation,
+  moveFields,
+  movesOf,
   reservationDocId,
   reservationFields,
   reservationFromDoc,
@@ -72,8 +74,9 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
   async loadWallet(walletId: string): Promise<Wallet | null> {
     if (!isKey(walletId)) return null;
     const read = await this.readWhole(walletId);
-    // A wallet changing under every read is busy, not broken: try again later (503).
-    if (read === 'busy') throw new StoreUnavailableError(`wallet ${walletId} changed during every one of ${wholeReadAttempts} reads`);
+    // A wallet changing under every read is busy, not broken: try again later
+    // (503). Not named: a wallet's id may be a member's, which logs show only as LOG_MEMBER_IDS says.
+    if (read === 'busy') throw new StoreUnavailableError(`a wallet changed during every one of ${wholeReadAttempts} reads`);
     return read ? read.wallet : null;
   }
 
@@ -129,7 +132,7 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
         .toArray(),
     );
     if (!found) return null;
-    await this.outbox.ensureDelivered(found);
+    await undeliveredMeansUnavailable(this.outbox.ensureDelivered(found));
     const stored = found.stored[0];
     const written = reservationWritesFromDocs(found.outbox?.reservations).find((w) => sameKey(w.key, key));
     const reservation =
@@ -139,6 +142,7 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
       version: found.version,
       balances: found.balances.map(balanceFields),
       totals: totalsFields(found.totals),
+      ...movesOf(found),
       reservation,
     };
     if (memberId !== undefined) slice.member = found.member?.[0] ? memberFromDoc(found.member[0]) : null;
@@ -148,7 +152,7 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
   private async saveSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
     assertExpectedVersion(expectedVersion);
     if (expectedVersion === 0) return false;
-    await this.outbox.ensureDeliveredBeforeSave(change.walletId, expectedVersion);
+    await undeliveredMeansUnavailable(this.outbox.ensureDeliveredBeforeSave(change.walletId, expectedVersion));
     const version = expectedVersion + 1;
     const outbox = outboxDoc([{ key: keyOfReservation(change.reservation), reservation: change.reservation }], change.audit, this.deps.now());
     const result = await this.deps.run(() =>
@@ -172,11 +176,13 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
     const writes = differences(current ? current.wallet.reservations : [], reservations);
     const version = expectedVersion + 1;
     const outbox = outboxDoc(writes, wallet.audit, this.deps.now());
+    const moves = (wallet.moves ?? []).map(moveFields);
     const fields = { version, balances: wallet.balances.map(balanceFields), totals: totalsFields(totalsOf(reservations)), outbox };
+    const update = moves.length > 0 ? { $set: { ...fields, moves } } : { $set: fields, $unset: { moves: '' as const } };
     const saved =
       expectedVersion === 0
-        ? await this.insert({ ...walletFilter(walletId), ...fields })
-        : (await this.deps.run(() => this.collections.wallets.updateOne({ ...walletFilter(walletId), version: expectedVersion }, { $set: fields }))).matchedCount === 1;
+        ? await this.insert({ ...walletFilter(walletId), ...fields, ...(moves.length > 0 && { moves }) })
+        : (await this.deps.run(() => this.collections.wallets.updateOne({ ...walletFilter(walletId), version: expectedVersion }, update))).matchedCount === 1;
     if (saved) await this.afterSave(walletId, version, outbox);
     return saved;
   }
@@ -220,7 +226,7 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
         wallets.aggregate<WalletWithDelivery>([{ $match: walletFilter(walletId) }, ...deliveredLookup(audit.collectionName)]).toArray(),
       );
       if (!doc) return null;
-      await this.outbox.ensureDelivered(doc);
+      await undeliveredMeansUnavailable(this.outbox.ensureDelivered(doc));
       const stored = await this.deps.run(() => reservations.find({ _id: reservationIdsOf(walletId), removedAt: { $exists: false } }).sort({ _id: 1 }).toArray());
       const again = await this.deps.run(() => wallets.findOne(walletFilter(walletId), { projection: { version: 1 } }));
       if (again?.version === doc.version) return { wallet: wholeOf(doc, stored) };
@@ -228,6 +234,22 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, 2 ** attempt)));
     }
     return 'busy';
+  }
+}
+
+/**
+ * A change waits for its wallet's last outbox to be delivered (a save would
+ * replace it). One the database keeps refusing (a poison outbox: the sweep
+ * sets it aside and reports it) leaves the wallet unavailable until it is
+ * delivered: its requests are told to come back (503), as when the
+ * database is away, never answered as a fault of unknown kind.
+ */
+async function undeliveredMeansUnavailable(delivery: Promise<void>): Promise<void> {
+  try {
+    await delivery;
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw error;
+    throw new StoreUnavailableError("a wallet's last change could not be delivered", { cause: error });
   }
 }
 
@@ -247,6 +269,7 @@ function wholeOf(doc: WalletDoc, stored: ReservationDoc[]): Wallet {
     walletId: doc._id,
     version: doc.version,
     balances: doc.balances.map(balanceFields),
+    ...movesOf(doc),
     reservations: [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r),
   };
 }

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Document } from 'mongodb';
-import type { AuditEntry, AuditState, Contribution, MemberBalance, ReservationKey, ReservationRecord } from '../../../domain/model';
+import type { AuditEntry, AuditState, Contribution, MemberBalance, MemberMove, ReservationKey, ReservationRecord } from '../../../domain/model';
 import type { WalletTotals } from '../../../domain/wallet-totals';
 import type { Body } from '../documents';
 
@@ -22,6 +22,8 @@ export interface WalletDoc {
   bucket: number;
   version: number;
   balances: MemberBalance[];
+  /** Members moving in or out (`MemberMove`); absent when none. */
+  moves?: MemberMove[];
   /** `totalsOf` the wallet's reservations. */
   totals: WalletTotals;
   outbox?: OutboxDoc;
@@ -39,6 +41,10 @@ export interface OutboxDoc {
   reservations: ReservationWrite[];
   /** The change's audit entry; delivered last, so its presence in the trail says the outbox is delivered. */
   audit: AuditDoc | null;
+  /** Set by the sweep when a delivery failed: it takes the outbox again only then (outbox-sweep.ts). */
+  retryAt?: Date;
+  /** Deliveries of it that failed, by the sweep. */
+  failures?: number;
 }
 
 /** One reservation as a change left it: its new state, or null when the change removed it. */
@@ -62,7 +68,7 @@ export type ReservationDoc = { _id: string } & ReservationDocBody;
 export type ReservationDocBody = { walletId: string; walletVersion: number } & (ReservationRecord | { removedAt: Date });
 
 export interface AuditDoc {
-  _id: string; // `<walletId>@<walletVersion>`: delivering the same entry twice stores it once
+  _id: string; // `newAuditEntryId`, made with the change: delivering the same entry twice stores it once
   walletId: string;
   walletVersion: number;
   reservationToken: string;
@@ -96,6 +102,17 @@ export function reservationFields(r: ReservationRecord): ReservationRecord {
 
 export function balanceFields(b: MemberBalance): MemberBalance {
   return { correlationId: b.correlationId, pointBalance: b.pointBalance };
+}
+
+export function moveFields(m: MemberMove): MemberMove {
+  return m.state === 'leaving'
+    ? { correlationId: m.correlationId, state: m.state, walletId: m.walletId, until: m.until }
+    : { correlationId: m.correlationId, state: m.state, walletId: m.walletId };
+}
+
+/** A wallet document's moves as a record carries them: absent when there are none. */
+export function movesOf(doc: Pick<WalletDoc, 'moves'>): { moves?: MemberMove[] } {
+  return doc.moves && doc.moves.length > 0 ? { moves: doc.moves.map(moveFields) } : {};
 }
 
 export function totalsFields(t: WalletTotals): WalletTotals {

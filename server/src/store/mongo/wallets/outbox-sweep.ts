@@ -1,5 +1,5 @@
-import type { Collection } from 'mongodb';
-import { deliveredLookup, isDelivered, sweepBuckets, type WalletDoc, type WalletWithDelivery } from './documents';
+import type { Collection, Document } from 'mongodb';
+import { deliveredLookup, isDelivered, sweepBuckets, walletFilter, type WalletDoc, type WalletWithDelivery } from './documents';
 
 /*
  * The outbox sweep: delivers what no process delivered (it stopped between
@@ -8,6 +8,13 @@ import { deliveredLookup, isDelivered, sweepBuckets, type WalletDoc, type Wallet
  * process runs it; two sweeps of one wallet at once do the same idempotent
  * writes, and a clear names the wallet's version, so it never touches a
  * newer change.
+ *
+ * An outbox whose delivery fails is set aside (`retryAt` in the outbox,
+ * guarded by the wallet's version): the sweep takes it again only then, a
+ * back-off that doubles with each failure, and goes on with the others
+ * meanwhile, so that no outbox that keeps failing stalls its bucket. Each
+ * run also reports the backlog: the outboxes past the grace still there
+ * when it is done, and the oldest of them.
  */
 
 export interface OutboxSweepOptions {
@@ -19,21 +26,35 @@ export interface OutboxSweepOptions {
   batchSize: number;
   /** Batches per bucket and run at most (a backlog is worked off over several runs). */
   maxBatches: number;
+  /** An outbox whose delivery failed is taken again this long after (default one minute), twice as long after each further failure... */
+  retryMs?: number;
+  /** ...up to this (default one hour). */
+  maxRetryMs?: number;
 }
 
 /** An entry left behind is delivered within grace + interval + a fifth: 10 + 30 + 6 s. */
 export const defaultSweepOptions: OutboxSweepOptions = { intervalMs: 30_000, graceMs: 10_000, batchSize: 200, maxBatches: 10 };
 
+const defaultRetryMs = 60_000;
+const defaultMaxRetryMs = 3_600_000;
+
 /** Deliveries of one batch under way at once. */
 const concurrency = 8;
+
+/** The backlog is counted up to this many outboxes per bucket: the count stays a small read whatever the backlog. */
+export const maxCountedPerBucket = 10_000;
 
 export interface SweepReport {
   /** Outboxes this run delivered. */
   delivered: number;
   /** Outboxes this run removed from their wallets (delivered before, or by it). */
   cleared: number;
-  /** Deliveries that failed (left for the next run). */
+  /** Deliveries that failed: each outbox set aside until its retry. */
   failed: number;
+  /** Outboxes past the grace still undelivered when the run was done (counted up to `maxCountedPerBucket` per bucket). */
+  pending: number;
+  /** When the oldest of them was saved; null when there is none. */
+  oldestPendingAt: Date | null;
 }
 
 /** What the sweep asks of the outbox (outbox.ts). */
@@ -44,14 +65,30 @@ export interface SweptOutbox {
   clear(versions: ReadonlyArray<Pick<WalletDoc, '_id' | 'version'>>): Promise<void>;
 }
 
-export interface OutboxSweepDeps {
+/** An outbox set aside: its wallet, how many deliveries of it failed, when it is taken again, and the last failure. */
+export interface SetAside {
+  walletId: string;
+  failures: number;
+  retryAt: Date;
+  error: unknown;
+}
+
+/** What a serving process is told of its sweep (composition.ts logs and measures it). */
+export interface SweepObservers {
+  /** A run that failed (the database away); the next run tries again. */
+  onError?: (error: unknown) => void;
+  /** An outbox whose delivery failed, set aside. */
+  onSetAside?: (setAside: SetAside) => void;
+  /** Every run that finished, with its report. */
+  onRun?: (report: SweepReport) => void;
+}
+
+export interface OutboxSweepDeps extends SweepObservers {
   wallets: () => Collection<WalletDoc>;
   auditCollection: () => string;
   outbox: SweptOutbox;
   run: <T>(operation: () => Promise<T>) => Promise<T>;
   now: () => Date;
-  /** Told of each run that failed (the database away); the next run tries again. */
-  onError?: (error: unknown) => void;
 }
 
 export class OutboxSweep {
@@ -80,26 +117,37 @@ export class OutboxSweep {
 
   /**
    * One run: each sweep bucket in turn (each query targets the shards of
-   * its bucket: ../shard-plan.ts), batches of old outboxes until none is left,
-   * at most `maxBatches` per bucket.
+   * its bucket: ../shard-plan.ts), batches of old outboxes that are due until
+   * none is left, at most `maxBatches` per bucket; then what is left there.
    */
   async runOnce(): Promise<SweepReport> {
-    const report: SweepReport = { delivered: 0, cleared: 0, failed: 0 };
-    const cutoff = new Date(this.deps.now().getTime() - this.options.graceMs);
+    const report: SweepReport = { delivered: 0, cleared: 0, failed: 0, pending: 0, oldestPendingAt: null };
+    const now = this.deps.now();
+    const cutoff = new Date(now.getTime() - this.options.graceMs);
     for (let bucket = 0; bucket < sweepBuckets && !this.stopped; bucket++) {
+      // An idle bucket costs this one small read; a bucket with a backlog, one more after its batches.
+      if ((await this.backlog(bucket, cutoff)).count === 0) continue;
       for (let batch = 0; batch < this.options.maxBatches && !this.stopped; batch++) {
-        const found = await this.oldOutboxes(bucket, cutoff);
-        const cleared = await this.sweepBatch(found, report);
-        // A full batch of which nothing could be cleared would only come back: the next run tries again.
-        if (found.length < this.options.batchSize || cleared === 0) break;
+        const found = await this.dueOutboxes(bucket, cutoff, now);
+        const swept = await this.sweepBatch(found, report, now);
+        if (found.length < this.options.batchSize || swept === 0) break;
       }
+      const left = await this.backlog(bucket, cutoff);
+      report.pending += left.count;
+      if (left.oldest && (!report.oldestPendingAt || left.oldest < report.oldestPendingAt)) report.oldestPendingAt = left.oldest;
     }
+    this.deps.onRun?.(report);
     return report;
   }
 
-  /** Delivers what is undelivered in `found`, clears what is delivered; how many it cleared. */
-  private async sweepBatch(found: WalletWithDelivery[], report: SweepReport): Promise<number> {
+  /**
+   * Delivers what is undelivered in `found`, clears what is delivered, sets
+   * aside what failed; how many it cleared or set aside (a batch of which
+   * it could do neither would only come back).
+   */
+  private async sweepBatch(found: WalletWithDelivery[], report: SweepReport, now: Date): Promise<number> {
     const clearable: WalletWithDelivery[] = [];
+    let setAside = 0;
     await inBatches(found, concurrency, async (doc) => {
       if (isDelivered(doc)) {
         clearable.push(doc);
@@ -110,27 +158,61 @@ export class OutboxSweep {
         report.delivered++;
         // Delivering an outbox without an audit entry cleared it already.
         if (doc.outbox?.audit) clearable.push(doc);
-      } catch {
+      } catch (error) {
         report.failed++;
+        if (await this.setAside(doc, error, now)) setAside++;
       }
     });
     await this.deps.outbox.clear(clearable);
     report.cleared += clearable.length;
-    return clearable.length;
+    return clearable.length + setAside;
   }
 
-  private oldOutboxes(bucket: number, cutoff: Date): Promise<WalletWithDelivery[]> {
+  /** Marks the outbox of the version read with its next try; false when the wallet moved on meanwhile (nothing to set aside). */
+  private async setAside(doc: WalletWithDelivery, error: unknown, now: Date): Promise<boolean> {
+    const outbox = doc.outbox;
+    if (!outbox) return false;
+    const failures = (outbox.failures ?? 0) + 1;
+    const firstMs = this.options.retryMs ?? defaultRetryMs;
+    const backoffMs = Math.min(this.options.maxRetryMs ?? defaultMaxRetryMs, firstMs * 2 ** Math.min(failures - 1, 30));
+    const retryAt = new Date(now.getTime() + backoffMs);
+    const result = await this.deps.run(() =>
+      this.deps.wallets().updateOne({ ...walletFilter(doc._id), version: doc.version, 'outbox.at': outbox.at }, { $set: { 'outbox.retryAt': retryAt, 'outbox.failures': failures } }),
+    );
+    if (result.matchedCount !== 1) return false;
+    this.deps.onSetAside?.({ walletId: doc._id, failures, retryAt, error });
+    return true;
+  }
+
+  /** Old outboxes of one bucket that are due: never set aside, or their retry has come. */
+  private dueOutboxes(bucket: number, cutoff: Date, now: Date): Promise<WalletWithDelivery[]> {
     return this.deps.run(() =>
       this.deps
         .wallets()
         .aggregate<WalletWithDelivery>([
-          { $match: { bucket, 'outbox.at': { $lt: cutoff } } },
+          { $match: { bucket, 'outbox.at': { $lt: cutoff }, $or: [{ 'outbox.retryAt': { $exists: false } }, { 'outbox.retryAt': { $lte: now } }] } },
           { $limit: this.options.batchSize },
           { $project: { bucket: 1, version: 1, outbox: 1 } },
           ...deliveredLookup(this.deps.auditCollection()),
         ])
         .toArray(),
     );
+  }
+
+  /** How many outboxes of one bucket are past the grace (up to `maxCountedPerBucket`), and when the oldest was saved. */
+  private async backlog(bucket: number, cutoff: Date): Promise<{ count: number; oldest: Date | null }> {
+    const [found] = await this.deps.run(() =>
+      this.deps
+        .wallets()
+        .aggregate<Document>([
+          { $match: { bucket, 'outbox.at': { $lt: cutoff } } },
+          { $sort: { 'outbox.at': 1 } },
+          { $limit: maxCountedPerBucket },
+          { $group: { _id: null, count: { $sum: 1 }, oldest: { $min: '$outbox.at' } } },
+        ])
+        .toArray(),
+    );
+    return found ? { count: found.count as number, oldest: found.oldest as Date } : { count: 0, oldest: null };
   }
 
   private schedule(): void {

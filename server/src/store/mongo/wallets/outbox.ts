@@ -19,7 +19,7 @@ import {
   type WalletDoc,
   type WalletWithDelivery,
 } from './documents';
-import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions } from './outbox-sweep';
+import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions, type SweepObservers } from './outbox-sweep';
 
 /*
  * The outbox of a wallet change. A change is one compare-and-set of its
@@ -93,8 +93,8 @@ export function outboxDoc(reservations: readonly ReservationWrite[], audit: Audi
 
 /** The outbox's work in a process, one handle: composition starts it, tests settle it, the store's close ends it. */
 export interface OutboxLifecycle {
-  /** Starts the sweep (a serving process; the operator's commands do not); a second call returns the running one. */
-  start(options?: OutboxSweepOptions, onError?: (error: unknown) => void): OutboxSweep;
+  /** Starts the sweep (a serving process; the operator's commands do not), telling `observers` of it; a second call returns the running one. */
+  start(options?: OutboxSweepOptions, observers?: SweepObservers): OutboxSweep;
   /** Waits for the deliveries under way in this process (before a test reads the trail). */
   settle(): Promise<void>;
   /** Stops the sweep and settles: before the client closes. */
@@ -121,7 +121,7 @@ export class Outbox implements OutboxLifecycle {
     this.clockMs = deps.clockMs ?? (() => performance.now());
   }
 
-  start(options: OutboxSweepOptions = defaultSweepOptions, onError?: (error: unknown) => void): OutboxSweep {
+  start(options: OutboxSweepOptions = defaultSweepOptions, observers: SweepObservers = {}): OutboxSweep {
     this.sweep ??= new OutboxSweep(
       {
         wallets: () => this.collections.wallets,
@@ -129,7 +129,7 @@ export class Outbox implements OutboxLifecycle {
         outbox: this,
         run: this.deps.run,
         now: this.deps.now,
-        ...(onError && { onError }),
+        ...observers,
       },
       options,
     );
