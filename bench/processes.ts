@@ -83,7 +83,6 @@ export async function startServer(options: ServerOptions): Promise<Child> {
     SHUTDOWN_GRACE_MS: '2000',
   });
   if (options.seedFile) env.SEED_FILE = options.seedFile;
-  for (const pair of process.env.BENCH_EXPERIMENT_ENV?.split(',').filter(Boolean) ?? []) env[pair.split('=')[0]!] = pair.split('=')[1]; // EXPERIMENT ONLY
   if (options.mongo) Object.assign(env, { MONGODB_URI: options.mongo.uri, MONGODB_DB: options.mongo.dbName });
   // BENCH_SERVER_NODE_FLAGS: extra flags for the server's Node, e.g. `--perf-basic-prof` to profile it with Linux perf.
   const nodeArgs = ['--enable-source-maps', ...(process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
