@@ -35,6 +35,7 @@ import { formatProfile, summariseProfile } from './profile-summary';
 import {
   checksOf,
   conditionalTargetsOf,
+  embeddedTargetsOf,
   floorOf,
   printReport,
   targetsOf,
@@ -500,7 +501,7 @@ async function main(): Promise<void> {
         log(`Node ${runtime.version} (${runtime.execPath})`);
         const result = await operationsSection({ ...env, runtime }, options, started);
         report.runtimes.push(result);
-        if (options.mongodb) report.targets.push(...targetsOf(result));
+        report.targets.push(...(options.mongodb ? targetsOf(result) : embeddedTargetsOf(result)));
         report.targets.push(...conditionalTargetsOf(result));
         report.checks.push(...checksOf(result));
       }
