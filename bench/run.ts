@@ -273,7 +273,7 @@ async function floodRun(env: Env, options: Options, deployment: Deployment): Pro
   return run;
 }
 
-/** This build against the other over the paired runs: CPU per request summed (each run weighs as much), and the ratio. */
+/** This build against the other over the paired runs: CPU per request averaged (each run weighs as much), and the ratio. */
 function comparisonOf(runs: Array<{ serverUs: number; otherUs: number; answered: boolean }>): Comparison {
   const serverUs = runs.reduce((sum, r) => sum + r.serverUs, 0) / runs.length;
   const otherUs = runs.reduce((sum, r) => sum + r.otherUs, 0) / runs.length;
