@@ -30,6 +30,7 @@ import {
   settled,
   state,
   successHeaders,
+  type StateSpec,
 } from './support';
 
 const { eachLike, like, equal, string, number } = MatchersV3;
@@ -38,6 +39,12 @@ const pact = createPact();
 const path = `/client/users/${alice}/voucher-definitions`;
 const partnerUnits = (defaultBusinessUnit: string | null) =>
   state(states.clientBusinessUnits, { enabledBusinessUnits: ['LCL', 'SDM', 'GAS'], defaultBusinessUnit });
+/** Alice, her client defaulting to LCL, and one definition published there: the listing's 200s and 304. */
+const aliceWithOneLclDefinition: StateSpec[] = [
+  aliceExists,
+  partnerUnits('LCL'),
+  state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
+];
 
 /**
  * A summary as members see it. The business unit is the resolved one, so it
@@ -67,9 +74,7 @@ describe('listVoucherDefinitions', () => {
     return interaction(
       pact,
       'a request to list voucher definitions of the default business unit',
-      aliceExists,
-      partnerUnits('LCL'),
-      state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
+      ...aliceWithOneLclDefinition,
     )
       .withRequest('GET', path, (req) => req.headers(memberHeaders(requestId)))
       .willRespondWith(200, (res) => res.headers({ ...successHeaders(requestId), ...listingTagHeaders }).jsonBody(eachLike(summary('vd-0001', 'LCL'))))
@@ -87,9 +92,7 @@ describe('listVoucherDefinitions', () => {
     return interaction(
       pact,
       'a request to list voucher definitions with the tag of the current list',
-      aliceExists,
-      partnerUnits('LCL'),
-      state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
+      ...aliceWithOneLclDefinition,
     )
       .withRequest('GET', path, (req) => req.headers({ ...memberHeaders(requestId), 'If-None-Match': placeholderListingTag }))
       .willRespondWith(304, (res) => res.headers({ ...requestIdHeader(requestId), ...listingTagHeaders }))
@@ -111,9 +114,7 @@ describe('listVoucherDefinitions', () => {
     return interaction(
       pact,
       "a request from the partner's page to list voucher definitions of the default business unit",
-      aliceExists,
-      partnerUnits('LCL'),
-      state(states.voucherDefinitionPublished, { businessUnit: 'LCL', voucherDefinitionId: 'vd-0001' }),
+      ...aliceWithOneLclDefinition,
     )
       .withRequest('GET', path, (req) => req.headers(pageHeaders(requestId)))
       .willRespondWith(200, (res) => res.headers({ ...successHeaders(requestId), ...listingTagHeaders }).jsonBody(eachLike(summary('vd-0001', 'LCL'))))

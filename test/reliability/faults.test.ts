@@ -135,7 +135,7 @@ describe.each(variants)('store faults over %s', (_name, factory) => {
   // The half-write case (the wallet write, which carries the change's audit
   // entry, succeeded; its delivery to the trail did not) happens inside the
   // MongoDB adapter only, where a change's writes elsewhere follow it (the
-  // outbox): server/src/store/mongo/outbox.test.ts cuts the connection
+  // outbox): test/integration/outbox.test.ts cuts the connection
   // between the two. The memory store writes both at once.
 
   it.each<[StoreMethod, string]>([
