@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { describeMongoTarget, type AppConfig, type MemberIdMode } from './config';
 import { memberIdHash, newLogKey } from './domain/secrets';
 import { systemClock } from './domain/clock';
+import { memberOfWalletId, walletIdOf } from './domain/model';
 import type { Services } from './domain/services';
 import { createServices, type ServiceDeps } from './features';
 import type { Liveness } from './http/health';
@@ -76,10 +77,10 @@ export const buildDeps: BuildDeps = async (config, logger, tracing) => {
  * keyed hash, not at all, or as it is.
  */
 export function walletLabelOf(mode: MemberIdMode, key: Uint8Array): (walletId: string) => string {
-  const prefix = 'member:';
   return (walletId) => {
-    if (!walletId.startsWith(prefix) || mode === 'plain') return walletId;
-    return mode === 'hashed' ? `${prefix}${memberIdHash(key, walletId.slice(prefix.length))}` : `${prefix}(member id not logged)`;
+    const member = memberOfWalletId(walletId);
+    if (member === null || mode === 'plain') return walletId;
+    return walletIdOf(mode === 'hashed' ? memberIdHash(key, member) : '(member id not logged)', null);
   };
 }
 
@@ -116,11 +117,13 @@ export function depsOf(
   if (!(store instanceof MongoStore)) return common;
   store.outbox.start(undefined, {
     onError: (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`),
-    onSetAside: ({ walletId, failures, retryAt, error }) =>
+    onSetAside: ({ walletId, failures, retryAt, error }) => {
+      const wallet = walletLabel(walletId);
       logger.warn(
-        { wallet: walletLabel(walletId), failures, retryAt: retryAt.toISOString() },
-        `Outbox of wallet ${walletLabel(walletId)} set aside after ${failures} failed deliveries, taken again at ${retryAt.toISOString()}: ${describeError(error)}`,
-      ),
+        { wallet, failures, retryAt: retryAt.toISOString() },
+        `Outbox of wallet ${wallet} set aside after ${failures} failed deliveries, taken again at ${retryAt.toISOString()}: ${describeError(error)}`,
+      );
+    },
     ...(metrics && { onRun: (report) => metrics.outboxBacklog(report.pending, report.oldestPendingAt) }),
   });
   const liveness = mongoLiveness(store);

@@ -3,8 +3,8 @@ import { defaultWalletLimits } from '../../server/src/domain/limits';
 import { createReservationService } from '../../server/src/features/reservations/service';
 import { loadFixture } from '../../server/src/store/fixture';
 import { collectionNames } from '../../server/src/store/mongo/collections';
-import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import type { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { fixtureClient, fixtureMember, fixtureReservation, sessionRecord } from '../../server/src/store/test-support/records';
 
 /*
@@ -26,13 +26,14 @@ if (source.kind === 'none') {
   it.skip(`audit ids across a restored wallet: skipped, ${source.reason}`, () => undefined);
 } else {
   describe('audit ids across a wallet restored to an earlier version, the trail kept', () => {
-    const dbName = uniqueDbName('auditids');
+    let test: TestMongoStore;
     let store: MongoStore;
     let raw: MongoClient;
 
     beforeAll(async () => {
       raw = await new MongoClient(source.uri, { serverSelectionTimeoutMS: 10_000 }).connect();
-      store = await MongoStore.connect({ uri: source.uri, dbName, serverSelectionTimeoutMS: 10_000 });
+      test = await connectTestStore(source.uri, 'auditids');
+      store = test.store;
       await loadFixture(
         store,
         {
@@ -44,13 +45,12 @@ if (source.kind === 'none') {
       );
     });
     afterAll(async () => {
-      await store.close();
       await raw.close();
-      await dropTestDatabase(source.uri, dbName);
+      await test.cleanup();
     });
 
     it("a change that makes a version again reaches the trail as an entry of its own, its reservation written; each entry once", async () => {
-      const db = raw.db(dbName);
+      const db = raw.db(test.dbName);
       const service = createReservationService({ store, clock: now, walletLimits: defaultWalletLimits });
       const client = (await store.findClient('app'))!;
       const session = sessionRecord('h', { clientId: 'app', keyId: 'key_x', correlationId: 'm-a', identifierType: 'CARD_NUMBER', expiresAt: new Date(Date.now() + 3_600_000), walletId: 'member:m-a' });

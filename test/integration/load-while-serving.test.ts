@@ -1,9 +1,11 @@
 import { around } from '../../server/src/store/around';
 import { FixtureError, loadFixture, type Fixture } from '../../server/src/store/fixture';
+import { defaultMoveLeaseMs } from '../../server/src/store/member-moves';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
+import type { StoreFactory } from '../../server/src/store/test-support/store.contract';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 
 /*
@@ -34,13 +36,10 @@ const moveB: Fixture = {
   members: [fixtureMember('m-b', 500, { householdId: 'hh-2', privileges: ['REDEEM'] })],
 };
 
-type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 const mongo = testMongoSource();
 const variants: Array<[string, StoreFactory]> = [['the embedded store', async () => ({ store: new MemoryStore(), cleanup: async () => undefined })]];
 if (mongo.kind === 'uri') variants.push(['MongoDB', () => connectTestStore(mongo.uri, 'load-race')]);
 else it.skip(`a load while serving, on MongoDB: skipped, ${mongo.reason}`, () => undefined);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(variants)('a load moving a member while %s serves it', (_name, factory) => {
   let app: TestApp;
@@ -62,8 +61,13 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
   const reserve = (member: string, token: string, amount: number) =>
     app.api.updateReservation(key, sessions[member]!, member, token, { reservationAmount: amount, offline: true });
 
-  /** The load on the store, with `hook` run before the `nth` call of `method` (1 by default); `throws`: that call fails instead, as a load that dies there. */
-  function load(fixture: Fixture, at: { method: StoreMethod; nth?: number; hook?: () => Promise<void>; throws?: boolean }, moveLeaseMs?: number) {
+  /**
+   * The load on the store, with `hook` run before the `nth` call of `method`
+   * (1 by default); `throws`: that call fails instead, as a load that dies
+   * there. It dates its fences by the app's clock, so that a test moves past
+   * their lease (one minute) with `app.advance`, whatever the machine's pace.
+   */
+  function load(fixture: Fixture, at: { method: StoreMethod; nth?: number; hook?: () => Promise<void>; throws?: boolean }) {
     let seen = 0;
     const hooked = around(store, async (method, _args, call) => {
       if (method === at.method && ++seen === (at.nth ?? 1)) {
@@ -72,7 +76,7 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
       }
       return call();
     });
-    return loadFixture(hooked, fixture, new Date(), undefined, moveLeaseMs === undefined ? {} : { moveLeaseMs });
+    return loadFixture(hooked, fixture, app.now(), undefined, { clock: app.now });
   }
 
   const walletOf = async (member: string) => (await store.findMember(member))?.walletId;
@@ -161,30 +165,22 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
   });
 
   it('the load dies after fencing the member: its fence lapses with the lease, and the member reserves in its wallet again', async () => {
-    const leaseMs = 1500;
-    const fencedAt = Date.now();
-    await expect(load(moveB, { method: 'upsertClients', throws: true }, leaseMs)).rejects.toThrow('the load died');
-    const early = await reserve('m-b', 'rt-b', 100);
-    if (Date.now() - fencedAt < leaseMs) expect(early.status).toBe(503);
-    await sleep(Math.max(0, fencedAt + leaseMs + 50 - Date.now()));
+    await expect(load(moveB, { method: 'upsertClients', throws: true })).rejects.toThrow('the load died');
+    expect((await reserve('m-b', 'rt-b', 100)).status).toBe(503);
+    app.advance(defaultMoveLeaseMs / 1000 + 1);
     expect((await reserve('m-b', 'rt-b', 100)).status).toBe(200);
     expect(await walletOf('m-b')).toBe('household:hh-1');
     expect((await reserve('m-b', 'rt-b', 0)).status).toBe(200);
   });
 
   it('a load stalled past its lease while a reservation is made: that member stays, its reservation reachable, the rest of the file is loaded', async () => {
-    const leaseMs = 300;
-    const move = load(
-      moveB,
-      {
-        method: 'upsertVoucherDefinitions',
-        hook: async () => {
-          await sleep(leaseMs + 100);
-          expect((await reserve('m-b', 'rt-late', 100)).status).toBe(200);
-        },
+    const move = load(moveB, {
+      method: 'upsertVoucherDefinitions',
+      hook: async () => {
+        app.advance(defaultMoveLeaseMs / 1000 + 1);
+        expect((await reserve('m-b', 'rt-late', 100)).status).toBe(200);
       },
-      leaseMs,
-    );
+    });
     await expect(move).rejects.toThrow(/member "m-b" leaves wallet household:hh-1, which holds its active reservations \(rt-late; made while the load ran, after its fence lapsed/);
 
     expect(await walletOf('m-b')).toBe('household:hh-1');

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { request } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -53,20 +52,7 @@ async function spawnServer(env: Record<string, string>) {
 }
 
 /** A request on a connection of its own, as a new client (or a load balancer's probe) opens one. */
-function onNewConnection(base: string, req: RawRequest): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(base);
-    const started = Date.now();
-    const outgoing = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent: false }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: JSON.parse(text) as unknown, ms: Date.now() - started }));
-    });
-    outgoing.setTimeout(5000, () => outgoing.destroy(new Error(`no answer within 5 s to ${req.path}`)));
-    outgoing.on('error', reject);
-    outgoing.end(req.body);
-  });
-}
+const onNewConnection = (base: string, req: RawRequest): Promise<RawResponse> => send(base, req, 5000, 'new');
 
 function requestsFor(i: number, sessions: Record<string, string>): RawRequest {
   const member = ['m-alice', 'm-hh-1', 'm-bob'][i % 3]!;

@@ -12,12 +12,6 @@ export interface CacheBound {
   now?: () => number;
 }
 
-/** lru-cache's other options (a `fetchMethod`...), the bound aside. */
-export type CacheBehaviour<K extends NonNullable<unknown>, V extends NonNullable<unknown>, FC> = Omit<
-  LRUCache.OptionsBase<K, V, FC>,
-  'max' | 'maxSize' | 'sizeCalculation' | 'ttl' | 'updateAgeOnGet' | 'ttlResolution' | 'perf'
->;
-
 /**
  * The one way the server bounds what it keeps per key (credentials, the
  * listings, the rate limit's counts and headers, the outbox's knowledge):
@@ -28,11 +22,10 @@ export type CacheBehaviour<K extends NonNullable<unknown>, V extends NonNullable
  * which allocates room for every entry up front (a few milliseconds and
  * megabytes for 100,000): so a cache grows with the keys it meets.
  */
-export function boundedCache<K extends NonNullable<unknown>, V extends NonNullable<unknown>, FC = unknown>(bound: CacheBound, behaviour: CacheBehaviour<K, V, FC> = {}): LRUCache<K, V, FC> {
+export function boundedCache<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(bound: CacheBound): LRUCache<K, V> {
   if (!Number.isSafeInteger(bound.maxEntries) || bound.maxEntries < 1) throw new RangeError(`maxEntries must be a positive integer, got ${bound.maxEntries}`);
   if (bound.ttlMs !== undefined && !(bound.ttlMs > 0)) throw new RangeError(`ttlMs must be positive, got ${bound.ttlMs}`);
-  return new LRUCache<K, V, FC>({
-    ...behaviour,
+  return new LRUCache<K, V>({
     maxSize: bound.maxEntries,
     sizeCalculation: () => 1,
     ...(bound.ttlMs !== undefined && { ttl: bound.ttlMs, updateAgeOnGet: bound.ttlFromLastRead ?? false }),

@@ -45,7 +45,8 @@ export class ReadCache<V> {
   private readonly now: () => number;
 
   constructor(
-    private readonly read: (key: string) => Promise<V>,
+    /** Reads the value of `key`, for a lookup asked at `askedAt` (this cache's clock): what the read brings besides is dated from then. */
+    private readonly read: (key: string, askedAt: number) => Promise<V>,
     private readonly options: ReadCacheOptions<V>,
   ) {
     this.now = options.now ?? (() => performance.now());
@@ -66,7 +67,7 @@ export class ReadCache<V> {
       return underway.answer;
     }
     this.options.onLookup?.(false);
-    const answer = this.read(key).then((value) => {
+    const answer = this.read(key, askedAt).then((value) => {
       const frozen = deepFreeze(value);
       this.set(key, frozen, askedAt);
       return frozen;

@@ -28,11 +28,15 @@ export function fundsOthers(move: MemberMove | undefined, now: Date): boolean {
   return move === undefined || (move.state === 'leaving' && !isFenced(move, now));
 }
 
+/** Whether the reservation is the member's, or holds some of its points. */
+export function ownsOrFunds(reservation: Pick<ReservationRecord, 'correlationId' | 'contributions'>, correlationId: string): boolean {
+  return reservation.correlationId === correlationId || reservation.contributions.some((c) => c.correlationId === correlationId && c.points > 0);
+}
+
 /** Tokens of the live reservations of `reservations` the member owns or funds: points it holds in that wallet. */
 export function liveReservationsOf(reservations: readonly ReservationRecord[], correlationId: string, now: Date): string[] {
   return reservations
-    .filter((r) => r.expiresAt.getTime() > now.getTime())
-    .filter((r) => r.correlationId === correlationId || r.contributions.some((c) => c.correlationId === correlationId && c.points > 0))
+    .filter((r) => r.expiresAt.getTime() > now.getTime() && ownsOrFunds(r, correlationId))
     .map((r) => r.reservationToken);
 }
 

@@ -274,7 +274,14 @@ export function auditEntryIdPrefix(walletId: string, walletVersion: number): str
 
 /** Wallet id of a member: its household's, or its own. */
 export function walletIdOf(correlationId: string, householdId: string | null): string {
-  return householdId ? `household:${householdId}` : `member:${correlationId}`;
+  return householdId ? `household:${householdId}` : `${memberWalletPrefix}${correlationId}`;
+}
+
+const memberWalletPrefix = 'member:';
+
+/** The member whose own wallet this is (its id holds the member's); null for a household's. */
+export function memberOfWalletId(walletId: string): string | null {
+  return walletId.startsWith(memberWalletPrefix) ? walletId.slice(memberWalletPrefix.length) : null;
 }
 
 // --- wallet totals (computed and kept equal to the reservations by wallet-totals.ts) ---

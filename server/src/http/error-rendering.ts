@@ -12,9 +12,8 @@ export interface RenderedError {
 
 type Detail = { path: string; message: string };
 
-/** Every 503 says when to try again, as the spec's ServiceUnavailable does. */
+/** Every 503 of the API says when to try again, as the spec's ServiceUnavailable does. */
 const retrySoon = { 'Retry-After': '1' };
-
 
 /**
  * Turns anything thrown into the documented error body. Only `AppError`
@@ -22,16 +21,17 @@ const retrySoon = { 'Retry-After': '1' };
  * parser's message.
  */
 export function renderError(thrown: unknown): RenderedError {
-  if (thrown instanceof AppError) return clientFault(thrown, thrown.code === 'SERVICE_UNAVAILABLE' ? retrySoon : {});
-  if (thrown instanceof StoreUnavailableError) return { error: serviceUnavailable(), headers: retrySoon, log: true };
+  if (thrown instanceof AppError) return clientFault(thrown);
+  if (thrown instanceof StoreUnavailableError) return clientFault(serviceUnavailable());
   if (isValidatorError(thrown)) return fromValidatorError(thrown);
   if (isBodyParserError(thrown)) return fromBodyParserError(thrown);
   if (isUndecodablePath(thrown)) return clientFault(schemaError());
   return internalError();
 }
 
+/** An error the body may tell as it is (an `AppError`): logged when it is the server's (5xx). */
 function clientFault(error: AppError, headers: Record<string, string> = {}): RenderedError {
-  return { error, headers, log: error.status >= 500 };
+  return { error, headers: error.status === 503 ? { ...retrySoon, ...headers } : headers, log: error.status >= 500 };
 }
 
 function internalError(): RenderedError {

@@ -64,7 +64,7 @@ export class ShutdownDelay {
     this.begun = true;
     if (delayMs <= 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.finish(), delayMs);
+      const timer = setTimeout(() => this.skip(), delayMs);
       this.end = () => {
         clearTimeout(timer);
         resolve();
@@ -74,10 +74,6 @@ export class ShutdownDelay {
 
   /** Ends the delay under way; false when there is none (not begun, or over). */
   skip(): boolean {
-    return this.finish();
-  }
-
-  private finish(): boolean {
     const end = this.end;
     this.end = null;
     end?.();

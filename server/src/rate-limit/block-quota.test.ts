@@ -152,7 +152,7 @@ describe('BlockQuotaCounter: tokens that come back', () => {
     // A key whose block is spent: its claim fails, and the process counts alone.
     for (let i = 0; i < 400; i++) await counter!.hit(`${key}-other`);
     expect(counter!.countingAlone).toBe(true);
-    await counter!.returnAll();
+    await counter!.close();
     expect(counts.givenBack).toEqual([]);
     expect(admits(limit)(await counter!.hit(key))).toBe(true);
   });

@@ -150,7 +150,7 @@ export class BlockQuotaCounter implements RequestCounter {
   }
 
   /** Gives back every token held. */
-  returnAll(): Promise<void> {
+  private returnAll(): Promise<void> {
     return this.giveBackWhere(() => true, this.now());
   }
 

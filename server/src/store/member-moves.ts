@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock';
-import { liveReservationsOf, moveOf, withMove } from '../domain/member-moves';
+import { liveReservationsOf, moveOf, ownsOrFunds, withMove } from '../domain/member-moves';
 import type { MemberMove, Wallet } from '../domain/model';
 import type { WholeWalletStore } from './port';
 import { updateWallet } from './wallet-update';
@@ -113,8 +113,8 @@ export class MemberMoves {
 
   /**
    * Step 3 for every fenced move. Returns the moves refused there (a
-   * reservation appeared after the fence lapsed); each is undone in its old
-   * wallet, and its member must stay where it is (`undo` the new wallet).
+   * reservation appeared after the fence lapsed): each is undone, in its old
+   * wallet and then its new one, and its member must stay where it is.
    */
   async commit(): Promise<RefusedMove[]> {
     const refused: RefusedMove[] = [];
@@ -132,7 +132,10 @@ export class MemberMoves {
       });
       if (holding.length > 0) refused.push({ move, reservationTokens: holding });
     }
-    for (const r of refused) this.refused.add(r.move);
+    for (const r of refused) {
+      this.refused.add(r.move);
+      await this.undo(r.move);
+    }
     return refused;
   }
 
@@ -144,14 +147,15 @@ export class MemberMoves {
   /**
    * Takes a member a refused move was bringing out of its new wallet
    * again: its arriving balance, and the reservations the load put there
-   * that it owns or funds (nobody else could reach or fund them: its
-   * record never pointed there, and an arriving balance funds nobody else).
+   * that it owns or funds (they stand on that balance, which stays in the
+   * old wallet; the member's record never pointed there, and an arriving
+   * balance funds nobody else).
    */
-  async undo(move: PlannedMove): Promise<void> {
+  private async undo(move: PlannedMove): Promise<void> {
     await updateWallet(this.store, move.toWalletId, (wallet) => {
       if (moveOf(wallet.moves, move.correlationId)?.state !== 'arriving') return false;
       wallet.balances = wallet.balances.filter((b) => b.correlationId !== move.correlationId);
-      wallet.reservations = wallet.reservations.filter((r) => !involvesMember(r, move.correlationId));
+      wallet.reservations = wallet.reservations.filter((r) => !ownsOrFunds(r, move.correlationId));
       wallet.moves = withMove(wallet.moves, move.correlationId, null);
       return true;
     });
@@ -159,11 +163,7 @@ export class MemberMoves {
 
   private async lift(moves: readonly PlannedMove[]): Promise<void> {
     for (const move of moves) {
-      await updateWallet(this.store, move.fromWalletId, (wallet) => {
-        if (moveOf(wallet.moves, move.correlationId)?.state !== 'leaving') return false;
-        wallet.moves = withMove(wallet.moves, move.correlationId, null);
-        return true;
-      });
+      await updateWallet(this.store, move.fromWalletId, (wallet) => dropMove(wallet, move.correlationId, 'leaving'));
     }
   }
 
@@ -186,8 +186,4 @@ function dropMove(wallet: Wallet, correlationId: string, state: MemberMove['stat
   if (moveOf(wallet.moves, correlationId)?.state !== state) return false;
   wallet.moves = withMove(wallet.moves, correlationId, null);
   return true;
-}
-
-function involvesMember(r: { correlationId: string; contributions: { correlationId: string }[] }, correlationId: string): boolean {
-  return r.correlationId === correlationId || r.contributions.some((c) => c.correlationId === correlationId);
 }

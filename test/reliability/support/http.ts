@@ -38,13 +38,14 @@ export class UnsendableError extends Error {}
 // at that very moment (ECONNRESET), a race of the client, not the server.
 const agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: 4000 });
 
-export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000): Promise<RawResponse> {
+/** `connection`: `new` opens a connection of its own for the request, as a new client (or a load balancer's probe) does. */
+export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000, connection: 'kept-alive' | 'new' = 'kept-alive'): Promise<RawResponse> {
   const url = new URL(baseUrl);
   const started = Date.now();
   return new Promise((resolve, reject) => {
     let outgoing;
     try {
-      outgoing = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent });
+      outgoing = request({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, agent: connection === 'new' ? false : agent });
     } catch (error) {
       reject(new UnsendableError(String(error)));
       return;

@@ -119,8 +119,7 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const monotonicMs = caching.now ?? (() => performance.now());
   const keyLookups = { ...caching.apiKeys, ...now, onLookup: (hit: boolean) => caching.onLookup?.('apiKeys', hit) };
   const keysById = new ReadCache<ApiKeyContext | null>((keyId) => store.findApiKeyById(keyId), keyLookups);
-  const apiKeys = new ReadCache<ApiKeyContext | null>(async (digest) => {
-    const askedAt = monotonicMs();
+  const apiKeys = new ReadCache<ApiKeyContext | null>(async (digest, askedAt) => {
     const found = await store.findApiKey(digest);
     // The same key by its id (what the sessions it starts name), kept from when this read was asked.
     if (found) keysById.set(found.key.keyId, found, askedAt);
@@ -135,8 +134,7 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   };
   const wallClock = deps.clock;
   const sessions = new ReadCache<SessionRecord | null>(
-    async (tokenHash) => {
-      const askedAt = monotonicMs();
+    async (tokenHash, askedAt) => {
       const found = await store.findSessionContext(tokenHash);
       if (!found) return null;
       // What the same read brought: the key with its client, and the member,
