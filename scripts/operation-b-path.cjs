@@ -28,7 +28,7 @@ const { buildDeps } = require('../server/dist/composition');
 const { loadConfig } = require('../server/dist/config');
 const { demoFixturePath } = require('../server/dist/store/fixture');
 
-const key = 'pk_test_partner_app_0001';
+const key = 'demo_secret_partner_app_0001';
 const warmUpRequests = 30;
 const measuredRequests = 3;
 /** Long enough for the outbox's batch (100 ms) to go out after the answer. */

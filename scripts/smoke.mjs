@@ -11,7 +11,7 @@
 // first that did not, saying what came back.
 
 const baseUrl = (process.argv[2] ?? 'http://localhost:3000').replace(/\/$/, '');
-const apiKey = process.env.SMOKE_API_KEY ?? 'pk_test_partner_app_0001';
+const apiKey = process.env.SMOKE_API_KEY ?? 'demo_secret_partner_app_0001';
 const waitMs = Number(process.env.SMOKE_WAIT_MS ?? 60_000);
 
 function fail(message) {

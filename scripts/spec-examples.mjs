@@ -86,7 +86,7 @@ export async function checkExamples(spec, specPath) {
 /** The answers as a pact: each behind a request the spec accepts (parameter examples, the first body example, credentials). */
 function pactOf(answers, resolve) {
   const requestFor = ({ method, pathName, pathItem, operation }) => {
-    const headers = { 'X-Api-Key': 'pk_test_partner_app_0001', Authorization: 'Bearer st_9kq3ZbJ0m4W2yQ8vT1xH5cN7rL6pD0sA' };
+    const headers = { 'X-Api-Key': 'demo_secret_partner_app_0001', Authorization: 'Bearer st_9kq3ZbJ0m4W2yQ8vT1xH5cN7rL6pD0sA' };
     let requestPath = pathName;
     for (const parameter of [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map(resolve)) {
       if (parameter.in === 'path') requestPath = requestPath.replace(`{${parameter.name}}`, String(parameter.example));

@@ -2,7 +2,7 @@ import { createLoyaltyClient, requestIdOf, SDK_VERSION, sessionAuth } from '@loy
 import { fakeFetch, json, reservation, session, voucher } from './helpers/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
-const apiKey = 'pk_test_partner_app_0001';
+const apiKey = 'demo_secret_partner_app_0001';
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function client(...replies: Parameters<typeof fakeFetch>) {

@@ -35,7 +35,7 @@ it('the README example runs from session to reservation update', async () => {
   });
   const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
   const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-  process.env.LOYALTY_API_KEY = 'pk_test_partner_app_0001';
+  process.env.LOYALTY_API_KEY = 'demo_secret_partner_app_0001';
   process.env.LOYALTY_BASE_URL = 'http://loyalty.test';
 
   try {

@@ -2,7 +2,7 @@ import { createLoyaltyClient, type RetryOptions } from '@loyalty/sdk';
 import { fakeFetch, json, networkError, recordingSleep, reservation, session, type Reply } from './helpers/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
-const apiKey = 'pk_test_partner_app_0001';
+const apiKey = 'demo_secret_partner_app_0001';
 
 function setup(replies: Reply[], retries: RetryOptions = {}) {
   const fake = fakeFetch(...replies);

@@ -2,7 +2,7 @@ import { createLoyaltyClient, isLoyaltyRequestError, LoyaltyRequestError, type L
 import { fakeFetch, hang, hangDeaf, json, networkError, reservation, stalledBody, type Reply } from './helpers/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
-const apiKey = 'pk_test_partner_app_0001';
+const apiKey = 'demo_secret_partner_app_0001';
 const list = { correlationId: 'm-alice', sessionToken: 'st' };
 const update = { correlationId: 'm-alice', sessionToken: 'st', reservationToken: 'rt-secret-1', body: { reservationAmount: 1 } };
 

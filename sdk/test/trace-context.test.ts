@@ -2,7 +2,7 @@ import { createLoyaltyClient, type TraceHeaders, sessionAuth } from '@loyalty/sd
 import { fakeFetch, json, networkError, recordingSleep, reservation, voucher } from './helpers/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
-const apiKey = 'pk_test_partner_app_0001';
+const apiKey = 'demo_secret_partner_app_0001';
 const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const list = { correlationId: 'm-alice', sessionToken: 'st' };
 

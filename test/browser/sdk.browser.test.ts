@@ -134,7 +134,7 @@ it("documented errors, the page's own Start Session refused among them: the page
       const raised = await loyalty.updateReservation({ correlationId: 'm-hh-1', sessionToken, reservationToken: 'rt-hh-1', body: { reservationAmount: 1_000_000 } });
       // A script in the page trying to act for a member of its choice.
       const pageSession = await loyalty.startSession({ correlationId: 'm-hh-2', identifierType: 'CARD_NUMBER' });
-      const badKey = await createLoyaltyClient({ baseUrl, apiKey: 'pk_test_nobody' }).listVoucherDefinitions({ correlationId: 'm-hh-1', sessionToken });
+      const badKey = await createLoyaltyClient({ baseUrl, apiKey: 'publishable_test_nobody' }).listVoucherDefinitions({ correlationId: 'm-hh-1', sessionToken });
       const seen = (result: { error?: unknown; requestId: string; response: Response }) => ({
         error: result.error,
         status: result.response.status,

@@ -156,7 +156,7 @@ if (source.kind === 'none') {
       const fleet = await startTestApp({ env: { ...env, PORT: '0', RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' }, instances: 2 });
       try {
         for (const url of fleet.urls) {
-          await send(url, 'POST', '/client/users/m-alice/sessions', { apiKey: 'pk_test_partner_app_0001', headers: { 'x-identifier-type': 'CARD_NUMBER' } });
+          await send(url, 'POST', '/client/users/m-alice/sessions', { apiKey: 'demo_secret_partner_app_0001', headers: { 'x-identifier-type': 'CARD_NUMBER' } });
         }
       } finally {
         await fleet.close();
@@ -212,7 +212,7 @@ if (source.kind === 'none') {
       const keys = listed.body.keys as Array<Record<string, unknown>>;
       expect(keys.map((k) => Object.keys(k).sort())).toEqual(keys.map(() => ['createdAt', 'expiresAt', 'keyId', 'kind', 'origins', 'revokedAt']));
       expect(keys.map((k) => k.keyId)).toContain(rolled.body.keyId);
-      for (const secret of [created.body.apiKey, rolled.body.apiKey, 'pk_test_partner_app_0001', 'pk_test_partner_web_0001']) expect(listed.stdout).not.toContain(String(secret).split('.').pop());
+      for (const secret of [created.body.apiKey, rolled.body.apiKey, 'demo_secret_partner_app_0001', 'demo_publishable_partner_web_0001']) expect(listed.stdout).not.toContain(String(secret).split('.').pop());
       const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(created.body.keyId)]);
       expect(revoked.body).toEqual({ keyId: created.body.keyId, revokedAt: expect.any(String) });
       // Nothing about a key's secret on stderr either.

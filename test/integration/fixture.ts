@@ -14,10 +14,10 @@ import {
 export const t0 = Date.parse('2026-11-21T12:00:00.000Z');
 
 export const keys = {
-  partner: 'pk_test_partner_app_0001',
-  tiered: 'pk_test_tiered_app_0002',
-  noVouchers: 'pk_test_novouchers_0003',
-  noDefault: 'pk_test_nodefault_0004',
+  partner: 'demo_secret_partner_app_0001',
+  tiered: 'demo_secret_tiered_app_0002',
+  noVouchers: 'demo_secret_novouchers_0003',
+  noDefault: 'demo_secret_nodefault_0004',
 } as const;
 
 

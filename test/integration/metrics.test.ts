@@ -11,7 +11,7 @@ import { loopbackUrl, startTestApp } from '../../server/src/test-support/app-har
  * store with the demo data), after some traffic.
  */
 
-const key = 'pk_test_partner_app_0001';
+const key = 'demo_secret_partner_app_0001';
 
 /** main's own wiring from `env`: a limit of 20 a minute, metrics on unless `env` says otherwise. */
 async function start(env: Record<string, string> = {}): Promise<RunningServer & { base: string }> {

@@ -20,7 +20,7 @@ import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/sr
 jest.setTimeout(120_000);
 
 const source = testMongoSource();
-const key = 'pk_test_partner_app_0001';
+const key = 'demo_secret_partner_app_0001';
 /** Requests measured per case, after the warm-up. */
 const measured = 40;
 

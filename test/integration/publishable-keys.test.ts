@@ -24,7 +24,7 @@ const t0 = Date.parse('2030-01-01T12:00:00.000Z');
 const page = 'https://app.partner.example';
 const keys = {
   secret: 'sk_test_partner_0001',
-  publishable: 'pk_test_partner_web_0001',
+  publishable: 'demo_publishable_partner_web_0001',
   otherSecret: 'sk_test_other_0001',
   otherPublishable: 'pk_test_other_web_0001',
 } as const;

@@ -156,7 +156,7 @@ describe('the SDK package', () => {
     beforeAll(() => {
       if (!existsSync(path.join(app, 'out', 'app.mjs'))) tsc('nodenext', []);
     });
-    const env = () => ({ LOYALTY_API_KEY: 'pk_test_partner_app_0001', LOYALTY_BASE_URL: server.baseUrl });
+    const env = () => ({ LOYALTY_API_KEY: 'demo_secret_partner_app_0001', LOYALTY_BASE_URL: server.baseUrl });
 
     it.each(scripts)('%s goes from session to reservation update and exits 0', async (script) => {
       const outcome = await runApp(app, script, env());

@@ -20,7 +20,7 @@ import { startMonitoredProcess, type MonitoredProcess } from '../support/monitor
 jest.setTimeout(60_000);
 
 const source = testMongoSource();
-const key = 'pk_test_partner_app_0001';
+const key = 'demo_secret_partner_app_0001';
 
 /** What is wrong with one command, as mongos would target it; empty when it targets by the shard key. */
 export function shardKeyProblems(event: CommandStartedEvent): string[] {

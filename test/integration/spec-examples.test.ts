@@ -13,9 +13,9 @@ import type { ApiClient } from '../../server/src/test-support/api-client';
 const root = path.join(__dirname, '../..');
 const spec = parse(readFileSync(path.join(root, 'openapi/openapi.yaml'), 'utf8'));
 const demo: unknown = JSON.parse(readFileSync(path.join(root, 'server/fixtures/demo.json'), 'utf8'));
-const partner = 'pk_test_partner_app_0001';
+const partner = 'demo_secret_partner_app_0001';
 /** The demo's publishable key, and its page's origin (the web example's). */
-const partnerPage = { apiKey: 'pk_test_partner_web_0001', origin: 'http://127.0.0.1:5173' };
+const partnerPage = { apiKey: 'demo_publishable_partner_web_0001', origin: 'http://127.0.0.1:5173' };
 
 type Call = (api: ApiClient) => Promise<{ status: number; body: unknown }>;
 const session = (api: ApiClient, member: string, key = partner) => api.startSession(key, member);
@@ -41,8 +41,8 @@ const requests: Record<string, Call> = {
   'updateReservation 400 schemaBroken': update('m-alice', 'rt-alice-1', { reservationAmount: '7500' }),
   'listVoucherDefinitions 200 example': list(''),
   'listVoucherDefinitions 400 invalidBusinessUnit': list('?businessUnit=GAS'),
-  'listVoucherDefinitions 400 businessUnitRequired': list('', 'pk_test_nodefault_0004'),
-  'listVoucherDefinitions 400 featureNotEnabled': list('', 'pk_test_novouchers_0003'),
+  'listVoucherDefinitions 400 businessUnitRequired': list('', 'demo_secret_nodefault_0004'),
+  'listVoucherDefinitions 400 featureNotEnabled': list('', 'demo_secret_novouchers_0003'),
   'listVoucherDefinitions 400 unknownQueryParameter': list('?channel=CUX'),
   'startSession 400 identifierType': (api) => api.call('POST', '/client/users/m-alice/sessions', { apiKey: partner, headers: { 'x-identifier-type': 'PASSPORT' } }),
   'startSession 400 missingIdentifierType': (api) => api.call('POST', '/client/users/m-alice/sessions', { apiKey: partner }),

@@ -24,7 +24,7 @@ jest.setTimeout(60_000);
 
 const repoRoot = path.resolve(__dirname, '../..');
 const serverVersion: unknown = JSON.parse(readFileSync(path.join(repoRoot, 'server/package.json'), 'utf8')).version;
-const demoKey = 'pk_test_partner_app_0001';
+const demoKey = 'demo_secret_partner_app_0001';
 const mongo = testMongoSource();
 
 /** What a POST to the receiver's /v1/traces carried. */

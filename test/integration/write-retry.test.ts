@@ -25,7 +25,7 @@ import { startTestApp } from '../../server/src/test-support/app-harness';
 jest.setTimeout(60_000);
 
 const source = testMongoSource();
-const key = 'pk_test_partner_app_0001';
+const key = 'demo_secret_partner_app_0001';
 
 /** The database with the wallets' next compare-and-set applied, and then a network error instead of its answer. */
 function losingTheNextAnswer(db: Db): { db: Db; armed: { next: boolean } } {

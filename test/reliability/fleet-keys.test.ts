@@ -18,7 +18,7 @@ import { startTestApp, type TestApp } from '../../server/src/test-support/app-ha
 jest.setTimeout(120_000);
 
 const source = testMongoSource();
-const oldKey = 'pk_test_partner_app_0001';
+const oldKey = 'demo_secret_partner_app_0001';
 /** The documented bound (docs/operating.md): a key change holds on every process within this. */
 const propagationBoundMs = 5000;
 

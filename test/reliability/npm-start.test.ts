@@ -14,7 +14,7 @@ import { childProcessEnv } from '../support/process-env';
 jest.setTimeout(120_000);
 
 const repoRoot = path.resolve(__dirname, '../..');
-const demoKey = 'pk_test_partner_app_0001';
+const demoKey = 'demo_secret_partner_app_0001';
 
 interface Started {
   npm: ChildProcessWithoutNullStreams;

@@ -56,9 +56,9 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const member = { 'x-api-key': 'pk_test_partner_app_0001', authorization: 'Bearer st_0123456789abcdefghijklmnopqrstuv' };
+const member = { 'x-api-key': 'demo_secret_partner_app_0001', authorization: 'Bearer st_0123456789abcdefghijklmnopqrstuv' };
 const operations: Array<[string, string, string, RequestInit]> = [
-  ['Start Session', 'POST', '/client/users/m-alice/sessions', { headers: { 'x-api-key': 'pk_test_partner_app_0001', 'x-identifier-type': 'EMAIL' } }],
+  ['Start Session', 'POST', '/client/users/m-alice/sessions', { headers: { 'x-api-key': 'demo_secret_partner_app_0001', 'x-identifier-type': 'EMAIL' } }],
   ['Operation A', 'GET', '/client/users/m-alice/voucher-definitions', { headers: member }],
   ['Operation B', 'PUT', '/client/users/m-alice/reservations/rt-1', { headers: { ...member, 'content-type': 'application/json' }, body: '{"reservationAmount":1}' }],
   ['/readyz', 'GET', '/readyz', {}],

@@ -7,7 +7,7 @@ export interface ExampleConfig {
   /** The API's root URL, on another origin than the page. */
   apiBaseUrl: string;
   /**
-   * The client's publishable key (`pk_...`): it works only from this page's
+   * The client's publishable key (`lpk_...` when `loyalty-admin` made it): it works only from this page's
    * origin, on Operations A and B, and starts no session. The secret key
    * stays on the partner's server, which starts the sessions.
    */

@@ -11,7 +11,7 @@ type Json = Record<string, unknown>;
 
 /** A small valid fixture; each bad case below breaks one thing in a copy of it. */
 const valid = (): Json => ({
-  clients: [{ clientId: 'partner-app', apiKey: 'pk_test_partner_0001', enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL' }],
+  clients: [{ clientId: 'partner-app', apiKey: 'secret_test_partner_0001', enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL' }],
   members: [
     { correlationId: 'm-alice', pointBalance: 500 },
     { correlationId: 'm-hh-1', pointBalance: 300, householdId: 'hh-1' },
@@ -129,22 +129,22 @@ describe('parseFixture', () => {
       ] as const
     ).map(([what, origin, message]): [string, unknown, string] => [
       `a publishable key's origin ${what}`,
-      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: ['https://ok.example.com', origin] }])),
+      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'publishable_test_web_0001', origins: ['https://ok.example.com', origin] }])),
       `/clients/0/publishableKeys/0/origins: origins must be exact origins such as https://app.example.com: ${JSON.stringify(origin)} ${message}`,
     ]),
     [
       'an origin named twice',
-      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: ['https://app.example.com', 'https://app.example.com'] }])),
+      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'publishable_test_web_0001', origins: ['https://app.example.com', 'https://app.example.com'] }])),
       '/clients/0/publishableKeys/0/origins: "https://app.example.com" is named twice',
     ],
     [
       'a publishable key without origins',
-      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: [] }])),
+      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'publishable_test_web_0001', origins: [] }])),
       '/clients/0/publishableKeys/0/origins: must NOT have fewer than 1 items',
     ],
     [
       'a publishable key with eleven origins',
-      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: Array.from({ length: 11 }, (_, i) => `https://app${i}.example.com`) }])),
+      broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'publishable_test_web_0001', origins: Array.from({ length: 11 }, (_, i) => `https://app${i}.example.com`) }])),
       '/clients/0/publishableKeys/0/origins: must NOT have more than 10 items',
     ],
     [
@@ -178,25 +178,25 @@ describe('parseFixture', () => {
   });
 
   it('never repeats an API key in its message, whatever the kinds of the two', () => {
-    const json = broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_partner_0001', origins: ['https://app.example.com'] }]));
+    const json = broken((j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: 'secret_test_partner_0001', origins: ['https://app.example.com'] }]));
     const error = captureFixtureError(() => parseFixture(json));
     expect(error.message).toContain('/clients/0/publishableKeys/0/apiKey: duplicate value, first at /clients/0/apiKey');
-    expect(error.message).not.toContain('pk_test_partner_0001');
+    expect(error.message).not.toContain('secret_test_partner_0001');
   });
 
   it('accepts a client whose only keys are publishable', () => {
     const json = broken((j) => {
       delete at(j, 'clients', 0).apiKey;
-      at(j, 'clients', 0).publishableKeys = [{ apiKey: 'pk_test_web_0001', origins: ['https://app.example.com', 'http://127.0.0.1:5173'] }];
+      at(j, 'clients', 0).publishableKeys = [{ apiKey: 'publishable_test_web_0001', origins: ['https://app.example.com', 'http://127.0.0.1:5173'] }];
     });
     expect(parseFixture(json).clients?.[0]?.publishableKeys?.[0]?.origins).toEqual(['https://app.example.com', 'http://127.0.0.1:5173']);
   });
 
   it('never repeats an API key in its message', () => {
-    const json = broken((j) => (j.clients as Json[]).push({ clientId: 'copycat', apiKey: 'pk_test_partner_0001', enabledBusinessUnits: [] }));
+    const json = broken((j) => (j.clients as Json[]).push({ clientId: 'copycat', apiKey: 'secret_test_partner_0001', enabledBusinessUnits: [] }));
     const error = captureFixtureError(() => parseFixture(json));
     expect(error.message).toContain('/clients/1/apiKey: duplicate value, first at /clients/0');
-    expect(error.message).not.toContain('pk_test_partner_0001');
+    expect(error.message).not.toContain('secret_test_partner_0001');
   });
 
   it('keeps a long list readable', () => {
@@ -277,7 +277,7 @@ describe('shipped fixtures', () => {
     expect(clients.some((c) => c.defaultBusinessUnit == null)).toBe(true);
     // The web example's key (examples/web): publishable, for its page's default origin.
     expect(clients.find((c) => c.clientId === 'partner-app')?.publishableKeys).toEqual([
-      { apiKey: 'pk_test_partner_web_0001', origins: ['http://127.0.0.1:5173'] },
+      { apiKey: 'demo_publishable_partner_web_0001', origins: ['http://127.0.0.1:5173'] },
     ]);
   });
 });

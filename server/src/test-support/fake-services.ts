@@ -20,7 +20,7 @@ import type {
  * partner's publishable key for its page, one member session. Every value
  * matches the spec.
  */
-export const apiKeys = { partner: 'sk_test_partner', other: 'sk_test_other', partnerPage: 'pk_test_partner_page', unknown: 'sk_test_nobody' } as const;
+export const apiKeys = { partner: 'sk_test_partner', other: 'sk_test_other', partnerPage: 'publishable_test_partner_page', unknown: 'sk_test_nobody' } as const;
 /** The origin of the partner's page: its publishable key's only one. */
 export const partnerPageOrigin = 'https://app.partner.example';
 export const aliceToken = 'st_alice_0123456789abcdefghijkl';

@@ -935,7 +935,7 @@ function describeLoadFixture(currentStore: () => Store): void {
       const ids = async (unit: string) => (await currentStore().listPublishedVoucherDefinitions(unit, 'CUX')).map((d) => d.voucherDefinitionId);
       expect(await ids('LCL')).toEqual(['vd-0001', 'vd-0003', 'vd-0004']);
       expect(await ids('SDM')).toEqual(['vd-0007']);
-      expect((await currentStore().findApiKey(hashSecret('pk_test_partner_app_0001')))?.client?.clientId).toBe('partner-app');
+      expect((await currentStore().findApiKey(hashSecret('demo_secret_partner_app_0001')))?.client?.clientId).toBe('partner-app');
       for (const id of ['m-hh2-a', 'm-hh2-b', 'm-hh2-c']) expect((await currentStore().findMember(id))?.walletId).toBe('household:hh-2');
     });
   });
