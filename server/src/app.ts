@@ -8,7 +8,7 @@ import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
 import type { MemberIdPolicy } from './http/request-label';
-import { requireApiKey, requireSession } from './http/auth';
+import { requireApiKey, requireSession, type CredentialChecks } from './http/auth';
 import { corsPolicy, specMethods } from './http/cors';
 import { docsRoutes } from './http/docs';
 import { errorMiddleware, notFound } from './http/error-middleware';
@@ -23,7 +23,8 @@ import { apiPrefix, loadServedSpec, methods, operationOf, routes, tagOperation, 
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
 import type { RequestCounter } from './rate-limit/counter';
-import { rateLimitPerClient } from './rate-limit/middleware';
+import { AuthFailureLimiter } from './rate-limit/auth-failures';
+import { rateLimit } from './rate-limit/middleware';
 import type { StoreLifecycle } from './store/port';
 
 export interface AppDeps {
@@ -34,14 +35,15 @@ export interface AppDeps {
   liveness?: Liveness;
   /** True once the process is stopping: `/readyz` answers 503 while the API still serves. */
   stopping?: () => boolean;
-  /** Counts requests for the rate limit; in this process when absent (see rate-limit/middleware.ts). */
+  /** Counts each API key's requests for the rate limit; in this process when absent (see rate-limit/middleware.ts). */
   requestCounter?: RequestCounter;
   /** Requests, rate-limit refusals; served on `/metrics` unless `metricsRoute` is false (its own port). */
   metrics?: Metrics;
   metricsRoute?: boolean;
   logger: Logger;
   /** `corsOrigins`: origins allowed besides those of the live publishable keys. */
-  config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'> & Partial<Pick<AppConfig, 'corsOrigins'>>;
+  config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'> &
+    Partial<Pick<AppConfig, 'corsOrigins' | 'sessionRateLimitPerMinute' | 'authFailuresPerMinute'>>;
   /** Validate every response against the spec (tests); a response that breaks it becomes a 500. */
   validateResponses?: boolean;
   /** The spec `main` loaded and checked before anything connected; loaded and checked here when absent. */
@@ -80,22 +82,34 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.use(corsPolicy({ listed: config.corsOrigins ?? [], ofKeys: () => services.auth.publishableOrigins() }, specMethods(spec.document)));
 
   // The API, its checks in the spec's order: API key, the key's use (its
-  // kind, the request's Origin), rate limit, body size and content type,
-  // session, request schema, then the operation's rules, each operation's
-  // route on the app itself. Any other request under the prefix gets the
-  // API key and rate limit checks, then the validator's 404 or 405.
-  const rateLimiter = rateLimitPerClient(config.rateLimitPerMinute, deps.requestCounter, metrics && (() => metrics.rateLimitRejection()));
-  const clientChecks = rateLimiter ? [requireApiKey(services.auth), rateLimiter] : [requireApiKey(services.auth)];
-  const sessionStartChecks = rateLimiter ? [requireApiKey(services.auth, { startsSession: true }), rateLimiter] : [requireApiKey(services.auth, { startsSession: true })];
-  // Operations A and B read the client, the session and its member in one store call.
-  const memberChecks = rateLimiter ? [requireApiKey(services.auth, { withSession: true }), rateLimiter] : [requireApiKey(services.auth, { withSession: true })];
+  // kind, the request's Origin), session, rate limit (after the credentials,
+  // so that a request refused for them counts against nothing), body size
+  // and content type, request schema, then the operation's rules, each
+  // operation's route on the app itself. Any other request under the prefix
+  // gets the API key and rate limit checks, then the validator's 404 or 405.
+  const checks: CredentialChecks = {
+    auth: services.auth,
+    failures: config.authFailuresPerMinute ? new AuthFailureLimiter({ perMinute: config.authFailuresPerMinute }) : null,
+    ...(metrics && { onLimited: () => metrics.rateLimitRejection('refused_credentials') }),
+  };
+  const limitOf = rateLimit({
+    keyPerMinute: config.rateLimitPerMinute,
+    sessionPerMinute: config.sessionRateLimitPerMinute ?? 0,
+    ...(deps.requestCounter && { keyCounter: deps.requestCounter }),
+    ...(metrics && { onLimited: (limit) => metrics.rateLimitRejection(limit) }),
+  });
+  const limited = (route: { perSession: boolean }) => {
+    const limiter = limitOf(route);
+    return limiter ? [limiter] : [];
+  };
   const validateResponses = deps.validateResponses ?? false;
   const eov = await openApiValidator(app, spec.document, { validateResponses });
   const validation = createRequestValidation(spec, eov, { crossCheck: validateResponses });
   app.post(
     routes.startSession,
     tagOperation('startSession'),
-    ...sessionStartChecks,
+    requireApiKey(checks, { startsSession: true }),
+    ...limited({ perSession: false }),
     validation.forOperation('startSession'),
     startSession(services),
   );
@@ -106,8 +120,10 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     app[methods[operation]](
       routes[operation],
       tagOperation(operation),
-      ...memberChecks,
-      requireSession(services.auth),
+      // The client, the session and its member in one store call.
+      requireApiKey(checks, { withSession: true }),
+      requireSession(checks),
+      ...limited({ perSession: true }),
       validation.forOperation(operation),
       listVoucherDefinitions(services),
     );
@@ -115,14 +131,15 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.put(
     routes.updateReservation,
     tagOperation('updateReservation'),
-    ...memberChecks,
+    requireApiKey(checks, { withSession: true }),
+    requireSession(checks),
+    ...limited({ perSession: true }),
     ...jsonBody(config.bodyLimitBytes),
-    requireSession(services.auth),
     // The documented messages of Operation B's body rules win over the validator's wording where one applies.
     validation.forOperation('updateReservation', (req) => documentedAnswerToRefusedBody(services.reservations, req.body)),
     updateReservation(services),
   );
-  app.use(apiPrefix, ...clientChecks, validation.fallback);
+  app.use(apiPrefix, requireApiKey(checks), ...limited({ perSession: false }), validation.fallback);
 
   // Operational routes: not part of the API contract, and outside its prefix.
   // Mounted after it, so that API requests do not walk through them.

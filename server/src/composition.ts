@@ -41,11 +41,12 @@ export interface RuntimeDeps {
  * key's roll or revocation, and the end of its sessions, hold on every
  * process within that. The bounds hold the reads of the last 2 s at
  * thousands of requests a second; past them the least recently used go
- * (more reads, nothing wrong).
+ * (more reads, nothing wrong). Unknown keys and tokens are kept apart, within
+ * bounds of their own: a stranger's values never push out real ones.
  */
 export const fleetCredentialCaching: NonNullable<ServiceDeps['credentialCaching']> = {
-  apiKeys: { ttlMs: 2000, maxEntries: 10_000 },
-  sessions: { ttlMs: 2000, maxEntries: 20_000 },
+  apiKeys: { ttlMs: 2000, maxEntries: 10_000, maxAbsentEntries: 10_000 },
+  sessions: { ttlMs: 2000, maxEntries: 20_000, maxAbsentEntries: 20_000 },
 };
 
 /** What `main` calls; tests pass their own. `tracing`: the process's, when on. */

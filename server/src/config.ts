@@ -55,8 +55,12 @@ export interface AppConfig {
   /** Null: use the embedded in-process store. */
   readonly mongo: MongoConfig | null;
   readonly seedFile: string | null;
-  /** 0: no rate limit. */
+  /** Requests per API key and minute; 0: no limit. */
   readonly rateLimitPerMinute: number;
+  /** Requests per session and minute with a publishable key, in each process; 0: no limit. */
+  readonly sessionRateLimitPerMinute: number;
+  /** Requests refused for their credentials per client address and minute before its lookups are limited, in each process; 0: no limit. */
+  readonly authFailuresPerMinute: number;
   readonly logLevel: LogLevel;
   /** How a member's id appears in logs and spans. */
   readonly logMemberIds: MemberIdMode;
@@ -223,7 +227,17 @@ export const configVariables = {
   rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 6000, { min: 0 }, {
     section: 'limits',
     meaning:
-      'Requests per client key per minute, counted across every process on one MongoDB (see [the rate limit in a fleet](design/rate-limit.md)), in the process on the embedded store. `0` turns the rate limit off.',
+      "Requests per API key per minute (each of a client's keys has its own count), counted across every process on one MongoDB (see [the rate limit in a fleet](design/rate-limit.md)), in the process on the embedded store. Only requests whose credentials are accepted count. `0` turns it off.",
+  }),
+  sessionRateLimitPerMinute: integer('SESSION_RATE_LIMIT_PER_MINUTE', 120, { min: 0 }, {
+    section: 'limits',
+    meaning:
+      "Requests per session per minute with a publishable key (a member's page), besides its key's count, so that one member cannot spend the page key's limit for everyone else. Counted in each process's memory, with no database command: a session whose requests reach N processes gets at most N times this, and its key's count still caps it all. `0` turns it off.",
+  }),
+  authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', 100, { min: 0 }, {
+    section: 'limits',
+    meaning:
+      "Requests one client address (as `TRUST_PROXY` reads it; an IPv6 /64 counts as one) may have refused for their credentials (`401`, `403`) per minute, counted in each process's memory. Past it, its requests that would need an API key or session the process does not know to be looked up are answered `429` with no database command, but for one lookup a second (a partner that rolled its key gets the new one through); credentials the process knows keep working. `0` turns it off.",
   }),
   maxActiveReservationsPerWallet: integer('MAX_ACTIVE_RESERVATIONS_PER_WALLET', defaultWalletLimits.maxActiveReservationsPerWallet, { min: 1, max: maxWalletLimit }, {
     section: 'limits',
@@ -313,6 +327,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mongo: mongoUri === null ? null : Object.freeze({ uri: mongoUri, ...mongoSettings }),
     seedFile: v.seedFile.read(reader),
     rateLimitPerMinute: v.rateLimitPerMinute.read(reader),
+    sessionRateLimitPerMinute: v.sessionRateLimitPerMinute.read(reader),
+    authFailuresPerMinute: v.authFailuresPerMinute.read(reader),
     logLevel: v.logLevel.read(reader),
     logMemberIds: v.logMemberIds.read(reader),
     serviceName: v.serviceName.read(reader),

@@ -50,7 +50,12 @@ export class Metrics {
   private readonly storeReachable = new Gauge({ name: 'loyalty_store_reachable', help: '1 when the last check reached the database, else 0.', registers: [this.registry] });
   private readonly replacements = new Counter({ name: 'loyalty_store_client_replacements_total', help: 'Stuck MongoDB clients replaced by the watchdog, by outcome.', labelNames: ['outcome'], registers: [this.registry] });
   private readonly mongoCommands = new Counter({ name: 'loyalty_mongodb_commands_total', help: 'Commands sent to MongoDB, by command name and collection (other: any other, or none).', labelNames: ['command', 'collection'], registers: [this.registry] });
-  private readonly rateLimited = new Counter({ name: 'loyalty_rate_limit_rejections_total', help: 'Requests refused with 429 by the rate limit.', registers: [this.registry] });
+  private readonly rateLimited = new Counter({
+    name: 'loyalty_rate_limit_rejections_total',
+    help: "Requests refused with 429, by the limit that refused them: an API key's, a session's, or a client address's refusals for credentials.",
+    labelNames: ['limit'],
+    registers: [this.registry],
+  });
   private readonly reserved = new Counter({ name: 'loyalty_points_reserved_total', help: 'Points taken into reservations.', registers: [this.registry] });
   private readonly returned = new Counter({ name: 'loyalty_points_returned_total', help: 'Points given back by lowered reservations.', registers: [this.registry] });
   private readonly outboxPending = new Gauge({ name: 'loyalty_outbox_pending', help: 'Outboxes older than the grace and not delivered, as the last outbox sweep left them (MongoDB; counted up to 10,000 per sweep bucket).', registers: [this.registry] });
@@ -137,8 +142,8 @@ export class Metrics {
     this.countingAlone = countingAlone;
   }
 
-  rateLimitRejection(): void {
-    this.rateLimited.inc();
+  rateLimitRejection(limit: 'key' | 'session' | 'refused_credentials'): void {
+    this.rateLimited.inc({ limit });
   }
 
   pointsMoved(reserved: number, returned: number): void {

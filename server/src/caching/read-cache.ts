@@ -7,6 +7,12 @@ export interface ReadCacheSettings {
   ttlMs: number;
   /** Entries kept at most; the least recently used go first. */
   maxEntries: number;
+  /**
+   * Answers of "none" (`null`: an unknown key or token) kept at most, apart
+   * from the values: values nobody holds, however many, never push out the
+   * records of real credentials. Default `maxEntries`.
+   */
+  maxAbsentEntries?: number;
 }
 
 export interface ReadCacheOptions<V> extends ReadCacheSettings {
@@ -29,17 +35,25 @@ interface Entry<V> {
 }
 
 /**
+ * Asked before a read of the store: throws to refuse it (the lookup then
+ * rejects with what it threw, and nothing is read or kept).
+ */
+export type BeforeRead = () => void;
+
+/**
  * A read-through cache of one store read per key. A miss asks the store;
  * misses of one key at the same time share one read; a read that fails is
  * not kept (the next lookup asks again). What the store answered, `null`
- * included, is answered again for `ttlMs` from when the read was asked, and
- * never later: an answer that took longer is not kept, and a lookup does
+ * included, is answered again for `ttlMs` from when the read was asked (a
+ * `null` among at most `maxAbsentEntries` of them, apart), and never later: an answer that took longer is not kept, and a lookup does
  * not join a read asked `ttlMs` or more ago (it asks again), so a change in
  * the store shows here within `ttlMs` whatever the store's latency. Values
  * are deep-frozen: every request that gets one shares it.
  */
 export class ReadCache<V> {
   private readonly entries: LRUCache<string, Entry<V>>;
+  /** The answers of `null`, bounded on their own (`maxAbsentEntries`). */
+  private readonly absent: LRUCache<string, Entry<V>>;
   /** Reads under way, by key: as many as the lookups waiting for them. */
   private readonly reads = new Map<string, { askedAt: number; answer: Promise<V> }>();
   private readonly now: () => number;
@@ -51,10 +65,15 @@ export class ReadCache<V> {
   ) {
     this.now = options.now ?? (() => performance.now());
     this.entries = boundedCache<string, Entry<V>>({ maxEntries: options.maxEntries, ttlMs: options.ttlMs, now: this.now });
+    this.absent = boundedCache<string, Entry<V>>({ maxEntries: options.maxAbsentEntries ?? options.maxEntries, ttlMs: options.ttlMs, now: this.now });
   }
 
-  async get(key: string): Promise<V> {
-    const kept = this.entries.get(key);
+  /**
+   * The value of `key`: kept, joined to a read under way, or read.
+   * `beforeRead` is asked only when the store would be read, and may refuse.
+   */
+  async get(key: string, beforeRead?: BeforeRead): Promise<V> {
+    const kept = this.kept(key);
     if (kept) {
       this.options.onLookup?.(true);
       return kept.value;
@@ -66,6 +85,7 @@ export class ReadCache<V> {
       this.options.onLookup?.(true);
       return underway.answer;
     }
+    beforeRead?.();
     this.options.onLookup?.(false);
     const answer = this.read(key, askedAt).then((value) => {
       const frozen = deepFreeze(value);
@@ -83,7 +103,16 @@ export class ReadCache<V> {
 
   /** The value kept under `key` while fresh, without reading it (undefined: none), not counted as a lookup. */
   peek(key: string): V | undefined {
-    return this.entries.get(key)?.value;
+    return this.kept(key)?.value;
+  }
+
+  private kept(key: string): Entry<V> | undefined {
+    return this.entries.get(key) ?? this.absent.get(key);
+  }
+
+  /** Where `value` is kept: `null` (none) apart from the values. */
+  private roomOf(value: V): LRUCache<string, Entry<V>> {
+    return value === null ? this.absent : this.entries;
   }
 
   /**
@@ -93,20 +122,22 @@ export class ReadCache<V> {
    * over a value asked for later.
    */
   set(key: string, value: V, askedAt: number = this.now()): void {
-    const kept = this.entries.get(key);
+    const kept = this.kept(key);
     if (kept && kept.askedAt > askedAt) return;
     const ttl = Math.floor(this.keptFor(value) - (this.now() - askedAt));
     if (ttl <= 0) return;
-    this.entries.set(key, { value: deepFreeze(value), askedAt }, { ttl });
+    // One entry per key: a value replaces a `null`, and the other way round.
+    if (kept) this.roomOf(kept.value).delete(key);
+    this.roomOf(value).set(key, { value: deepFreeze(value), askedAt }, { ttl });
   }
 
   private keptFor(value: V): number {
     return this.options.ttlOf ? this.options.ttlOf(value) : this.options.ttlMs;
   }
 
-  /** Entries held now (tests of the bound). */
+  /** Entries held now, `null` answers included (tests of the bound). */
   get size(): number {
-    return this.entries.size;
+    return this.entries.size + this.absent.size;
   }
 }
 

@@ -9,6 +9,14 @@ export type ReservationUpdateResponse = Schemas['ReservationUpdateResponse'];
 export type ReservationUpdateRequest = Schemas['ReservationUpdateFields'];
 
 /**
+ * Asked before a credential this process does not know (an API key or a
+ * session token that no read of late has found) is looked up in the store:
+ * throws to refuse the lookup, and the request is answered with what it
+ * threw. How the HTTP layer limits what strangers trying credentials cost.
+ */
+export type CredentialLookupGate = () => void;
+
+/**
  * What the HTTP layer calls. Each service throws `AppError` for every
  * documented failure and `StoreUnavailableError` when the store is down.
  */
@@ -19,7 +27,7 @@ export interface AuthService {
    * decided yet; `authenticateClient` and `authenticateSession` decide, in
    * their order, and take it instead of calling the store again.
    */
-  lookUpSession(bearerToken: string | undefined): Promise<SessionLookup | null>;
+  lookUpSession(bearerToken: string | undefined, gate?: CredentialLookupGate): Promise<SessionLookup | null>;
   /**
    * The origins of every live publishable key: pages there may call the API
    * (CORS). A process may answer what it read up to a key's caching bound
@@ -27,7 +35,7 @@ export interface AuthService {
    */
   publishableOrigins(): Promise<ReadonlySet<string>>;
   /** The client owning this API key and the key, or null (a missing, unknown, expired or revoked key). */
-  authenticateClient(apiKey: string | undefined, lookup?: SessionLookup | null): Promise<AuthenticatedClient | null>;
+  authenticateClient(apiKey: string | undefined, lookup?: SessionLookup | null, gate?: CredentialLookupGate): Promise<AuthenticatedClient | null>;
   /**
    * The session of this bearer token if it belongs to `client`, to
    * `correlationId`, has not expired and the key that started it is still
@@ -38,6 +46,7 @@ export interface AuthService {
     bearerToken: string | undefined,
     correlationId: string,
     lookup?: SessionLookup | null,
+    gate?: CredentialLookupGate,
   ): Promise<SessionRecord | null>;
 }
 

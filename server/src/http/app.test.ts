@@ -72,7 +72,7 @@ describe("the key's use: its kind and the request's Origin (403), after the API 
   it.each(sessionOperations)('%s with the publishable key from its page: served, with the session a secret key started', async (_operationId, method, path, init) => {
     const response = await app.send(method, path, { ...init, ...asAliceFromPage });
     expect(response.status).toBe(200);
-    expect(app.services.auth.authenticateSession).toHaveBeenCalledWith(expect.objectContaining({ clientId: 'client-partner' }), aliceToken, 'm-alice', null);
+    expect(app.services.auth.authenticateSession).toHaveBeenCalledWith(expect.objectContaining({ clientId: 'client-partner' }), aliceToken, 'm-alice', null, undefined);
   });
 
   it("a secret key from the API's own origin (its /docs page) is no page of a partner: served", async () => {
@@ -128,6 +128,7 @@ describe('member session of Operations A and B', () => {
       aliceToken,
       'm-alice',
       null,
+      undefined,
     );
   });
 
@@ -135,9 +136,9 @@ describe('member session of Operations A and B', () => {
     const lookup = { bearerToken: aliceToken, session: aliceSession, client: null, member: null, key: null };
     app.services.auth.lookUpSession.mockResolvedValueOnce(lookup);
     expect((await app.send(method, path, init)).status).toBe(200);
-    expect(app.services.auth.lookUpSession).toHaveBeenCalledWith(aliceToken);
-    expect(app.services.auth.authenticateClient).toHaveBeenCalledWith(apiKeys.partner, lookup);
-    expect(app.services.auth.authenticateSession).toHaveBeenCalledWith(expect.objectContaining({ clientId: 'client-partner' }), aliceToken, 'm-alice', lookup);
+    expect(app.services.auth.lookUpSession).toHaveBeenCalledWith(aliceToken, undefined);
+    expect(app.services.auth.authenticateClient).toHaveBeenCalledWith(apiKeys.partner, lookup, undefined);
+    expect(app.services.auth.authenticateSession).toHaveBeenCalledWith(expect.objectContaining({ clientId: 'client-partner' }), aliceToken, 'm-alice', lookup, undefined);
   });
 
   it('starts no session lookup without an API key', async () => {
@@ -367,7 +368,7 @@ describe('JSON in request bodies', () => {
   });
 });
 
-describe('rate limit per client key', () => {
+describe('rate limit per API key', () => {
   let limited: FakeApp;
   beforeAll(async () => {
     limited = await startFakeApp({ rateLimitPerMinute: 3 });
@@ -382,7 +383,7 @@ describe('rate limit per client key', () => {
 
     const response = await limited.send(method, path, init);
     expect(response.status).toBe(429);
-    expect(response.body).toEqual({ statusCode: 429, errorCode: 'TOO_MANY_REQUESTS', errorMessage: 'Too many requests' });
+    expect(response.body).toEqual({ statusCode: 429, errorCode: 'TOO_MANY_REQUESTS', errorMessage: 'Too many requests with this API key: at most 3 a minute' });
     expectDocumentedBody(operationId, 429, response.body);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(response.headers.get('ratelimit-policy')).toMatch(/q=3/);

@@ -1,8 +1,19 @@
-import type { Request, RequestHandler } from 'express';
-import { forbidden, unauthorized, unauthorizedMessages } from '../domain/errors';
+import type { Request, RequestHandler, Response } from 'express';
+import { AppError, forbidden, unauthorized, unauthorizedMessages } from '../domain/errors';
 import { keyUseRefusal } from '../domain/key-use';
-import type { AuthService } from '../domain/services';
+import type { AuthService, CredentialLookupGate } from '../domain/services';
+import { lookupPastBudgetMs, type AuthFailureLimiter } from '../rate-limit/auth-failures';
+import { clientAddressOf } from '../rate-limit/client-address';
+import { refusedCredentialsPolicy, secondsBefore, setRateLimitHeaders, type LimitPolicy } from '../rate-limit/headers';
 import { authenticatedClient, sessionLookup, setAuthenticatedClient, setMemberSession, setSessionLookup } from './locals';
+
+/** What checks a request's credentials: the auth service, and the limit of refusals per client address (absent: none). */
+export interface CredentialChecks {
+  auth: AuthService;
+  failures?: AuthFailureLimiter | null;
+  /** Told of each request refused because its address is past its budget (metrics). */
+  onLimited?: () => void;
+}
 
 /**
  * Every API request: the client owning `X-Api-Key` (a live key of it), or
@@ -10,20 +21,24 @@ import { authenticatedClient, sessionLookup, setAuthenticatedClient, setMemberSe
  * `Origin`: domain/key-use.ts), or 403, before anything counts or writes.
  * On the routes of Operations A and B (`withSession`), a bearer token's
  * session is read in the same store call as the client and kept for
- * `requireSession`, which still decides after the checks between them (rate
- * limit, body). `startsSession`: Start Session's route.
+ * `requireSession`, which decides right after. `startsSession`: Start
+ * Session's route. Each refusal counts against the client's address; an
+ * address past its budget has no unknown credential looked up (`lookupGate`).
  */
-export function requireApiKey(auth: AuthService, options: { withSession?: boolean; startsSession?: boolean } = {}): RequestHandler {
+export function requireApiKey(checks: CredentialChecks, options: { withSession?: boolean; startsSession?: boolean } = {}): RequestHandler {
+  const { auth } = checks;
+  const gateOf = lookupGates(checks);
   return async (req, res, next) => {
     const apiKey = req.get('x-api-key');
+    const gate = gateOf(req, res);
     const credentials = options.withSession && apiKey ? bearerCredentialsOf(req.get('authorization')) : null;
-    const lookup = credentials === null ? null : await auth.lookUpSession(bearerTokenOf(credentials));
-    const authenticated = await auth.authenticateClient(apiKey, lookup);
-    if (!authenticated) throw unauthorized(unauthorizedMessages.apiKey);
+    const lookup = credentials === null ? null : await auth.lookUpSession(bearerTokenOf(credentials), gate);
+    const authenticated = await auth.authenticateClient(apiKey, lookup, gate);
+    if (!authenticated) throw refused(checks, req, unauthorized(unauthorizedMessages.apiKey));
     // Known before the refusal below, so that the access log names the key a page misused.
-    setAuthenticatedClient(res, authenticated.client, authenticated.key.keyId);
+    setAuthenticatedClient(res, authenticated.client, authenticated.key);
     const refusal = keyUseRefusal(authenticated.key, { startsSession: options.startsSession === true, origin: req.get('origin'), ownOrigin: ownOriginOf(req) });
-    if (refusal) throw forbidden(refusal);
+    if (refusal) throw refused(checks, req, forbidden(refusal));
     if (lookup) setSessionLookup(res, lookup);
     next();
   };
@@ -36,15 +51,43 @@ export function requireApiKey(auth: AuthService, options: { withSession?: boolea
  * is an invalid one, whatever the reason (the answer never says whose a
  * token is). Mount after `requireApiKey`, on a route with `:correlation_id`.
  */
-export function requireSession(auth: AuthService): RequestHandler<{ correlation_id: string }> {
+export function requireSession(checks: CredentialChecks): RequestHandler<{ correlation_id: string }> {
+  const { auth } = checks;
+  const gateOf = lookupGates(checks);
   return async (req, res, next) => {
     const credentials = bearerCredentialsOf(req.get('authorization'));
-    if (credentials === null) throw unauthorized(unauthorizedMessages.missingSession);
+    if (credentials === null) throw refused(checks, req, unauthorized(unauthorizedMessages.missingSession));
     const lookup = sessionLookup(res);
-    const session = await auth.authenticateSession(authenticatedClient(res), bearerTokenOf(credentials), req.params.correlation_id, lookup);
-    if (!session) throw unauthorized(unauthorizedMessages.invalidSession);
+    const session = await auth.authenticateSession(authenticatedClient(res), bearerTokenOf(credentials), req.params.correlation_id, lookup, gateOf(req, res));
+    if (!session) throw refused(checks, req, unauthorized(unauthorizedMessages.invalidSession));
     setMemberSession(res, session, lookup?.session === session ? lookup.member : undefined);
     next();
+  };
+}
+
+/** `error`, counted against the request's address as a refusal for credentials. */
+function refused(checks: CredentialChecks, req: Request, error: AppError): AppError {
+  checks.failures?.refused(clientAddressOf(req.ip));
+  return error;
+}
+
+/**
+ * The gate of each request's lookups of credentials the process does not
+ * know: open while its address is within its budget of refusals, then for
+ * one lookup a second; closed, a `429` naming the limit, with no store
+ * command. None without a limit.
+ */
+function lookupGates(checks: CredentialChecks): (req: Request, res: Response) => CredentialLookupGate | undefined {
+  const { failures } = checks;
+  if (!failures) return () => undefined;
+  const policy: LimitPolicy = refusedCredentialsPolicy(failures.perMinute);
+  return (req, res) => () => {
+    const verdict = failures.lookUp(clientAddressOf(req.ip));
+    if (verdict.allowed) return;
+    checks.onLimited?.();
+    // The address may have a lookup again this soon.
+    setRateLimitHeaders(res, [{ policy, remaining: 0, msBeforeReset: verdict.msBeforeReset }], secondsBefore(lookupPastBudgetMs));
+    throw new AppError('TOO_MANY_REQUESTS', policy.refusal);
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { ClientRecord, MemberRecord, SessionRecord } from '../domain/model';
+import type { ApiKeyRecord, ClientRecord, MemberRecord, SessionRecord } from '../domain/model';
 import type { SessionLookup } from '../domain/services';
 
 /**
@@ -9,13 +9,22 @@ import type { SessionLookup } from '../domain/services';
  */
 const clientKey = 'authenticatedClient';
 const keyIdKey = 'apiKeyId';
+const keyKey = 'apiKey';
 const sessionKey = 'memberSession';
 const lookupKey = 'sessionLookup';
 const memberKey = 'sessionMember';
 
-export function setAuthenticatedClient(res: Response, client: ClientRecord, keyId: string): void {
+export function setAuthenticatedClient(res: Response, client: ClientRecord, key: ApiKeyRecord): void {
   res.locals[clientKey] = client;
-  res.locals[keyIdKey] = keyId;
+  res.locals[keyKey] = key;
+  res.locals[keyIdKey] = key.keyId;
+}
+
+/** The API key the request authenticated with (its id, kind and origins; never its digest's use). */
+export function authenticatedKey(res: Response): ApiKeyRecord {
+  const key = res.locals[keyKey] as ApiKeyRecord | undefined;
+  if (!key) throw new Error('no authenticated key: requireApiKey is not mounted on this route');
+  return key;
 }
 
 /** The public id of the API key the request authenticated with; undefined before (the access log reads it). */

@@ -49,7 +49,7 @@ export interface TestAppOptions {
    * closes `deps.store`.
    */
   deps?: RuntimeDeps;
-  /** Over the test defaults: no rate limit, the default body limit. */
+  /** Over the test defaults: no rate limits (of keys, sessions, refusals per address), the default body limit. */
   config?: Partial<AppConfig>;
   /** Default true. */
   validateResponses?: boolean;
@@ -86,7 +86,8 @@ const maxKeptLogLines = 10_000;
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   refuseUnusedOptions(options);
   const clock = testClock(options);
-  const env = options.env ?? { RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' };
+  // No limits unless the test asks: a test's requests come from one address, at a pace no client keeps.
+  const env = options.env ?? { RATE_LIMIT_PER_MINUTE: '0', SESSION_RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0', METRICS: 'off' };
   const config: AppConfig = { ...loadConfig({ PORT: '0', ...env }), ...options.config };
   const logs: Array<Record<string, unknown>> = [];
   const write = options.log ?? ((line: string) => void (logs.length < maxKeptLogLines && logs.push(JSON.parse(line))));

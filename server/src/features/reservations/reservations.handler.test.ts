@@ -155,12 +155,15 @@ describe('PUT /client/users/{correlation_id}/reservations/{reservation_token}', 
   });
 
   // Malformed JSON is found while the body is read, the same step that enforces its size.
-  describe('order of checks: reading the body (type, size, JSON), then session, then the body', () => {
+  describe('order of checks: the session, then reading the body (type, size, JSON), then the body', () => {
     const noSession: SendInit = {};
     it.each<[string, () => ReturnType<typeof update>, number]>([
-      ['415 before the session', () => sendRaw('x', 'text/plain', noSession), 415],
-      ['413 before the session', () => update({ channel: 'x'.repeat(2000) }, noSession), 413],
-      ['malformed JSON before the session', () => sendRaw('{', 'application/json', noSession), 400],
+      ['the session before the content type', () => sendRaw('x', 'text/plain', noSession), 401],
+      ['the session before the body size', () => update({ channel: 'x'.repeat(2000) }, noSession), 401],
+      ['the session before parsing the JSON', () => sendRaw('{', 'application/json', noSession), 401],
+      ['415 with a session', () => sendRaw('x', 'text/plain'), 415],
+      ['413 with a session', () => update({ channel: 'x'.repeat(2000) }), 413],
+      ['malformed JSON with a session', () => sendRaw('{', 'application/json'), 400],
       ['the session before the body rules', () => update({}, noSession), 401],
       ['the session before the schema', () => update({ reservationAmount: 'x' }, noSession), 401],
     ])('%s', async (_case, send, status) => {

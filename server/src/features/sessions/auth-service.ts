@@ -1,7 +1,7 @@
 import type { Clock } from '../../domain/clock';
 import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, type SessionRecord } from '../../domain/model';
 import { hashSecret, sameDigest } from '../../domain/secrets';
-import type { AuthService } from '../../domain/services';
+import type { AuthService, CredentialLookupGate } from '../../domain/services';
 import type { ApiKeyContext, AuthStore, SessionContext } from '../../store/port';
 import { boundedCache } from '../../caching/bounded-cache';
 import { deepFreeze, ReadCache, type ReadCacheSettings } from '../../caching/read-cache';
@@ -9,6 +9,16 @@ import { maxLivePublishableKeys } from '../../domain/limits';
 
 /** Longer credentials are rejected before hashing: no key or token of ours is this long. */
 const maxCredentialLength = 256;
+
+/**
+ * Credentials a process remembers it found (their digests), so that their
+ * lookups never wait for the gate of a client address over its budget of
+ * refusals: at most this many (about 150 bytes each), each forgotten once
+ * unused for `knownCredentialMs`. Only whoever holds a real key or token can
+ * be among them; being known spares the gate, never a check.
+ */
+export const maxKnownCredentials = 100_000;
+export const knownCredentialMs = 10 * 60_000;
 
 /**
  * Keeping credentials for a moment (processes sharing a database): each API
@@ -57,27 +67,27 @@ export function createAuthService(deps: AuthServiceDeps): CredentialService {
     publishableOrigins,
     startingSession,
 
-    async lookUpSession(bearerToken) {
+    async lookUpSession(bearerToken, gate) {
       if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
-      const found = await findSessionContext(hashSecret(bearerToken));
+      const found = await findSessionContext(hashSecret(bearerToken), gate);
       return found ? { bearerToken, ...found } : null;
     },
 
-    async authenticateClient(apiKey, lookup) {
+    async authenticateClient(apiKey, lookup, gate) {
       if (!apiKey || apiKey.length > maxCredentialLength) return null;
       const digest = hashSecret(apiKey);
       // The key that started the session, when it is this key; any other key is looked up.
       const found =
-        lookup?.key && lookup.client && sameDigest(lookup.key.digest, digest) ? { key: lookup.key, client: lookup.client } : await findApiKey(digest);
+        lookup?.key && lookup.client && sameDigest(lookup.key.digest, digest) ? { key: lookup.key, client: lookup.client } : await findApiKey(digest, gate);
       // The lookup is by digest; the constant-time comparison keeps the final
       // decision free of timing differences whatever the store does.
       if (!found?.client || !sameDigest(found.key.digest, digest) || !isLiveKey(found.key, clock())) return null;
       return { client: found.client, key: found.key };
     },
 
-    async authenticateSession(client, bearerToken, correlationId, lookup) {
+    async authenticateSession(client, bearerToken, correlationId, lookup, gate) {
       if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
-      const found = lookup?.bearerToken === bearerToken ? lookup : await findSessionContext(hashSecret(bearerToken));
+      const found = lookup?.bearerToken === bearerToken ? lookup : await findSessionContext(hashSecret(bearerToken), gate);
       if (!found) return null;
       return isValidFor(found.session, found.key, client, correlationId, clock()) ? found.session : null;
     },
@@ -85,12 +95,26 @@ export function createAuthService(deps: AuthServiceDeps): CredentialService {
 }
 
 interface CredentialReads {
-  findApiKey: (digest: string) => Promise<ApiKeyContext | null>;
+  /** `gate`: asked before the store is read for a key this process does not know. */
+  findApiKey: (digest: string, gate?: CredentialLookupGate) => Promise<ApiKeyContext | null>;
   /** The origins of the live publishable keys. */
   publishableOrigins: () => Promise<ReadonlySet<string>>;
-  /** As the store's, but the member may be left out (not read): see SessionLookup. */
-  findSessionContext: (tokenHash: string) => Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
+  /** As the store's, but the member may be left out (not read): see SessionLookup. `gate` as above, for a token. */
+  findSessionContext: (tokenHash: string, gate?: CredentialLookupGate) => Promise<(Omit<SessionContext, 'member'> & { member?: MemberRecord | null }) | null>;
   startingSession: () => KeepStarted;
+}
+
+/**
+ * The digests of the credentials reads found: a lookup of one of them
+ * skips the gate (`gateFor`).
+ */
+function knownCredentials(now: { now?: () => number }) {
+  const found = boundedCache<string, true>({ maxEntries: maxKnownCredentials, ttlMs: knownCredentialMs, ttlFromLastRead: true, ...now });
+  return {
+    found: (digest: string) => void found.set(digest, true),
+    /** The gate a lookup of `digest` must pass: none when a read found it. */
+    gateFor: (digest: string, gate: CredentialLookupGate | undefined) => (gate && found.get(digest) === undefined ? gate : undefined),
+  };
 }
 
 /**
@@ -107,22 +131,33 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const { store, credentialCaching: caching } = deps;
   const readOrigins = async (): Promise<ReadonlySet<string>> =>
     new Set((await store.listLivePublishableKeys(deps.clock(), maxLivePublishableKeys)).flatMap((key) => key.origins));
+  const now = caching?.now ? { now: caching.now } : {};
+  const known = knownCredentials(now);
+  /** Reads `digest` past its gate; remembers it when the read found it. */
+  const readKnown = async <T>(digest: string, gate: CredentialLookupGate | undefined, read: () => Promise<T | null>): Promise<T | null> => {
+    known.gateFor(digest, gate)?.();
+    const found = await read();
+    if (found) known.found(digest);
+    return found;
+  };
   if (!caching) {
     return {
-      findApiKey: (digest) => store.findApiKey(digest),
-      findSessionContext: (tokenHash) => store.findSessionContext(tokenHash),
+      findApiKey: (digest, gate) => readKnown(digest, gate, () => store.findApiKey(digest)),
+      findSessionContext: (tokenHash, gate) => readKnown(tokenHash, gate, () => store.findSessionContext(tokenHash)),
       publishableOrigins: readOrigins,
-      startingSession: () => () => undefined,
+      startingSession: () => (session) => known.found(session.tokenHash),
     };
   }
-  const now = caching.now ? { now: caching.now } : {};
   const monotonicMs = caching.now ?? (() => performance.now());
   const keyLookups = { ...caching.apiKeys, ...now, onLookup: (hit: boolean) => caching.onLookup?.('apiKeys', hit) };
   const keysById = new ReadCache<ApiKeyContext | null>((keyId) => store.findApiKeyById(keyId), keyLookups);
   const apiKeys = new ReadCache<ApiKeyContext | null>(async (digest, askedAt) => {
     const found = await store.findApiKey(digest);
     // The same key by its id (what the sessions it starts name), kept from when this read was asked.
-    if (found) keysById.set(found.key.keyId, found, askedAt);
+    if (found) {
+      keysById.set(found.key.keyId, found, askedAt);
+      known.found(digest);
+    }
     return found;
   }, keyLookups);
   // Members as a session's read brought them (never read by themselves): kept as long as a key is, then read with the wallet.
@@ -137,6 +172,7 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
     async (tokenHash, askedAt) => {
       const found = await store.findSessionContext(tokenHash);
       if (!found) return null;
+      known.found(tokenHash);
       // What the same read brought: the key with its client, and the member,
       // each kept as long as they may be from when the read was asked (a slow
       // read must not stretch how long a revoked key is honoured).
@@ -155,17 +191,18 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   // One entry, the whole set: read again once it is older than a key may be kept.
   const origins = new ReadCache<ReadonlySet<string>>(readOrigins, { ...caching.apiKeys, maxEntries: 1, ...now });
   return {
-    findApiKey: (digest) => apiKeys.get(digest),
+    findApiKey: (digest, gate) => apiKeys.get(digest, known.gateFor(digest, gate)),
     publishableOrigins: () => origins.get(''),
     startingSession: () => {
       const askedAt = monotonicMs();
       return (session, member) => {
         sessions.set(session.tokenHash, session, askedAt);
+        known.found(session.tokenHash);
         keepMember(session.correlationId, member, askedAt);
       };
     },
-    findSessionContext: async (tokenHash) => {
-      const session = await sessions.get(tokenHash);
+    findSessionContext: async (tokenHash, gate) => {
+      const session = await sessions.get(tokenHash, known.gateFor(tokenHash, gate));
       if (!session) return null;
       const key = await keysById.get(session.keyId);
       // The member only while it is fresh: absent, whoever needs it reads it (Operation B, with its wallet).
