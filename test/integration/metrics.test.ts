@@ -62,7 +62,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'loyalty_http_request_duration_seconds_bucket{le="+Inf",operation="updateReservation"}')).toBe(2);
     expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="saveWalletSlice"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="findSessionContext"}')).toBeGreaterThanOrEqual(20);
-    expect(sample(text, 'loyalty_rate_limit_rejections_total')).toBe(sample(text, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="429"}'));
+    expect(sample(text, 'loyalty_rate_limit_rejections_total{limit="key"}')).toBe(sample(text, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="429"}'));
     // 10000 -> 7500 gave back 2500; the creation took 1200.
     expect(sample(text, 'loyalty_points_returned_total')).toBe(2500);
     expect(sample(text, 'loyalty_points_reserved_total')).toBe(1200);

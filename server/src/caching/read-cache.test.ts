@@ -1,7 +1,7 @@
 import { ReadCache } from './read-cache';
 
 /** A store read whose answers and calls the test controls, on a clock the test moves. */
-function setUp(options: { ttlMs?: number; maxEntries?: number } = {}) {
+function setUp(options: { ttlMs?: number; maxEntries?: number; maxAbsentEntries?: number } = {}) {
   let now = 1_000;
   const asked: string[] = [];
   const answers = new Map<string, { name: string } | null>();
@@ -18,7 +18,13 @@ function setUp(options: { ttlMs?: number; maxEntries?: number } = {}) {
       }
       return answers.get(key) ?? null;
     },
-    { ttlMs: options.ttlMs ?? 2000, maxEntries: options.maxEntries ?? 100, now: () => now, onLookup: (hit) => lookups.push(hit) },
+    {
+      ttlMs: options.ttlMs ?? 2000,
+      maxEntries: options.maxEntries ?? 100,
+      ...(options.maxAbsentEntries !== undefined && { maxAbsentEntries: options.maxAbsentEntries }),
+      now: () => now,
+      onLookup: (hit) => lookups.push(hit),
+    },
   );
   return {
     cache,
@@ -164,5 +170,59 @@ describe('ReadCache', () => {
     expect(await cache.get('other')).toEqual({ name: 'other' });
     answer({ name: 'slow' });
     expect(await slow).toEqual({ name: 'slow' });
+  });
+
+  it('keeps the answers of "none" apart, within their own bound: unknown keys, however many, never push out a value', async () => {
+    const { cache, asked, answers } = setUp({ maxEntries: 2, maxAbsentEntries: 3 });
+    answers.set('real-1', { name: 'one' });
+    answers.set('real-2', { name: 'two' });
+    await cache.get('real-1');
+    await cache.get('real-2');
+    for (let i = 0; i < 50; i++) expect(await cache.get(`unknown-${i}`)).toBeNull();
+    expect(cache.size).toBe(2 + 3);
+    asked.length = 0;
+    expect(await cache.get('real-1')).toEqual({ name: 'one' });
+    expect(await cache.get('real-2')).toEqual({ name: 'two' });
+    // The last three unknowns are still known to be none; older ones gave way.
+    expect(await cache.get('unknown-49')).toBeNull();
+    expect(await cache.get('unknown-0')).toBeNull();
+    expect(asked).toEqual(['unknown-0']);
+  });
+
+  it('a value read after a "none" replaces it, in the values\' room', async () => {
+    const { cache, answers, advance } = setUp({ maxEntries: 1, maxAbsentEntries: 1 });
+    expect(await cache.get('k')).toBeNull();
+    answers.set('k', { name: 'made meanwhile' });
+    advance(2001);
+    expect(await cache.get('k')).toEqual({ name: 'made meanwhile' });
+    expect(cache.size).toBe(1);
+  });
+
+  it('asks beforeRead only when the store would be read; a refusal reads nothing, keeps nothing, and rejects with what it threw', async () => {
+    const { cache, asked, answers } = setUp();
+    answers.set('kept', { name: 'kept' });
+    await cache.get('kept');
+    const gate = jest.fn(() => {
+      throw new Error('refused');
+    });
+    expect(await cache.get('kept', gate)).toEqual({ name: 'kept' });
+    expect(gate).not.toHaveBeenCalled();
+    await expect(cache.get('new', gate)).rejects.toThrow('refused');
+    expect(gate).toHaveBeenCalledTimes(1);
+    expect(asked).toEqual(['kept']);
+    const open = jest.fn();
+    expect(await cache.get('new', open)).toBeNull();
+    expect(open).toHaveBeenCalledTimes(1);
+  });
+
+  it('a lookup joining a read under way passes no gate: it costs the store nothing more', async () => {
+    let answer: (value: { name: string }) => void = () => undefined;
+    const cache = new ReadCache<{ name: string }>(() => new Promise((resolve) => (answer = resolve)), { ttlMs: 2000, maxEntries: 10, now: () => 1_000 });
+    const first = cache.get('k', () => undefined);
+    const joined = cache.get('k', () => {
+      throw new Error('not asked');
+    });
+    answer({ name: 'read' });
+    expect(await Promise.all([first, joined])).toEqual([{ name: 'read' }, { name: 'read' }]);
   });
 });

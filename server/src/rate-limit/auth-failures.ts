@@ -3,7 +3,7 @@ import { rateLimitWindowMs } from './windows';
 
 /**
  * Client addresses whose refusals a process keeps at most (about 200 bytes
- * each: 10 MB at the bound). Past it the address refused least recently is
+ * each: 10 MB at the bound). Past it the address seen least recently is
  * forgotten and starts again from nothing: a stranger needs more addresses
  * than this, each within its own budget, to be forgotten early.
  */

@@ -45,6 +45,20 @@ describe('authentication by API key', () => {
     expect(await auth.authenticateClient('pk_unknown_0001')).toBeNull();
   });
 
+  it('asks the gate before each read of a key or token no read has found yet, and never after: the embedded store reads on', async () => {
+    const { auth, operatorKey } = await setUp();
+    const closed = jest.fn(() => {
+      throw new Error('closed');
+    });
+    await expect(auth.authenticateClient(operatorKey.apiKey, null, closed)).rejects.toThrow('closed');
+    expect(await auth.authenticateClient(operatorKey.apiKey, null, () => undefined)).not.toBeNull();
+    expect(await auth.authenticateClient(operatorKey.apiKey, null, closed)).not.toBeNull();
+    await expect(auth.authenticateClient('pk_unknown_0001', null, closed)).rejects.toThrow('closed');
+    expect(await auth.authenticateClient('pk_unknown_0001', null, () => undefined)).toBeNull();
+    // Unknown it stays: nothing is remembered of a value no read found.
+    await expect(auth.authenticateClient('pk_unknown_0001', null, closed)).rejects.toThrow('closed');
+  });
+
   it('refuses a revoked key, and ends the sessions it started', async () => {
     const { auth, keys, operatorKey, sessionWorks } = await setUp();
     expect(await sessionWorks()).toBe(true);
@@ -133,10 +147,15 @@ describe('authentication with credential caching (processes sharing a database)'
 
   /** As Operations A and B ask: the session's lookup, then the key, then the session. */
   async function memberRequest(): Promise<boolean> {
-    const lookup = await auth.lookUpSession(sessionToken);
-    const authenticated = await auth.authenticateClient(operatorKey.apiKey, lookup);
+    return memberRequestThrough(undefined);
+  }
+
+  /** The same, each lookup behind `gate`. */
+  async function memberRequestThrough(gate: (() => void) | undefined): Promise<boolean> {
+    const lookup = await auth.lookUpSession(sessionToken, gate);
+    const authenticated = await auth.authenticateClient(operatorKey.apiKey, lookup, gate);
     if (!authenticated) return false;
-    return (await auth.authenticateSession(authenticated.client, sessionToken, 'm-alice', lookup)) !== null;
+    return (await auth.authenticateSession(authenticated.client, sessionToken, 'm-alice', lookup, gate)) !== null;
   }
 
   it('reads a key once per 2 s, and a session once until it expires (it never changes), whatever the number of requests', async () => {
@@ -257,6 +276,38 @@ describe('authentication with credential caching (processes sharing a database)'
   it('keeps an unknown key as unknown for 2 s (a flood of a wrong key reads it once per 2 s)', async () => {
     for (let i = 0; i < 10; i++) expect(await auth.authenticateClient('pk_unknown_0001')).toBeNull();
     expect(reads.findApiKey).toBe(1);
+  });
+
+  it('asks the gate before reading a key or token it does not know, and never for one a read found: a closed gate reads nothing', async () => {
+    const closed = jest.fn(() => {
+      throw new Error('closed');
+    });
+    const open = jest.fn();
+    await expect(auth.authenticateClient('pk_unknown_0001', null, closed)).rejects.toThrow('closed');
+    await expect(auth.lookUpSession(sessionToken, closed)).rejects.toThrow('closed');
+    expect(reads).toMatchObject({ findApiKey: 0, findSessionContext: 0 });
+
+    expect(await auth.authenticateClient(operatorKey.apiKey, null, open)).not.toBeNull();
+    expect(await auth.lookUpSession(sessionToken, open)).not.toBeNull();
+    expect(await auth.authenticateClient('pk_unknown_0001', null, open)).toBeNull();
+    expect(open).toHaveBeenCalledTimes(3);
+    // Within 2 s every answer is kept, "none" included: no read, no gate.
+    expect(await auth.authenticateClient('pk_unknown_0001', null, closed)).toBeNull();
+    // Once the reads are old, the credentials found still pass a closed gate (they are read again); the unknown one does not.
+    monotonicMs += 2001;
+    expect(await auth.authenticateClient(operatorKey.apiKey, null, closed)).not.toBeNull();
+    expect(await memberRequestThrough(closed)).toBe(true);
+    await expect(auth.authenticateClient('pk_unknown_0001', null, closed)).rejects.toThrow('closed');
+    expect(reads).toMatchObject({ findApiKey: 3, findSessionContext: 1 });
+  });
+
+  it('remembers a session this process started as found: its first use passes a closed gate', async () => {
+    const started = await createSessionService({ store, clock: () => now, startingSession: auth.startingSession }).startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL');
+    monotonicMs += 2001;
+    const closed = () => {
+      throw new Error('closed');
+    };
+    expect(await auth.lookUpSession(started.sessionToken, closed)).not.toBeNull();
   });
 
   it("keeps the publishable keys' origins for 2 s: one read for any number of preflights, then a new, rolled or revoked key shows", async () => {
