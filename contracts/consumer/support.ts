@@ -167,7 +167,7 @@ export function errorBody(statusCode: number, errorCode: string, message: string
 
 /** 429: the client used up its rate limit. */
 export const tooManyRequests = (res: V4ResponseBuilder) =>
-  res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(429, 'TOO_MANY_REQUESTS', { example: 'Too many requests' }));
+  res.headers({ ...jsonContentType, ...retryAfterHeader }).jsonBody(errorBody(429, 'TOO_MANY_REQUESTS', { example: 'Too many requests with this API key: at most 200 a minute' }));
 
 /** 500: the store failed unexpectedly. */
 export const internalError = (res: V4ResponseBuilder) =>

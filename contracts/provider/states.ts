@@ -65,10 +65,10 @@ async function removeReservation(context: StateContext, correlationId: string, r
 /** Sends requests with the client's key until the app answers 429. */
 async function useUpRateLimit(context: StateContext, clientId: string): Promise<void> {
   const apiKey = apiKeyOf(clientId);
-  // No session: each request is counted, then refused with 401, changing nothing.
-  const url = `${context.baseUrl}/client/users/m-nobody/voucher-definitions`;
+  // Sessions for a member nobody is: each request has valid credentials, so it counts, then is refused with 404, changing nothing.
+  const url = `${context.baseUrl}/client/users/m-nobody/sessions`;
   for (let sent = 0; sent <= context.rateLimitPerMinute + 5; sent++) {
-    const response = await fetch(url, { headers: { 'X-Api-Key': apiKey } });
+    const response = await fetch(url, { method: 'POST', headers: { 'X-Api-Key': apiKey, 'X-Identifier-Type': 'CARD_NUMBER' } });
     await response.arrayBuffer();
     if (response.status === 429) return;
   }

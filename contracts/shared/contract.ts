@@ -25,13 +25,13 @@ export function pactOutputDir(): string {
 /** API keys of the client applications in the provider's contract fixture. */
 export const apiKeys = {
   /** The partner app's secret key, which every interaction uses unless it says otherwise. */
-  partner: 'pk_contract_partner_app_0001',
+  partner: 'contract_secret_partner_app_0001',
   /** The partner app's publishable key, for its page on `pageOrigin`. */
-  partnerPage: 'pk_contract_partner_web_0001',
+  partnerPage: 'contract_publishable_partner_web_0001',
   /** A client whose rate limit a provider state uses up; no other interaction uses it. */
-  throttled: 'pk_contract_throttled_app_0002',
+  throttled: 'contract_secret_throttled_app_0002',
   /** Known to no client. */
-  unknown: 'pk_contract_unknown_key_0000',
+  unknown: 'contract_unknown_key_0000',
 } as const;
 
 /** The partner's page: the one origin of its publishable key. */
