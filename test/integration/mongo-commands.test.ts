@@ -21,15 +21,20 @@ jest.setTimeout(120_000);
 
 const source = testMongoSource();
 const key = 'demo_secret_partner_app_0001';
+/** The demo's publishable key, and the one origin of its page. */
+const pageKey = 'demo_publishable_partner_web_0001';
+const pageOrigin = 'http://127.0.0.1:5173';
 /** Requests measured per case, after the warm-up. */
 const measured = 40;
 
 /**
  * Commands a process sends now and then for all requests rather than for
  * one: a rate-limit claim, a cache's read of a key or a session (at most
- * once per 2 s each), the voucher definitions version (at most once a second).
+ * once per 2 s each), the origins of the publishable keys for requests
+ * from pages (at most once per 2 s), the voucher definitions version (at
+ * most once a second).
  */
-const shared = new Set(['findAndModify rateLimits', 'aggregate apiKeys', 'aggregate sessions', 'find meta']);
+const shared = new Set(['findAndModify rateLimits', 'aggregate apiKeys', 'aggregate sessions', 'find meta', 'find apiKeys']);
 
 /** Commands per request of `requests` requests, spread over `fleet` in turn; the outbox delivered before counting ends. */
 async function perRequest(fleet: Process[], requests: number, send: (process: Process, i: number) => Promise<number>) {
@@ -74,6 +79,10 @@ const status = async (response: Promise<Response>): Promise<number> => {
 };
 
 const listing = (p: Process, token: string) => status(fetch(`${p.base}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': key, authorization: `Bearer ${token}` } }));
+
+/** Operation A from the member's page: the publishable key, from its origin. */
+const pageListing = (p: Process, token: string) =>
+  status(fetch(`${p.base}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': pageKey, origin: pageOrigin, authorization: `Bearer ${token}` } }));
 
 const lowering = (p: Process, token: string, member: string, reservation: string, amount: number) =>
   status(
@@ -134,6 +143,13 @@ if (source.kind === 'none') {
       expect(counted.total).toBeLessThanOrEqual(0.2);
     });
 
+    it("Operation A from the member's page, with the publishable key: as with the secret key (the session's own count is kept in memory)", async () => {
+      const counted = await perRequest(fleet, measured, (p) => pageListing(p, alice));
+      expect(counted.statuses).toEqual([200]);
+      expect(counted).toMatchObject({ before: 0, after: 0, names: [] });
+      expect(counted.total).toBeLessThanOrEqual(0.2);
+    });
+
     it(`Operation B, one wallet changed by ${size === 1 ? 'one process' : 'both processes in turn'}: 4, 2 before the answer (the wallet with one reservation, its compare-and-set), 2 after (the outbox); w:majority`, async () => {
       const counted = await perRequest(fleet, measured, (p, i) => lowering(p, household, 'm-hh-1', 'rt-hh-1', 9000 - i));
       expect(counted.statuses).toEqual([200]);
@@ -165,6 +181,49 @@ if (source.kind === 'none') {
       expect(counted).toMatchObject({ before: 2, after: 2 });
       // The two new sessions are read once by each process (its cache's first miss), as a partner's first call with one is.
       expect(counted.shared).toBeLessThanOrEqual(sharedAllowance(size) + 2 * size);
+    });
+  });
+
+  describe('MongoDB commands of credentials nobody issued, a fleet of two processes', () => {
+    const dbName = uniqueDbName('commandsunknown');
+    const refusalsPerMinute = 10;
+    let fleet: Process[];
+
+    beforeAll(async () => {
+      const limits = { authFailuresPerMinute: refusalsPerMinute };
+      fleet = [await startProcess(source.uri, dbName, 6000, limits), await startProcess(source.uri, dbName, 6000, limits)];
+      await fleet[0]!.store.ensureIndexes();
+      await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
+    }, 60_000);
+
+    afterAll(async () => {
+      await Promise.all(fleet.map((p) => p.close()));
+      await dropTestDatabase(source.uri, dbName);
+    });
+
+    const unknownKey = (p: Process, apiKey: string, token?: string) =>
+      status(fetch(`${p.base}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': apiKey, ...(token && { authorization: `Bearer ${token}` }) } }));
+
+    it('an unknown key costs one read per process, then none while the process keeps its answer (2 s)', async () => {
+      const counted = await perRequest(fleet, 20, (p) => unknownKey(p, 'secret_nobody_issued_0001'));
+      expect(counted.statuses).toEqual([401]);
+      const reads = fleet.flatMap((p) => p.sent).filter((c) => c.name === 'aggregate apiKeys');
+      expect(reads.length).toBe(counted.total * 20);
+      // One per process; one more each if the run outlasted the 2 s an answer is kept.
+      expect(reads.length).toBeGreaterThanOrEqual(fleet.length);
+      expect(reads.length).toBeLessThanOrEqual(2 * fleet.length);
+    });
+
+    it('past AUTH_FAILURES_PER_MINUTE an address costs nothing: new unknown keys and tokens are refused 429 with no command, but for one lookup a second', async () => {
+      // Each process has counted 10 refusals from this address above: its budget.
+      const counted = await perRequest(fleet, 40, (p, i) => (i % 2 === 0 ? unknownKey(p, `secret_guess_${i}`) : unknownKey(p, key, `st_guess_${i}`)));
+      const answered = counted.statuses;
+      expect(answered.every((s) => s === 401 || s === 429)).toBe(true);
+      const lookups = fleet.flatMap((p) => p.sent).filter((c) => !c.name.startsWith('ping'));
+      // Only the lookups a second let through read anything: one command each.
+      expect(lookups.every((c) => c.name === 'aggregate apiKeys' || c.name === 'aggregate sessions')).toBe(true);
+      expect(lookups.length).toBeLessThanOrEqual(40 - 30);
+      expect(counted.total).toBeLessThanOrEqual(0.25);
     });
   });
 

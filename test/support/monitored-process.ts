@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { pino } from 'pino';
 import { depsOf } from '../../server/src/composition';
+import { loadConfig, type AppConfig } from '../../server/src/config';
 import { defaultWalletLimits } from '../../server/src/domain/limits';
 import { storeDb } from '../../server/src/store/mongo/concerns';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
@@ -24,12 +25,16 @@ export interface MonitoredProcess {
   close(): Promise<void>;
 }
 
-export async function startMonitoredProcess(uri: string, dbName: string, rateLimitPerMinute: number): Promise<MonitoredProcess> {
+/** The limits besides the key's: main's defaults unless a test says otherwise. */
+export type OtherLimits = Partial<Pick<AppConfig, 'sessionRateLimitPerMinute' | 'authFailuresPerMinute'>>;
+
+export async function startMonitoredProcess(uri: string, dbName: string, rateLimitPerMinute: number, limits: OtherLimits = {}): Promise<MonitoredProcess> {
   const client = await new MongoClient(uri, { monitorCommands: true, ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 }).connect();
   const store = MongoStore.over(fixedConnection(client, storeDb(client, dbName)));
   const logger = pino({ level: 'silent' });
   const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute }, logger);
-  const app = await startTestApp({ deps, config: { rateLimitPerMinute }, validateResponses: false });
+  const { sessionRateLimitPerMinute, authFailuresPerMinute } = loadConfig({});
+  const app = await startTestApp({ deps, config: { rateLimitPerMinute, sessionRateLimitPerMinute, authFailuresPerMinute, ...limits }, validateResponses: false });
   const server = app.running[0]!.server;
   const sent: MonitoredProcess['sent'] = [];
   let answered = true;
