@@ -1,4 +1,5 @@
 import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/store/fixture';
+import { fixtureKeyId } from '../../server/src/domain/secrets';
 import { startMonitoredProcess as startProcess, type MonitoredProcess as Process } from '../support/monitored-process';
 import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
@@ -112,7 +113,7 @@ if (source.kind === 'none') {
       await fleet[0]!.store.ensureIndexes();
       await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
       // All requests in one of the key's rate-limit windows (they are fixed: rate-limit/windows.ts).
-      await windowWithRoom('partner-app', rateLimitWindowMs, 30_000);
+      await windowWithRoom(fixtureKeyId('partner-app', 0), rateLimitWindowMs, 30_000);
       alice = await startSession(fleet[0]!);
       household = await startSession(fleet[0]!, 'm-hh-1');
       // Warm-up: every process has claimed its blocks and read the key, the sessions and the listing.
@@ -236,7 +237,7 @@ if (source.kind === 'none') {
       fleet = [await startProcess(source.uri, dbName, limit), await startProcess(source.uri, dbName, limit)];
       await fleet[0]!.store.ensureIndexes();
       await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
-      await windowWithRoom('partner-app', rateLimitWindowMs, 30_000);
+      await windowWithRoom(fixtureKeyId('partner-app', 0), rateLimitWindowMs, 30_000);
     }, 60_000);
 
     afterAll(async () => {

@@ -56,7 +56,7 @@ describe('rate limits per API key and per session', () => {
 
   it("a flood with valid sessions of several members, each under its own limit, past the publishable key's limit: 429 naming the key, and the secret key keeps working", async () => {
     await limits({});
-    const tokens = [];
+    const tokens: string[] = [];
     for (const member of members.slice(0, 5)) tokens.push(await app.api.startSession(keys.secret, member));
     const answered = await statuses(15, (i) => app.send('GET', vouchers(members[i % 5]!), fromPage(tokens[i % 5])));
     expect(answered).toEqual([...Array(10).fill(200), ...Array(5).fill(429)]);

@@ -1,4 +1,5 @@
 import type { CommandStartedEvent, Document } from 'mongodb';
+import { fixtureKeyId } from '../../server/src/domain/secrets';
 import { demoFixturePath, loadFixture, parseFixture, readFixtureFile } from '../../server/src/store/fixture';
 import { planOf, shardPlan, type ShardKey } from '../../server/src/store/mongo/shard-plan';
 import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
@@ -127,7 +128,7 @@ if (source.kind === 'none') {
       // A reservation of m-alice that has expired: her wallet is then read and written whole.
       const expired = fixtureReservation('rt-alice-expired', 'm-alice', { 'm-alice': 100 }, { expiresAt: '2026-01-01T00:00:00Z' });
       await loadFixture(fleet[0]!.store, parseFixture({ reservations: [expired] }), new Date('2025-12-31T23:00:00Z'));
-      await windowWithRoom('partner-app', rateLimitWindowMs, 20_000);
+      await windowWithRoom(fixtureKeyId('partner-app', 0), rateLimitWindowMs, 20_000);
       for (const p of fleet) p.sent.length = 0;
     }, 60_000);
 

@@ -12,6 +12,7 @@
  * suite's fleet test (test/reliability/fleet.test.ts) checks the same
  * in-process.
  */
+import { fixtureKeyId } from '../../server/src/domain/secrets';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -31,6 +32,8 @@ const uri = process.env.MONGODB_URI?.trim() ?? '';
 const limit = Number(process.env.RATE_LIMIT_PER_MINUTE ?? 300);
 const apiKey = 'pk_fleet_limit_0001';
 const clientId = 'fleet-app';
+/** The id of the client's one key, whose requests the fleet counts. */
+const keyId = fixtureKeyId(clientId, 0);
 const windowMs = rateLimitWindowMs;
 
 async function main(): Promise<void> {
@@ -49,8 +52,8 @@ async function main(): Promise<void> {
     servers.push(await startServerProcess({ ...env, SEED_FILE: path.join(tmp, 'fixture.json') }, path.join(tmp, 'first.log')));
     servers.push(await startServerProcess(env, path.join(tmp, 'second.log')));
     const byServer = servers.map(() => new Map<number, number>());
-    await windowWithRoom(clientId, windowMs, 30_000);
-    const window = windowOf(clientId, Date.now(), windowMs);
+    await windowWithRoom(keyId, windowMs, 30_000);
+    const window = windowOf(keyId, Date.now(), windowMs);
     const started = Date.now();
     for (let sent = 0; sent < 2 * limit; sent += 20) {
       await Promise.all(
@@ -68,7 +71,7 @@ async function main(): Promise<void> {
     const seconds = (Date.now() - started) / 1000;
     const total = (status: number) => byServer.reduce((sum, m) => sum + (m.get(status) ?? 0), 0);
     const other = byServer.flatMap((m) => [...m.entries()].filter(([status]) => status !== 201 && status !== 429));
-    const stored = await windowDocument(dbName, windowDocumentKey(clientId, window));
+    const stored = await windowDocument(dbName, windowDocumentKey(keyId, window));
     console.log(
       [
         `Two server processes (pids ${servers.map((s) => s.child.pid).join(', ')}) on one MongoDB, RATE_LIMIT_PER_MINUTE=${limit}:`,
