@@ -1,4 +1,5 @@
 import type { Request, RequestHandler } from 'express';
+import { isRefusedByForm } from '../domain/api-key-format';
 import { forbidden, unauthorized, unauthorizedMessages } from '../domain/errors';
 import { keyUseRefusal } from '../domain/key-use';
 import type { AuthService } from '../domain/services';
@@ -16,7 +17,8 @@ import { authenticatedClient, sessionLookup, setAuthenticatedClient, setMemberSe
 export function requireApiKey(auth: AuthService, options: { withSession?: boolean; startsSession?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
     const apiKey = req.get('x-api-key');
-    const credentials = options.withSession && apiKey ? bearerCredentialsOf(req.get('authorization')) : null;
+    // No session read for a key refused by its form (a generated key's, checksum wrong): it costs no store command.
+    const credentials = options.withSession && apiKey && !isRefusedByForm(apiKey) ? bearerCredentialsOf(req.get('authorization')) : null;
     const lookup = credentials === null ? null : await auth.lookUpSession(bearerTokenOf(credentials));
     const authenticated = await auth.authenticateClient(apiKey, lookup);
     if (!authenticated) throw unauthorized(unauthorizedMessages.apiKey);
