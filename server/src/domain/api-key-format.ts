@@ -29,8 +29,10 @@ import type { ApiKeyKind } from './model';
  *
  * Keys of any other form (`key_<id>.<secret>`, made before this form, and
  * fixtures' free-form keys) are looked up as before. The two prefixes are
- * reserved: a value that starts with one but is not a whole, checksummed
- * key can match no key, since a fixture may not hold one either.
+ * kept for generated keys (a fixture's key that starts with one must be a
+ * generated key too: fixture.ts), so a value that starts with one but is
+ * not a whole, checksummed key matches no key: it is refused unread, and
+ * a scanner's match is always a real key's form.
  */
 
 /** The first characters of a generated key, by its kind. */
