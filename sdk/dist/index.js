@@ -229,6 +229,13 @@ function assertHeaderValue(name, value) {
     throw new TypeError(`${name} contains characters that are not allowed in an HTTP header`);
   }
 }
+var SECRET_KEY_PREFIX = "lsk_";
+function assertNoSecretKeyInPage(apiKey) {
+  if (!apiKey.startsWith(SECRET_KEY_PREFIX) || globalThis.document === void 0) return;
+  throw new TypeError(
+    `createLoyaltyClient: apiKey is a secret key (${SECRET_KEY_PREFIX}...), which must never be in a web page: anyone can read it there. Use the client's publishable key (lpk_...) in the page, and start members' sessions on the partner's server with the secret key.`
+  );
+}
 function resolveOptions(options) {
   if (typeof options?.baseUrl !== "string" || options.baseUrl.trim() === "") {
     throw new TypeError("createLoyaltyClient: baseUrl is required");
@@ -237,6 +244,7 @@ function resolveOptions(options) {
     throw new TypeError("createLoyaltyClient: apiKey is required");
   }
   assertHeaderValue("X-Api-Key", options.apiKey);
+  assertNoSecretKeyInPage(options.apiKey.trim());
   const userAgent = userAgentHeader(options.userAgent);
   assertHeaderValue("User-Agent", userAgent);
   const custom = options.fetch;

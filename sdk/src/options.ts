@@ -86,6 +86,27 @@ function assertHeaderValue(name: string, value: string): void {
   }
 }
 
+/** How a secret key made by the API's operators starts (a publishable key starts `lpk_`). */
+const SECRET_KEY_PREFIX = 'lsk_';
+
+/**
+ * A secret key in a web page is a leaked key: anyone who opens the page can
+ * read it and act for any member. So, as Stripe.js does, the SDK refuses to
+ * be made with one where a `document` is: the partner sees it on the first
+ * load in development, before any request, rather than the API's `403` on
+ * each call. Only a `document` counts: workers and edge runtimes (which may
+ * hold a partner's server code) are left alone, as is any key of another
+ * form (keys made before keys said their kind). The message never repeats
+ * the key.
+ */
+function assertNoSecretKeyInPage(apiKey: string): void {
+  if (!apiKey.startsWith(SECRET_KEY_PREFIX) || (globalThis as { document?: unknown }).document === undefined) return;
+  throw new TypeError(
+    `createLoyaltyClient: apiKey is a secret key (${SECRET_KEY_PREFIX}...), which must never be in a web page: anyone can read it there. ` +
+      "Use the client's publishable key (lpk_...) in the page, and start members' sessions on the partner's server with the secret key.",
+  );
+}
+
 /** Checks the options once, when the client is made, and fills in defaults. */
 export function resolveOptions(options: LoyaltyClientOptions): ResolvedOptions {
   if (typeof options?.baseUrl !== 'string' || options.baseUrl.trim() === '') {
@@ -95,6 +116,7 @@ export function resolveOptions(options: LoyaltyClientOptions): ResolvedOptions {
     throw new TypeError('createLoyaltyClient: apiKey is required');
   }
   assertHeaderValue('X-Api-Key', options.apiKey);
+  assertNoSecretKeyInPage(options.apiKey.trim());
   const userAgent = userAgentHeader(options.userAgent);
   assertHeaderValue('User-Agent', userAgent);
 

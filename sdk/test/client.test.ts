@@ -136,6 +136,56 @@ describe('User-Agent', () => {
   });
 });
 
+describe('a secret key in a web page', () => {
+  // Keys as the API's operators make them (docs/operating.md): kind, id, 43 + 6 base62 characters.
+  const secretKey = 'lsk_3f9a0c6d2e1b_7Qm2ZpVx4Lr9sKd0TfWb8NcYh1GjEo5uAiR3yXz6PvMn0eaJ2k';
+  const publishableKey = 'lpk_3f9a0c6d2e1b_7Qm2ZpVx4Lr9sKd0TfWb8NcYh1GjEo5uAiR3yXz6PvMn0eaJ2k';
+
+  /** Runs `make` with `globals` set on the global scope, as a page (`document`) or a worker (`WorkerGlobalScope`) has them. */
+  function inScope<T>(globals: Record<string, unknown>, make: () => T): T {
+    const scope = globalThis as Record<string, unknown>;
+    Object.assign(scope, globals);
+    try {
+      return make();
+    } finally {
+      for (const name of Object.keys(globals)) delete scope[name];
+    }
+  }
+  const inPage = { document: {} };
+
+  it.each([
+    ['a secret key', secretKey],
+    ['a secret key with spaces around it (as the SDK sends it, trimmed)', `  ${secretKey}\n`],
+  ])('%s: createLoyaltyClient throws, saying what to do instead and never repeating the key', (_case, key) => {
+    const make = () => inScope(inPage, () => createLoyaltyClient({ baseUrl, apiKey: key, fetch: fakeFetch().fetch }));
+    expect(make).toThrow(TypeError);
+    expect(make).toThrow(/secret key \(lsk_\.\.\.\).*never be in a web page.*publishable key \(lpk_\.\.\.\) in the page.*sessions on the partner's server/);
+    expect(make).toThrow(expect.objectContaining({ message: expect.not.stringContaining(secretKey.slice(4)) }));
+  });
+
+  it.each([
+    ['a publishable key', publishableKey],
+    ['a key made before keys said their kind', 'key_3f9a0c6d2e1b.q3T7xN0vV2yJ8mKcRz5bW1uL9pE4sHgA6fD0iO_jQ-k'],
+    ['a key of free form, a demo secret key among them', 'demo_secret_partner_app_0001'],
+    ['a key that only contains the prefix', `demo_${secretKey}`],
+  ])('%s: is sent from a page as before', async (_case, key) => {
+    const fake = fakeFetch(json(200, []));
+    const loyalty = inScope(inPage, () => createLoyaltyClient({ baseUrl, apiKey: key, fetch: fake.fetch }));
+    await loyalty.listVoucherDefinitions({ correlationId: 'm', sessionToken: 't' });
+    expect(fake.requests[0]?.headers.get('X-Api-Key')).toBe(key);
+  });
+
+  it.each([
+    ['in Node (no document)', {}],
+    ['in a worker or an edge runtime (WorkerGlobalScope, no document)', { WorkerGlobalScope: function WorkerGlobalScope() {} }],
+  ])('a secret key %s: is sent as before', async (_case, globals) => {
+    const fake = fakeFetch(json(201, session));
+    const loyalty = inScope(globals, () => createLoyaltyClient({ baseUrl, apiKey: secretKey, fetch: fake.fetch }));
+    await loyalty.startSession({ correlationId: 'm', identifierType: 'EMAIL' });
+    expect(fake.requests[0]?.headers.get('X-Api-Key')).toBe(secretKey);
+  });
+});
+
 describe('error bodies', () => {
   it('returns a documented error body as it came, without throwing', async () => {
     const body = {

@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildDeps, type BuildDeps } from '../../server/src/composition';
+import { newApiKey } from '../../server/src/domain/secrets';
 import { inProcessCounter } from '../../server/src/rate-limit/counter';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { demoFixtureFor, demoKeys } from '../../examples/web/demo-data.mjs';
@@ -151,6 +152,41 @@ it("documented errors, the page's own Start Session refused among them: the page
     [401, { statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: 'Missing or unknown API key' }],
   ]);
   for (const { sent, answered } of outcome) expect(answered).toBe(sent);
+});
+
+it("a secret key in the page: createLoyaltyClient throws a TypeError saying what to do instead, and sends nothing; a publishable key's form is taken", async () => {
+  const sent: string[] = [];
+  const record = (request: { url: () => string }) => sent.push(request.url());
+  page.on('request', record);
+  try {
+    const outcome = await page.evaluate(
+      async ({ baseUrl, secretKey, publishableKey }) => {
+        const { createLoyaltyClient } = (globalThis as unknown as { loyaltySdk: Sdk }).loyaltySdk;
+        let thrown: { name: string; isTypeError: boolean; message: string } | null = null;
+        try {
+          createLoyaltyClient({ baseUrl, apiKey: secretKey });
+        } catch (error) {
+          thrown = { name: (error as Error).name, isTypeError: error instanceof TypeError, message: (error as Error).message };
+        }
+        // A key of the publishable form goes out (this one is unknown to the API: 401).
+        const unknown = await createLoyaltyClient({ baseUrl, apiKey: publishableKey }).listVoucherDefinitions({ correlationId: 'm-alice', sessionToken: 'st_x' });
+        return { thrown, publishable: { status: unknown.response.status, error: unknown.error } };
+      },
+      { baseUrl: api.baseUrl, secretKey: newApiKey('secret').apiKey, publishableKey: newApiKey('publishable').apiKey },
+    );
+    expect(outcome.thrown).toEqual({
+      name: 'TypeError',
+      isTypeError: true,
+      message:
+        'createLoyaltyClient: apiKey is a secret key (lsk_...), which must never be in a web page: anyone can read it there. ' +
+        "Use the client's publishable key (lpk_...) in the page, and start members' sessions on the partner's server with the secret key.",
+    });
+    expect(outcome.publishable).toEqual({ status: 401, error: { statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: 'Missing or unknown API key' } });
+    // The one request the page sent is the publishable key's listing (and its preflight): nothing with the secret key.
+    expect(new Set(sent)).toEqual(new Set([`${api.baseUrl}/client/users/m-alice/voucher-definitions`]));
+  } finally {
+    page.off('request', record);
+  }
 });
 
 it('a network error: no server at the address, GET retried, then LoyaltyRequestError "network" with the request id', async () => {

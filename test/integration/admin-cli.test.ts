@@ -199,8 +199,8 @@ if (source.kind === 'none') {
       expect(created.code).toBe(exitCodes.ok);
       expect(created.body).toEqual({
         clientId: 'partner-app',
-        keyId: expect.stringMatching(/^key_/),
-        apiKey: expect.stringMatching(/^key_[0-9a-f]{12}\./),
+        keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
+        apiKey: expect.stringMatching(/^lsk_[0-9a-f]{12}_[0-9A-Za-z]{49}$/),
         kind: 'secret',
         origins: [],
         createdAt: expect.any(String),
@@ -212,7 +212,10 @@ if (source.kind === 'none') {
       const keys = listed.body.keys as Array<Record<string, unknown>>;
       expect(keys.map((k) => Object.keys(k).sort())).toEqual(keys.map(() => ['createdAt', 'expiresAt', 'keyId', 'kind', 'origins', 'revokedAt']));
       expect(keys.map((k) => k.keyId)).toContain(rolled.body.keyId);
-      for (const secret of [created.body.apiKey, rolled.body.apiKey, 'demo_secret_partner_app_0001', 'demo_publishable_partner_web_0001']) expect(listed.stdout).not.toContain(String(secret).split('.').pop());
+      // The key's id may show (key_ and its digits), never what follows them.
+      expect(String(created.body.apiKey).slice(4, 16)).toBe(String(created.body.keyId).slice(4));
+      expect(rolled.body.apiKey).toMatch(/^lsk_/);
+      for (const secret of [String(created.body.apiKey).slice(17), String(rolled.body.apiKey).slice(17), 'demo_secret_partner_app_0001', 'demo_publishable_partner_web_0001']) expect(listed.stdout).not.toContain(secret);
       const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(created.body.keyId)]);
       expect(revoked.body).toEqual({ keyId: created.body.keyId, revokedAt: expect.any(String) });
       // Nothing about a key's secret on stderr either.
@@ -227,7 +230,7 @@ if (source.kind === 'none') {
       expect(created.body).toEqual({
         clientId: 'partner-app',
         keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
-        apiKey: expect.any(String),
+        apiKey: expect.stringMatching(/^lpk_[0-9a-f]{12}_[0-9A-Za-z]{49}$/),
         kind: 'publishable',
         origins,
         createdAt: expect.any(String),
@@ -235,8 +238,9 @@ if (source.kind === 'none') {
       });
       const secret = await json(['keys', 'create', '--client', 'partner-app']);
       expect(secret.body).toMatchObject({ kind: 'secret', origins: [] });
+      expect(secret.body.apiKey).toMatch(/^lsk_/);
       const rolled = await json(['keys', 'roll', '--client', 'partner-app', '--key', String(created.body.keyId), '--grace', '60']);
-      expect(rolled.body).toMatchObject({ kind: 'publishable', origins });
+      expect(rolled.body).toMatchObject({ kind: 'publishable', origins, apiKey: expect.stringMatching(/^lpk_/) });
       const listed = (await json(['keys', 'list', '--client', 'partner-app'])).body.keys as Array<Record<string, unknown>>;
       const byId = new Map(listed.map((k) => [k.keyId, k]));
       expect(byId.get(created.body.keyId)).toMatchObject({ kind: 'publishable', origins, expiresAt: expect.any(String) });

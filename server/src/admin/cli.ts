@@ -45,7 +45,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
   const keys = program.command('keys').description("a client's API keys: any live one authenticates it").exitOverride();
   keys
     .command('create')
-    .description("make a new key (shown once): secret, for the partner's servers, unless --publishable")
+    .description("make a new key (shown once): secret (lsk_...), for the partner's servers, unless --publishable (lpk_...)")
     .requiredOption('--client <id>', 'the client application')
     .option('--expires-in <seconds>', 'the key stops working after this long', seconds)
     .option('--publishable', "a publishable key, for the partner's web pages on the --origin(s): it starts no session")

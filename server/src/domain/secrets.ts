@@ -1,4 +1,5 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { base62Alphabet, composeGeneratedKey, generatedIdLength, generatedSecretLength, keyIdOf } from './api-key-format';
 import type { ApiKeyKind } from './model';
 
 /**
@@ -18,13 +19,32 @@ export function sameDigest(a: string, b: string): boolean {
 }
 
 /**
- * A new API key: a public id (`key_` and 12 random hex digits; it may appear
- * in logs and listings) and the secret key, that id followed by 256 random
- * bits (URL-safe). Only the key's digest (`hashSecret`) is ever stored.
+ * A new API key of `kind`, in the generated form (api-key-format.ts):
+ * `lsk_` or `lpk_`, 12 random hex digits (the key's public id, `key_` and
+ * the same digits: it may appear in logs and listings), 256 random bits in
+ * base62, and a checksum. Only the key's digest (`hashSecret`) is ever
+ * stored.
  */
-export function newApiKey(): { keyId: string; apiKey: string } {
-  const keyId = `key_${randomBytes(6).toString('hex')}`;
-  return { keyId, apiKey: `${keyId}.${randomBytes(32).toString('base64url')}` };
+export function newApiKey(kind: ApiKeyKind): { keyId: string; apiKey: string } {
+  const idHex = randomBytes(generatedIdLength / 2).toString('hex');
+  return { keyId: keyIdOf(idHex), apiKey: composeGeneratedKey(kind, idHex, randomBase62(generatedSecretLength)) };
+}
+
+/**
+ * `length` characters of base62, each uniform: a random byte counts only
+ * below 248 (4 × 62), then its remainder by 62 is the digit, so that no digit
+ * comes up more often than another (a byte's remainder over all 256 values
+ * would favour the first 8).
+ */
+function randomBase62(length: number): string {
+  const accepted = 4 * base62Alphabet.length;
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length)) {
+      if (byte < accepted && out.length < length) out += base62Alphabet[byte % base62Alphabet.length];
+    }
+  }
+  return out;
 }
 
 /**

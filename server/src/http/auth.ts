@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { isRefusedByForm } from '../domain/api-key-format';
 import { AppError, forbidden, unauthorized, unauthorizedMessages } from '../domain/errors';
 import { keyUseRefusal } from '../domain/key-use';
 import type { AuthService, CredentialLookupGate } from '../domain/services';
@@ -31,7 +32,8 @@ export function requireApiKey(checks: CredentialChecks, options: { withSession?:
   return async (req, res, next) => {
     const apiKey = req.get('x-api-key');
     const gate = gateOf(req, res);
-    const credentials = options.withSession && apiKey ? bearerCredentialsOf(req.get('authorization')) : null;
+    // No session read for a key refused by its form (a generated key's, checksum wrong): it costs no store command.
+    const credentials = options.withSession && apiKey && !isRefusedByForm(apiKey) ? bearerCredentialsOf(req.get('authorization')) : null;
     const lookup = credentials === null ? null : await auth.lookUpSession(bearerTokenOf(credentials), gate);
     const authenticated = await auth.authenticateClient(apiKey, lookup, gate);
     if (!authenticated) throw refused(checks, req, unauthorized(unauthorizedMessages.apiKey));

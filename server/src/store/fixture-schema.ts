@@ -7,7 +7,9 @@ import { maxOriginLength, maxOriginsPerKey } from '../domain/origins';
  * several secret API keys (`apiKeys`) besides or instead of the format's
  * `apiKey`, and publishable keys for its web pages, each with its origins
  * (`publishableKeys`); each key at most 256 characters (longer keys are
- * never accepted). One point is stricter:
+ * never accepted), free-form except that a key starting `lsk_` or `lpk_`
+ * must be a whole generated key of its kind (fixture.ts, keyFormIssues).
+ * One point is stricter:
  * a voucher definition's `rewardMetadata` must carry `amount` (number) and
  * `scopeType` (string), because the member-facing summary derives
  * `rewardValue` and `scope` from them and cannot serve a definition without.

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { newApiKey } from '../domain/secrets';
 import { deepCopy } from './copy';
 import { demoFixturePath, FixtureError, parseFixture, readFixtureFile, type Fixture } from './fixture';
 
@@ -182,6 +183,37 @@ describe('parseFixture', () => {
     const error = captureFixtureError(() => parseFixture(json));
     expect(error.message).toContain('/clients/0/publishableKeys/0/apiKey: duplicate value, first at /clients/0/apiKey');
     expect(error.message).not.toContain('secret_test_partner_0001');
+  });
+
+  describe('keys in the generated form (lsk_, lpk_)', () => {
+    const secret = newApiKey('secret').apiKey;
+    const publishable = newApiKey('publishable').apiKey;
+    /** The key with its last character (the checksum's) changed. */
+    const badChecksum = (key: string) => `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`;
+    const origins = ['https://app.example.com'];
+    const notAKey = 'starts as a generated key (lsk_, lpk_) but is not one, or its checksum is wrong: it could never authenticate';
+
+    it.each<[string, (j: Json) => void, string]>([
+      ['a secret key whose checksum is wrong', (j) => (at(j, 'clients', 0).apiKey = badChecksum(secret)), `/clients/0/apiKey: ${notAKey}`],
+      ['one of several secret keys whose checksum is wrong', (j) => (at(j, 'clients', 0).apiKeys = ['secret_test_partner_0002', badChecksum(secret)]), `/clients/0/apiKeys/1: ${notAKey}`],
+      ['a publishable key whose checksum is wrong', (j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: badChecksum(publishable), origins }]), `/clients/0/publishableKeys/0/apiKey: ${notAKey}`],
+      ['a free-form key with the prefix of secret keys', (j) => (at(j, 'clients', 0).apiKey = 'lsk_test_partner_0001'), `/clients/0/apiKey: ${notAKey}`],
+      ['a generated key cut short', (j) => (at(j, 'clients', 0).apiKey = secret.slice(0, -1)), `/clients/0/apiKey: ${notAKey}`],
+      ['a publishable key given as a secret key', (j) => (at(j, 'clients', 0).apiKeys = [publishable]), '/clients/0/apiKeys/0: is a generated publishable key (lpk_), given as a secret key'],
+      ['a secret key given as a publishable key', (j) => (at(j, 'clients', 0).publishableKeys = [{ apiKey: secret, origins }]), '/clients/0/publishableKeys/0/apiKey: is a generated secret key (lsk_), given as a publishable key'],
+    ])('refuses %s, naming its path and never the key', (_case, change, expected) => {
+      const error = captureFixtureError(() => parseFixture(broken(change)));
+      expect(error.message).toContain(expected);
+      for (const key of [secret, publishable]) expect(error.message).not.toContain(key.slice(4, -6));
+    });
+
+    it('accepts generated keys of the kinds they are given as, beside free-form keys', () => {
+      const json = broken((j) => {
+        at(j, 'clients', 0).apiKeys = [secret];
+        at(j, 'clients', 0).publishableKeys = [{ apiKey: publishable, origins }];
+      });
+      expect(() => parseFixture(json)).not.toThrow();
+    });
   });
 
   it('accepts a client whose only keys are publishable', () => {

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../domain/clock';
 import { moveOf, withMove } from '../domain/member-moves';
 import type { ApiKeyKind, ApiKeyRecord, ClientRecord, MemberMove, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
 import { walletIdOf } from '../domain/model';
+import { apiKeyForm, apiKeyPrefixes } from '../domain/api-key-format';
 import { fixtureKeyId, hashSecret } from '../domain/secrets';
 import {
   clientDefaults,
@@ -161,6 +162,7 @@ function semanticIssues(fixture: Fixture): FixtureIssue[] {
     ...duplicateIssues(clients, '/clients', 'clientId', (c) => c.clientId),
     // A key is a secret: the message names the other place, never the value.
     ...duplicateKeyIssues(clients),
+    ...keyFormIssues(clients),
     ...duplicateIssues(fixture.members ?? [], '/members', 'correlationId', (m) => m.correlationId),
     ...duplicateIssues(fixture.catalogueItems ?? [], '/catalogueItems', 'productCode', (i) => i.productCode),
     ...duplicateIssues(fixture.redemptions ?? [], '/redemptions', 'redemptionId', (r) => r.redemptionId),
@@ -242,6 +244,28 @@ function duplicateKeyIssues(clients: FixtureClient[]): FixtureIssue[] {
     }
   });
   return issues;
+}
+
+/**
+ * A key with a generated key's prefix (`lsk_`, `lpk_`) must be a whole
+ * generated key of the kind it is given as: the server refuses any other
+ * value with those prefixes before reading anything (api-key-format.ts), so
+ * such a key could never authenticate, and a generated key of the other kind
+ * would tell the SDK and secret scanners the wrong kind. Never the value.
+ */
+function keyFormIssues(clients: FixtureClient[]): FixtureIssue[] {
+  return clients.flatMap((client, clientIndex) =>
+    fixtureKeysOf(client, clientIndex).flatMap(({ apiKey, kind, path }): FixtureIssue[] => {
+      const form = apiKeyForm(apiKey);
+      if (form.form === 'refused') {
+        return [{ path, message: `starts as a generated key (${apiKeyPrefixes.secret}, ${apiKeyPrefixes.publishable}) but is not one, or its checksum is wrong: it could never authenticate` }];
+      }
+      if (form.form === 'generated' && form.kind !== kind) {
+        return [{ path, message: `is a generated ${form.kind} key (${apiKeyPrefixes[form.kind]}), given as a ${kind} key` }];
+      }
+      return [];
+    }),
+  );
 }
 
 /** A reservation is identified by client, member and token together. */

@@ -32,10 +32,10 @@ describe('API keys of a client', () => {
       createdAt: start,
       expiresAt: null,
     });
-    // The public id is the key's prefix; the rest is 256 random bits (43 base64url characters).
-    expect(issued.apiKey).toMatch(new RegExp(`^${issued.keyId}\\.[A-Za-z0-9_-]{43}$`));
+    // A secret key says so (lsk_), then its public id's digits; the rest is 256 random bits (43 base62 characters) and a checksum.
+    expect(issued.apiKey).toMatch(new RegExp(`^lsk_${issued.keyId.slice(4)}_[0-9A-Za-z]{49}$`));
     expect((await store.listApiKeys('partner-app')).find((k) => k.keyId === issued.keyId)?.digest).toBe(hashSecret(issued.apiKey));
-    expect(JSON.stringify(await keys.list('partner-app'))).not.toContain(issued.apiKey.split('.')[1]);
+    expect(JSON.stringify(await keys.list('partner-app'))).not.toContain(issued.apiKey.slice(17));
     expect(await authenticates(issued.apiKey)).toBe(true);
     expect(await authenticates('pk_fixture_0001')).toBe(true);
   });
@@ -134,7 +134,7 @@ describe('publishable keys', () => {
     const { store, keys, authenticates } = await setUp();
     const issued = await keys.create('partner-app', { kind: 'publishable', origins: [page, 'http://127.0.0.1:5173'] });
     expect(issued).toMatchObject({ clientId: 'partner-app', kind: 'publishable', origins: [page, 'http://127.0.0.1:5173'], expiresAt: null });
-    expect(issued.apiKey).toMatch(new RegExp(`^${issued.keyId}\\.[A-Za-z0-9_-]{43}$`));
+    expect(issued.apiKey).toMatch(new RegExp(`^lpk_${issued.keyId.slice(4)}_[0-9A-Za-z]{49}$`));
     expect(await authenticates(issued.apiKey)).toBe(true);
     const listed = Object.fromEntries((await keys.list('partner-app')).map(({ keyId, kind, origins }) => [keyId, { kind, origins }]));
     expect(Object.keys(listed)).toHaveLength(2);

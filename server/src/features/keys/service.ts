@@ -103,9 +103,10 @@ export function createKeyService(deps: { store: KeyStore; clock: Clock }): KeySe
 
   async function issue(clientId: string, kind: KeyKindOptions, now: Date, expiresAt: Date | null): Promise<IssuedKey> {
     await checkRoomFor(clientId, kind, now);
-    const { keyId, apiKey } = newApiKey();
+    const keyKind = kind.kind ?? 'secret';
+    const { keyId, apiKey } = newApiKey(keyKind);
     const origins = kind.kind === 'publishable' ? [...kind.origins] : [];
-    const record: ApiKeyRecord = { keyId, clientId, kind: kind.kind ?? 'secret', origins, digest: hashSecret(apiKey), createdAt: now, expiresAt, revokedAt: null };
+    const record: ApiKeyRecord = { keyId, clientId, kind: keyKind, origins, digest: hashSecret(apiKey), createdAt: now, expiresAt, revokedAt: null };
     await store.insertApiKey(record);
     return { clientId, keyId, apiKey, kind: record.kind, origins, createdAt: now, expiresAt };
   }

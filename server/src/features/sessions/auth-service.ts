@@ -1,5 +1,6 @@
 import type { Clock } from '../../domain/clock';
 import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, type SessionRecord } from '../../domain/model';
+import { isRefusedByForm } from '../../domain/api-key-format';
 import { hashSecret, sameDigest } from '../../domain/secrets';
 import type { AuthService, CredentialLookupGate } from '../../domain/services';
 import type { ApiKeyContext, AuthStore, SessionContext } from '../../store/port';
@@ -75,6 +76,8 @@ export function createAuthService(deps: AuthServiceDeps): CredentialService {
 
     async authenticateClient(apiKey, lookup, gate) {
       if (!apiKey || apiKey.length > maxCredentialLength) return null;
+      // A generated key's form with a wrong checksum matches no key: refused before any read or cache entry.
+      if (isRefusedByForm(apiKey)) return null;
       const digest = hashSecret(apiKey);
       // The key that started the session, when it is this key; any other key is looked up.
       const found =
