@@ -35,6 +35,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/client/users/{correlation_id}/sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Correlation identifier of the loyalty member the client acts for.
+                 * @example m-alice
+                 */
+                correlation_id: components["parameters"]["CorrelationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End the member session (sign out)
+         * @description Ends the session of the bearer token, for the member in the path: from
+         *     the answer on, the token is `401` on the server process that answered,
+         *     and on every process within 2 seconds. Call it when the member signs
+         *     out, from the partner's server (a secret key) or from the member's
+         *     page (its publishable key, from one of its origins), with the token
+         *     to end. The checks are those of Operations A and B; ending a session
+         *     that has ended (or expired) is `401`, so the call cannot end another
+         *     member's session, nor tell whether a token was ever valid. A session
+         *     also ends at its expiry, and when the key that started it is revoked.
+         */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/client/users/{correlation_id}/voucher-definitions": {
         parameters: {
             query?: never;
@@ -188,8 +222,12 @@ export interface components {
         /** @description A member session. Present its token as `Authorization: Bearer <sessionToken>`. */
         Session: {
             /**
-             * @description Random secret of the session (at least 128 bits), never derived from ids.
-             * @example st_9kq3ZbJ0m4W2yQ8vT1xH5cN7rL6pD0sA
+             * @description The session's bearer secret. Opaque: send it back as it is, and
+             *     never parse it (its form may change). It is sealed by the server
+             *     (see "Credentials": authenticated encryption under a server-side
+             *     key that rotates), so it reveals nothing to whoever holds it, no
+             *     member id included, and cannot be forged or altered.
+             * @example st2.k7Qd2mXc.Zb9fK3w1yTqR0vN8pL2sA6cH4jE5gU7iO9mB1xD3zW0aS2dF4gH6jK8lQ0wE2rT4yU6iO8pA0sD2fG4hJ6kL8zX0cV2bN4mQ6wE8rT0yU2iO4pA6sD8fG0hJ2kL4zX6cV8bN0mQ2wE4rT6y
              */
             sessionToken: string;
             /**
@@ -1028,6 +1066,73 @@ export interface operations {
                     "application/json": components["schemas"]["MemberNotFoundError"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Identifier of the request for tracing, echoed in the response's
+                 *     `X-Request-Id` and logged. Used when it is 1 to 128 characters of
+                 *     `A-Z a-z 0-9 . _ -`; otherwise (and when absent) the server makes one.
+                 *     Never a reason to reject a request.
+                 * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description Correlation identifier of the loyalty member the client acts for.
+                 * @example m-alice
+                 */
+                correlation_id: components["parameters"]["CorrelationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session has ended. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a query parameter (the operation defines none). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "errorCode": "INVALID_REQUEST",
+                     *       "errorMessage": "Request does not match the API specification",
+                     *       "details": [
+                     *         {
+                     *           "path": "/query/all",
+                     *           "message": "Unknown query parameter 'all'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalError"];
