@@ -4,6 +4,7 @@ import type { AppConfig } from './config';
 import type { Services } from './domain/services';
 import { documentedAnswerToRefusedBody } from './features/reservations/body-rules';
 import { updateReservation } from './features/reservations/handler';
+import { endSession } from './features/sessions/end-handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
@@ -112,6 +113,15 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ...limited({ perSession: false }),
     validation.forOperation('startSession'),
     startSession(services),
+  );
+  app.delete(
+    routes.endSession,
+    tagOperation('endSession'),
+    requireApiKey(checks, { withSession: true }),
+    requireSession(checks),
+    ...limited({ perSession: true }),
+    validation.forOperation('endSession'),
+    endSession(services),
   );
   // HEAD first: Express would otherwise route it to the GET route. The same
   // chain and handler; Node sends the headers (Content-Length included) and

@@ -68,9 +68,13 @@ export interface MemberRecord {
   privileges: string[];
 }
 
-export interface SessionRecord {
-  /** SHA-256 of the session token, hex. */
-  tokenHash: string;
+/**
+ * A member session as the checks and the operations see it, whichever
+ * token carried it: a sealed token (session-tokens.ts), which the server
+ * opens without a read, or a token of an earlier release, whose record the
+ * store keeps (`SessionRecord`).
+ */
+export interface MemberSession {
   sessionId: string;
   clientId: string;
   /** The API key that started it: the session ends when that key is revoked or expires. */
@@ -84,6 +88,38 @@ export interface SessionRecord {
    * moved). Absent on sessions started before it was recorded.
    */
   walletId?: string;
+}
+
+/** A stored session, by its token's digest: how sessions were kept before sealed tokens (still read until they expire). */
+export interface SessionRecord extends MemberSession {
+  /** SHA-256 of the session token, hex. */
+  tokenHash: string;
+}
+
+/**
+ * A key that seals session tokens (AES-256-GCM): kept in the store, shared
+ * by every process. The newest key whose `signsFrom` has come seals new
+ * tokens; every key verifies until `verifiesUntil` (null: while it is the
+ * newest), then it goes.
+ */
+export interface SessionKeyRecord {
+  /** Public id, in clear in every token it sealed. */
+  kid: string;
+  /** 32 random bytes. */
+  secret: Uint8Array;
+  createdAt: Date;
+  /** From when it seals new tokens: late enough for every process to know it first. */
+  signsFrom: Date;
+  /** Until when it still opens tokens (the longest session lifetime after its successor began sealing); null: no end yet. */
+  verifiesUntil: Date | null;
+}
+
+/** A session its member ended (signed out) before its expiry: kept until then, so that its token stays refused. */
+export interface EndedSessionRecord {
+  sessionId: string;
+  endedAt: Date;
+  /** When the session's token expires: the record can go after it. */
+  expiresAt: Date;
 }
 
 export interface CatalogueItemMessages {

@@ -1,6 +1,6 @@
 // The spec's types, as the SDK generates them from openapi/openapi.yaml (one generated file for both).
 import type { components } from '@loyalty/sdk';
-import type { ApiKeyRecord, ClientRecord, IdentifierType, MemberRecord, SessionRecord } from './model';
+import type { ApiKeyRecord, ClientRecord, IdentifierType, MemberRecord, MemberSession } from './model';
 
 type Schemas = components['schemas'];
 export type VoucherDefinitionSummary = Schemas['VoucherDefinitionSummary'];
@@ -47,7 +47,7 @@ export interface AuthService {
     correlationId: string,
     lookup?: SessionLookup | null,
     gate?: CredentialLookupGate,
-  ): Promise<SessionRecord | null>;
+  ): Promise<MemberSession | null>;
 }
 
 /** A client, authenticated by one of its live keys. */
@@ -56,11 +56,11 @@ export interface AuthenticatedClient {
   key: ApiKeyRecord;
 }
 
-/** A session as stored, read with its client, member and key (any may be missing); not yet checked. */
+/** A session as its token holds it (sealed) or as stored, with its client, member and key (any may be missing); not yet checked. */
 export interface SessionLookup {
   /** The token it was looked up with (a lookup only ever answers for its own token). */
   bearerToken: string;
-  session: SessionRecord;
+  session: MemberSession;
   client: ClientRecord | null;
   /** Absent when it was not read with the session (a process keeps a member briefly): whoever needs it reads it. */
   member?: MemberRecord | null;
@@ -77,6 +77,14 @@ export interface StartedSession {
 export interface SessionService {
   /** Throws AppError MEMBER_NOT_FOUND for an unknown correlation id. The session ends with `keyId`, the key that started it. */
   startSession(client: ClientRecord, keyId: string, correlationId: string, identifierType: IdentifierType): Promise<StartedSession>;
+  /**
+   * Ends a valid session (sign-out): its token is refused from then on, at
+   * once on this process and on every process within 2 s. Throws AppError
+   * UNAUTHORIZED when it had ended already (a sign-out raced this one), and
+   * SERVICE_UNAVAILABLE when the deployment holds as many ended sessions as
+   * it may keep (`MAX_ENDED_SESSIONS`), until some expire.
+   */
+  endSession(session: MemberSession): Promise<void>;
 }
 
 export interface VoucherDefinitionService {
@@ -96,7 +104,7 @@ export interface VoucherListing {
 
 export interface ReservationContext {
   client: ClientRecord;
-  session: SessionRecord;
+  session: MemberSession;
   /** The path member, when it was read with the session; read by the service otherwise. */
   member?: MemberRecord | null;
   /** The path member; equals session.correlationId. */

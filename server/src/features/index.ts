@@ -1,17 +1,18 @@
 import type { Clock } from '../domain/clock';
 import { defaultWalletLimits, type WalletLimits } from '../domain/limits';
 import type { Services } from '../domain/services';
-import type { AuthStore, ListingStore, ReservationStore } from '../store/port';
+import type { AuthStore, ListingStore, ReservationStore, SessionStateStore } from '../store/port';
 import { createReservationService } from './reservations/service';
 import { createAuthService, type CredentialCaching } from './sessions/auth-service';
 import { createSessionService } from './sessions/service';
+import { SessionState } from './sessions/session-state';
 import { createVoucherDefinitionService } from './voucher-definitions/service';
 
 /** The caches a process may keep (metrics label their lookups by these names). */
 export type CacheName = 'apiKeys' | 'sessions' | 'listings';
 
 /** What the services read and write: authentication, the listing and Operation B. */
-type ServicesStore = AuthStore & ListingStore & ReservationStore;
+type ServicesStore = AuthStore & SessionStateStore & ListingStore & ReservationStore;
 
 export interface ServiceDeps {
   store: ServicesStore;
@@ -26,20 +27,33 @@ export interface ServiceDeps {
   listingVersion?: () => number | Promise<number>;
   /** Told of every lookup of a cache (metrics). */
   onCacheLookup?: (cache: CacheName, hit: boolean) => void;
+  /** Ended sessions the deployment keeps at most (`MAX_ENDED_SESSIONS`); default `defaultMaxEndedSessions`. */
+  maxEndedSessions?: number;
 }
 
 /** Every domain service, built on one store and one clock. */
 export function createServices(deps: ServiceDeps): Services {
-  const { onCacheLookup } = deps;
+  const { onCacheLookup, credentialCaching } = deps;
+  // What this process knows of the session keys and the ended sessions, read again now and then, for both services.
+  const sessionState = new SessionState({ store: deps.store, clock: deps.clock });
   const auth = createAuthService({
     store: deps.store,
     clock: deps.clock,
-    ...(deps.credentialCaching && { credentialCaching: { ...deps.credentialCaching, ...(onCacheLookup && { onLookup: onCacheLookup }) } }),
+    sessionState,
+    ...(credentialCaching && { credentialCaching: { ...credentialCaching, ...(onCacheLookup && { onLookup: onCacheLookup }) } }),
   });
   return {
     auth,
     // A session started here is used here first, most often: it is kept as if read.
-    sessions: createSessionService({ store: deps.store, clock: deps.clock, startingSession: auth.startingSession }),
+    sessions: createSessionService({
+      store: deps.store,
+      clock: deps.clock,
+      sessionState,
+      startingSession: auth.startingSession,
+      // Members as starts read them, as long as a key is kept (2 s).
+      ...(credentialCaching && { memberCaching: { ...credentialCaching.sessions, ...(credentialCaching.now && { now: credentialCaching.now }) } }),
+      ...(deps.maxEndedSessions !== undefined && { maxEndedSessions: deps.maxEndedSessions }),
+    }),
     voucherDefinitions: createVoucherDefinitionService({
       store: deps.store,
       ...(deps.listingVersion && { listingVersion: deps.listingVersion }),

@@ -8,6 +8,7 @@ import type { OperationId } from './routes';
 /** One valid request per operation; tests vary one thing at a time. */
 const operations: Array<[OperationId, string, string, SendInit]> = [
   ['startSession', 'POST', '/client/users/m-alice/sessions', { headers: { 'x-identifier-type': 'CARD_NUMBER' } }],
+  ['endSession', 'DELETE', '/client/users/m-alice/sessions/current', asAlice],
   ['listVoucherDefinitions', 'GET', '/client/users/m-alice/voucher-definitions', asAlice],
   ['updateReservation', 'PUT', '/client/users/m-alice/reservations/rt-alice-1', { ...asAlice, json: { reservationAmount: 7500 } }],
 ];
@@ -71,7 +72,7 @@ describe("the key's use: its kind and the request's Origin (403), after the API 
 
   it.each(sessionOperations)('%s with the publishable key from its page: served, with the session a secret key started', async (_operationId, method, path, init) => {
     const response = await app.send(method, path, { ...init, ...asAliceFromPage });
-    expect(response.status).toBe(200);
+    expect(response.status).toBeLessThan(300);
     expect(app.services.auth.authenticateSession).toHaveBeenCalledWith(expect.objectContaining({ clientId: 'client-partner' }), aliceToken, 'm-alice', null, undefined);
   });
 
@@ -135,7 +136,7 @@ describe('member session of Operations A and B', () => {
   it.each(sessionOperations)('%s reads the session with the client first (one store call), then decides in the documented order', async (_operationId, method, path, init) => {
     const lookup = { bearerToken: aliceToken, session: aliceSession, client: null, member: null, key: null };
     app.services.auth.lookUpSession.mockResolvedValueOnce(lookup);
-    expect((await app.send(method, path, init)).status).toBe(200);
+    expect((await app.send(method, path, init)).status).toBeLessThan(300);
     expect(app.services.auth.lookUpSession).toHaveBeenCalledWith(aliceToken, undefined);
     expect(app.services.auth.authenticateClient).toHaveBeenCalledWith(apiKeys.partner, lookup, undefined);
     expect(app.services.auth.authenticateSession).toHaveBeenCalledWith(expect.objectContaining({ clientId: 'client-partner' }), aliceToken, 'm-alice', lookup, undefined);
@@ -255,6 +256,7 @@ describe('operational routes', () => {
     expect(response.body).toMatchObject({ openapi: '3.0.3', info: { title: 'Loyalty member API' } });
     expect(Object.keys(response.body.paths)).toEqual([
       '/client/users/{correlation_id}/sessions',
+      '/client/users/{correlation_id}/sessions/current',
       '/client/users/{correlation_id}/voucher-definitions',
       '/client/users/{correlation_id}/reservations/{reservation_token}',
     ]);
@@ -308,6 +310,7 @@ describe('faults', () => {
     const services = app.services;
     return {
       startSession: services.sessions.startSession,
+      endSession: services.sessions.endSession,
       listVoucherDefinitions: services.voucherDefinitions.listVoucherDefinitions,
       headVoucherDefinitions: services.voucherDefinitions.listVoucherDefinitions,
       updateReservation: services.reservations.updateReservation,
@@ -376,7 +379,7 @@ describe('rate limit per API key', () => {
   afterAll(() => limited.close());
 
   it('answers 429 TOO_MANY_REQUESTS with Retry-After once a key passes its limit', async () => {
-    const [operationId, method, path, init] = operations[1]!;
+    const [operationId, method, path, init] = operations.find(([id]) => id === 'listVoucherDefinitions')!;
     const statuses = [];
     for (let i = 0; i < 3; i += 1) statuses.push((await limited.send(method, path, init)).status);
     expect(statuses).toEqual([200, 200, 200]);

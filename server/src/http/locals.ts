@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { ApiKeyRecord, ClientRecord, MemberRecord, SessionRecord } from '../domain/model';
+import type { ApiKeyRecord, ClientRecord, MemberRecord, MemberSession } from '../domain/model';
 import type { SessionLookup } from '../domain/services';
 
 /**
@@ -40,7 +40,7 @@ export function authenticatedClient(res: Response): ClientRecord {
 }
 
 /** The valid session, and its member when it was read with it (undefined: not read). */
-export function setMemberSession(res: Response, session: SessionRecord, member?: MemberRecord | null): void {
+export function setMemberSession(res: Response, session: MemberSession, member?: MemberRecord | null): void {
   res.locals[sessionKey] = session;
   if (member !== undefined) res.locals[memberKey] = member;
 }
@@ -58,8 +58,8 @@ export function sessionLookup(res: Response): SessionLookup | null {
   return (res.locals[lookupKey] as SessionLookup | undefined) ?? null;
 }
 
-export function memberSession(res: Response): SessionRecord {
-  const session = res.locals[sessionKey] as SessionRecord | undefined;
+export function memberSession(res: Response): MemberSession {
+  const session = res.locals[sessionKey] as MemberSession | undefined;
   if (!session) throw new Error('no member session: requireSession is not mounted on this route');
   return session;
 }

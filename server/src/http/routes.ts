@@ -31,6 +31,7 @@ export type SpecRoute<Op extends OperationId> = {
  */
 export const specRoutes = {
   startSession: { method: 'post', path: '/client/users/{correlation_id}/sessions' },
+  endSession: { method: 'delete', path: '/client/users/{correlation_id}/sessions/current' },
   listVoucherDefinitions: { method: 'get', path: '/client/users/{correlation_id}/voucher-definitions' },
   headVoucherDefinitions: { method: 'head', path: '/client/users/{correlation_id}/voucher-definitions' },
   updateReservation: { method: 'put', path: '/client/users/{correlation_id}/reservations/{reservation_token}' },

@@ -3,8 +3,10 @@ import type {
   AuditEntry,
   CatalogueItemRecord,
   ClientRecord,
+  EndedSessionRecord,
   MemberRecord,
   RedemptionRecord,
+  SessionKeyRecord,
   SessionRecord,
   VoucherDefinitionRecord,
   ReservationKey,
@@ -53,6 +55,39 @@ export interface AuthStore extends MemberStore {
    * in one read.
    */
   findSessionContext(tokenHash: string): Promise<SessionContext | null>;
+}
+
+/**
+ * The keys that seal session tokens and the sessions their members ended:
+ * what every process reads again now and then (features/sessions/
+ * session-state.ts), what sign-out writes, and what `loyalty-admin
+ * session-keys` manages. Both only grow by what is added, and shrink as
+ * their entries end.
+ */
+export interface SessionStateStore {
+  /** The session keys that still open tokens at `now` (no `verifiesUntil`, or a later one), by `signsFrom`, oldest first. */
+  listSessionKeys(now: Date): Promise<SessionKeyRecord[]>;
+  /**
+   * The deployment's first session key, for a store that serves no token of
+   * an earlier release (an empty database, the embedded store): `candidate`
+   * is stored unless a first key is (processes asking at once keep one),
+   * and the stored first key is returned.
+   */
+  ensureFirstSessionKey(candidate: SessionKeyRecord): Promise<SessionKeyRecord>;
+  /** A new key (a roll): stored, and every other key without a `verifiesUntil` gets `retireOthersAt`. */
+  addSessionKey(key: SessionKeyRecord, retireOthersAt: Date): Promise<void>;
+  /**
+   * Records that a session ended (sign-out), dated by the store as it
+   * writes it (so that readers of what ended since a time miss nothing a
+   * late writer dated earlier); false when it had ended already, and then
+   * nothing changes.
+   */
+  endSession(ended: Omit<EndedSessionRecord, 'endedAt'>): Promise<boolean>;
+  /**
+   * The ended sessions whose tokens have not expired at `now`, ended at or
+   * after `since`, oldest ended first (then by id), at most `limit`.
+   */
+  listEndedSessions(since: Date, now: Date, limit: number): Promise<EndedSessionRecord[]>;
 }
 
 /**
@@ -161,7 +196,7 @@ export interface StoreLifecycle {
 }
 
 /** Every use at once: what an adapter implements, and what the composition root and its wrappers hold. */
-export interface Store extends AuthStore, ListingStore, ReservationStore, AuditStore, KeyStore, FixtureStore, StoreLifecycle {}
+export interface Store extends AuthStore, SessionStateStore, ListingStore, ReservationStore, AuditStore, KeyStore, FixtureStore, StoreLifecycle {}
 
 /** The names of the Store's methods (every one returns a promise). */
 export type StoreMethod = {
@@ -177,6 +212,11 @@ export const storeMethods = Object.keys({
   insertSession: true,
   findSession: true,
   findSessionContext: true,
+  listSessionKeys: true,
+  ensureFirstSessionKey: true,
+  addSessionKey: true,
+  endSession: true,
+  listEndedSessions: true,
   listPublishedVoucherDefinitions: true,
   loadWallet: true,
   saveWallet: true,

@@ -3,7 +3,7 @@ import type { Liveness } from '../http/health';
 import type { SendInit, TestResponse } from './api-client';
 import { startTestApp, type TestApp } from './app-harness';
 import { apiKeyRecord, clientRecord, sessionRecord } from '../store/test-support/records';
-import type { ApiKeyRecord, ClientRecord, IdentifierType, SessionRecord } from '../domain/model';
+import type { ApiKeyRecord, ClientRecord, IdentifierType, MemberSession, SessionRecord } from '../domain/model';
 import { isWellFormedItem } from '../features/reservations/catalogue';
 import type {
   AuthenticatedClient,
@@ -107,6 +107,7 @@ export function fakeServices(): FakeServices {
         identifierType,
         expiresAt: aliceSession.expiresAt,
       })),
+      endSession: jest.fn(async (_session: MemberSession): Promise<void> => undefined),
     },
     voucherDefinitions: {
       listVoucherDefinitions: jest.fn(async (_client: ClientRecord, businessUnit: string | undefined) => ({

@@ -3,6 +3,7 @@ import { hashSecret } from '../../domain/secrets';
 import { loadFixture } from '../../store/fixture';
 import { fixtureClient } from '../../store/test-support/records';
 import { createAuthService } from '../sessions/auth-service';
+import { SessionState } from '../sessions/session-state';
 import { maxLivePublishableKeys } from '../../domain/limits';
 import { createKeyService, KeyAdminError, maxLiveKeysPerClient, type KeyService } from './service';
 
@@ -14,7 +15,7 @@ async function setUp() {
   const store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
   await loadFixture(store, { clients: [fixtureClient('partner-app', 'pk_fixture_0001')] }, start);
   const keys = createKeyService({ store, clock });
-  const auth = createAuthService({ store, clock });
+  const auth = createAuthService({ store, clock, sessionState: new SessionState({ store, clock }) });
   const authenticates = async (apiKey: string) => (await auth.authenticateClient(apiKey))?.client.clientId === 'partner-app';
   return { store, keys, authenticates, advance: (seconds: number) => (now = new Date(now.getTime() + seconds * 1000)) };
 }

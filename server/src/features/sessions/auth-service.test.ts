@@ -5,6 +5,7 @@ import { fixtureClient, fixtureMember } from '../../store/test-support/records';
 import { createKeyService } from '../keys/service';
 import { createAuthService } from './auth-service';
 import { createSessionService } from './service';
+import { SessionState } from './session-state';
 
 const start = new Date('2030-01-01T00:00:00.000Z');
 
@@ -12,7 +13,9 @@ const start = new Date('2030-01-01T00:00:00.000Z');
 async function setUp() {
   let now = start;
   const clock = () => now;
-  const store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
+  // No session key: sessions stored by their token's digest, as before sealed tokens (sealed-sessions.test.ts has those).
+  const store = new MemoryStore({ clock, sessionSweepIntervalMs: 0, firstSessionKey: null });
+  const sessionState = new SessionState({ store, clock });
   await loadFixture(
     store,
     {
@@ -21,11 +24,11 @@ async function setUp() {
     },
     start,
   );
-  const auth = createAuthService({ store, clock });
+  const auth = createAuthService({ store, clock, sessionState });
   const keys = createKeyService({ store, clock });
   const operatorKey = await keys.create('partner-app', { expiresInSeconds: 600 });
   const client = (await store.findClient('partner-app'))!;
-  const session = await createSessionService({ store, clock }).startSession(client, operatorKey.keyId, 'm-alice', 'EMAIL');
+  const session = await createSessionService({ store, clock, sessionState }).startSession(client, operatorKey.keyId, 'm-alice', 'EMAIL');
   /** Whether the session still authenticates, through the combined lookup (A and B) and without it. */
   const sessionWorks = async () => {
     const lookup = await auth.lookUpSession(session.sessionToken);
@@ -34,7 +37,7 @@ async function setUp() {
     expect(withLookup?.sessionId ?? null).toBe(alone?.sessionId ?? null);
     return withLookup !== null;
   };
-  return { auth, keys, store, client, operatorKey, sessionWorks, advance: (seconds: number) => (now = new Date(now.getTime() + seconds * 1000)) };
+  return { auth, keys, store, client, operatorKey, sessionWorks, sessionState, advance: (seconds: number) => (now = new Date(now.getTime() + seconds * 1000)) };
 }
 
 describe('authentication by API key', () => {
@@ -95,6 +98,7 @@ describe('authentication with credential caching (processes sharing a database)'
   let monotonicMs: number;
   let reads: Record<'findApiKey' | 'findApiKeyById' | 'findSessionContext' | 'listLivePublishableKeys', number>;
   let store: MemoryStore;
+  let sessionState: SessionState;
   let auth: ReturnType<typeof createAuthService>;
   let keys: ReturnType<typeof createKeyService>;
   let operatorKey: Awaited<ReturnType<ReturnType<typeof createKeyService>['create']>>;
@@ -114,7 +118,8 @@ describe('authentication with credential caching (processes sharing a database)'
     releaseHeldRead = () => undefined;
     lookups.splice(0);
     const clock = () => now;
-    store = new MemoryStore({ clock, sessionSweepIntervalMs: 0 });
+    store = new MemoryStore({ clock, sessionSweepIntervalMs: 0, firstSessionKey: null });
+    sessionState = new SessionState({ store, clock });
     await loadFixture(store, { clients: [fixtureClient('partner-app', 'pk_partner_fixture_1', { sessionTtlSeconds: 60 })], members: [fixtureMember('m-alice', 100)] }, start);
     const counted = {
       findApiKey: (digest: string) => (reads.findApiKey++, store.findApiKey(digest)),
@@ -129,6 +134,7 @@ describe('authentication with credential caching (processes sharing a database)'
       listLivePublishableKeys: (now: Date, limit: number) => (reads.listLivePublishableKeys++, store.listLivePublishableKeys(now, limit)),
     };
     auth = createAuthService({
+      sessionState,
       store: counted,
       clock,
       credentialCaching: {
@@ -141,7 +147,7 @@ describe('authentication with credential caching (processes sharing a database)'
     keys = createKeyService({ store, clock });
     operatorKey = await keys.create('partner-app', {});
     client = await store.findClient('partner-app');
-    sessionToken = (await createSessionService({ store, clock }).startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL')).sessionToken;
+    sessionToken = (await createSessionService({ store, clock, sessionState }).startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL')).sessionToken;
   });
   afterEach(() => store.close());
 
@@ -174,7 +180,7 @@ describe('authentication with credential caching (processes sharing a database)'
   });
 
   it('uses a session this process started with no read: the session and member kept at the start, the key read by digest for it', async () => {
-    const sessions = createSessionService({ store, clock: () => now, startingSession: auth.startingSession });
+    const sessions = createSessionService({ store, clock: () => now, sessionState, startingSession: auth.startingSession });
     // As a start request does: its key authenticated first.
     expect(await auth.authenticateClient(operatorKey.apiKey)).not.toBeNull();
     const started = await sessions.startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL');
@@ -193,8 +199,9 @@ describe('authentication with credential caching (processes sharing a database)'
     const slowMemberRead = {
       findMember: async (correlationId: string) => ((monotonicMs += 1500), store.findMember(correlationId)),
       insertSession: (session: SessionRecord) => store.insertSession(session),
+      endSession: store.endSession.bind(store),
     };
-    const sessions = createSessionService({ store: slowMemberRead, clock: () => now, startingSession: auth.startingSession });
+    const sessions = createSessionService({ store: slowMemberRead, clock: () => now, sessionState, startingSession: auth.startingSession });
     const started = await sessions.startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL');
     const before = { ...reads };
     monotonicMs += 500;
@@ -302,7 +309,7 @@ describe('authentication with credential caching (processes sharing a database)'
   });
 
   it('remembers a session this process started as found: its first use passes a closed gate', async () => {
-    const started = await createSessionService({ store, clock: () => now, startingSession: auth.startingSession }).startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL');
+    const started = await createSessionService({ store, clock: () => now, sessionState, startingSession: auth.startingSession }).startSession(client!, operatorKey.keyId, 'm-alice', 'EMAIL');
     monotonicMs += 2001;
     const closed = () => {
       throw new Error('closed');
@@ -336,12 +343,13 @@ describe('authentication with credential caching (processes sharing a database)'
 describe('publishable keys and sessions', () => {
   it('reads the origins of the live publishable keys on every call without caching (the embedded store)', async () => {
     const store = new MemoryStore({ clock: () => start, sessionSweepIntervalMs: 0 });
+    const sessionState = new SessionState({ store, clock: () => start });
     await loadFixture(
       store,
       { clients: [fixtureClient('web-app', 'sk_web_0001', { publishableKeys: [{ apiKey: 'pk_web_0001', origins: ['https://a.example.com', 'https://b.example.com'] }] })] },
       start,
     );
-    const auth = createAuthService({ store, clock: () => start });
+    const auth = createAuthService({ store, clock: () => start, sessionState });
     expect([...(await auth.publishableOrigins())].sort()).toEqual(['https://a.example.com', 'https://b.example.com']);
     const keys = createKeyService({ store, clock: () => start });
     const [key] = await store.listLivePublishableKeys(start, 1);
@@ -350,10 +358,10 @@ describe('publishable keys and sessions', () => {
   });
 
   it('trusts no session but one a secret key started: a session recorded as started by a publishable key counts for nothing', async () => {
-    const { auth, keys, store, client } = await setUp();
+    const { auth, keys, store, client, sessionState } = await setUp();
     const publishable = await keys.create('partner-app', { kind: 'publishable', origins: ['https://app.example.com'] });
     // Start Session refuses a publishable key over HTTP; the service below it would record one, as a store could hold it.
-    const session = await createSessionService({ store, clock: () => start }).startSession(client, publishable.keyId, 'm-alice', 'EMAIL');
+    const session = await createSessionService({ store, clock: () => start, sessionState }).startSession(client, publishable.keyId, 'm-alice', 'EMAIL');
     const lookup = await auth.lookUpSession(session.sessionToken);
     expect(lookup?.key?.kind).toBe('publishable');
     expect(await auth.authenticateSession(client, session.sessionToken, 'm-alice', lookup)).toBeNull();

@@ -1,14 +1,16 @@
 import type { Clock } from '../../domain/clock';
-import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, type SessionRecord } from '../../domain/model';
+import { isLiveKey, type ApiKeyRecord, type ClientRecord, type MemberRecord, type MemberSession, type SessionRecord } from '../../domain/model';
 import { isRefusedByForm } from '../../domain/api-key-format';
 import { hashSecret, sameDigest } from '../../domain/secrets';
-import type { AuthService, CredentialLookupGate } from '../../domain/services';
+import type { AuthService, CredentialLookupGate, SessionLookup } from '../../domain/services';
 import type { ApiKeyContext, AuthStore, SessionContext } from '../../store/port';
 import { boundedCache } from '../../caching/bounded-cache';
 import { deepFreeze, ReadCache, type ReadCacheSettings } from '../../caching/read-cache';
 import { maxLivePublishableKeys } from '../../domain/limits';
+import { maxSealedTokenLength, openSealedSession, sealedKidOf } from '../../domain/session-tokens';
+import type { SessionState } from './session-state';
 
-/** Longer credentials are rejected before hashing: no key or token of ours is this long. */
+/** Longer keys and random tokens are rejected before hashing: none of ours is this long (a sealed token may be, up to its own bound). */
 const maxCredentialLength = 256;
 
 /**
@@ -40,6 +42,8 @@ export interface CredentialCaching {
 export interface AuthServiceDeps {
   store: Pick<AuthStore, 'findApiKey' | 'findApiKeyById' | 'findSessionContext' | 'listLivePublishableKeys'>;
   clock: Clock;
+  /** The session keys and the ended sessions, as this process knows them. */
+  sessionState: SessionState;
   /** Absent: every lookup asks the store (the embedded store, whose reads cost nothing). */
   credentialCaching?: CredentialCaching;
 }
@@ -49,35 +53,51 @@ export interface CredentialService extends AuthService {
   /**
    * Called as this process starts a session, before it reads the member:
    * gives what to call with the session and that member once the session
-   * is stored. Both are then kept as a read of the session asked at this
-   * call would have kept them (the session until it expires, the member for
-   * what is left of 2 s), so that the session's first use here reads
-   * nothing. Its key is kept already: the start read it by digest.
+   * is made. Both are then kept as a read asked at this call would have
+   * kept them (a stored session until it expires, the member for what is
+   * left of 2 s), so that the session's first use here reads nothing. Its
+   * key is kept already: the start read it by digest.
    */
   startingSession: () => KeepStarted;
 }
 
-/** Keeps a session this process started, with the member read for it. */
-export type KeepStarted = (session: SessionRecord, member: MemberRecord) => void;
+/** Keeps a session this process started (with its digest when it is stored), with the member read for it. */
+export type KeepStarted = (session: MemberSession & { tokenHash?: string }, member: MemberRecord) => void;
 
 export function createAuthService(deps: AuthServiceDeps): CredentialService {
-  const { clock } = deps;
-  const { findApiKey, findSessionContext, publishableOrigins, startingSession } = credentialReads(deps);
+  const { clock, sessionState } = deps;
+  const { findApiKey, findApiKeyById, findSessionContext, keptMember, publishableOrigins, startingSession } = credentialReads(deps);
+
+  /** A sealed token's session, opened with no store command; with its key and client (kept 2 s) and its member when kept. */
+  async function lookUpSealed(bearerToken: string): Promise<SessionLookup | null> {
+    await sessionState.ready();
+    const kid = sealedKidOf(bearerToken);
+    // Once ready, a key this process does not know seals no token it could be shown: none is read.
+    const key = kid === null ? null : sessionState.keyOf(kid);
+    const session = key ? openSealedSession(key, bearerToken) : null;
+    if (!session) return null;
+    const found = await findApiKeyById(session.keyId);
+    const member = keptMember(session.correlationId);
+    return { bearerToken, session, client: found?.client ?? null, key: found?.key ?? null, ...(member !== undefined && { member }) };
+  }
+
+  async function lookUp(bearerToken: string | undefined, gate: CredentialLookupGate | undefined): Promise<SessionLookup | null> {
+    if (!bearerToken) return null;
+    if (sealedKidOf(bearerToken) !== null) return lookUpSealed(bearerToken);
+    if (bearerToken.length > maxCredentialLength) return null;
+    const found = await findSessionContext(hashSecret(bearerToken), gate);
+    return found ? { bearerToken, ...found } : null;
+  }
 
   return {
     publishableOrigins,
     startingSession,
 
-    async lookUpSession(bearerToken, gate) {
-      if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
-      const found = await findSessionContext(hashSecret(bearerToken), gate);
-      return found ? { bearerToken, ...found } : null;
-    },
+    lookUpSession: lookUp,
 
     async authenticateClient(apiKey, lookup, gate) {
-      if (!apiKey || apiKey.length > maxCredentialLength) return null;
-      // A generated key's form with a wrong checksum matches no key: refused before any read or cache entry.
-      if (isRefusedByForm(apiKey)) return null;
+      // A key whose form says it was generated, but whose checksum is wrong: refused unread (api-key-format.ts).
+      if (!apiKey || apiKey.length > maxCredentialLength || isRefusedByForm(apiKey)) return null;
       const digest = hashSecret(apiKey);
       // The key that started the session, when it is this key; any other key is looked up.
       const found =
@@ -89,9 +109,12 @@ export function createAuthService(deps: AuthServiceDeps): CredentialService {
     },
 
     async authenticateSession(client, bearerToken, correlationId, lookup, gate) {
-      if (!bearerToken || bearerToken.length > maxCredentialLength) return null;
-      const found = lookup?.bearerToken === bearerToken ? lookup : await findSessionContext(hashSecret(bearerToken), gate);
+      if (!bearerToken || bearerToken.length > maxSealedTokenLength) return null;
+      const found = lookup?.bearerToken === bearerToken ? lookup : await lookUp(bearerToken, gate);
       if (!found) return null;
+      // Ended sessions of both kinds of token, as this process knows them within 2 s.
+      await sessionState.ready();
+      if (sessionState.isEnded(found.session.sessionId)) return null;
       return isValidFor(found.session, found.key, client, correlationId, clock()) ? found.session : null;
     },
   };
@@ -100,6 +123,10 @@ export function createAuthService(deps: AuthServiceDeps): CredentialService {
 interface CredentialReads {
   /** `gate`: asked before the store is read for a key this process does not know. */
   findApiKey: (digest: string, gate?: CredentialLookupGate) => Promise<ApiKeyContext | null>;
+  /** The key that started a session, by its id (a real key: no gate). */
+  findApiKeyById: (keyId: string) => Promise<ApiKeyContext | null>;
+  /** The member a read of late brought with a session or for a start (undefined: none kept; whoever needs it reads it). */
+  keptMember: (correlationId: string) => MemberRecord | null | undefined;
   /** The origins of the live publishable keys. */
   publishableOrigins: () => Promise<ReadonlySet<string>>;
   /** As the store's, but the member may be left out (not read): see SessionLookup. `gate` as above, for a token. */
@@ -146,9 +173,11 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   if (!caching) {
     return {
       findApiKey: (digest, gate) => readKnown(digest, gate, () => store.findApiKey(digest)),
+      findApiKeyById: (keyId) => store.findApiKeyById(keyId),
       findSessionContext: (tokenHash, gate) => readKnown(tokenHash, gate, () => store.findSessionContext(tokenHash)),
+      keptMember: () => undefined,
       publishableOrigins: readOrigins,
-      startingSession: () => (session) => known.found(session.tokenHash),
+      startingSession: () => (session) => session.tokenHash !== undefined && known.found(session.tokenHash),
     };
   }
   const monotonicMs = caching.now ?? (() => performance.now());
@@ -195,12 +224,17 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
   const origins = new ReadCache<ReadonlySet<string>>(readOrigins, { ...caching.apiKeys, maxEntries: 1, ...now });
   return {
     findApiKey: (digest, gate) => apiKeys.get(digest, known.gateFor(digest, gate)),
+    findApiKeyById: (keyId) => keysById.get(keyId),
+    keptMember: (correlationId) => membersReadWithSessions.get(correlationId)?.member,
     publishableOrigins: () => origins.get(''),
     startingSession: () => {
       const askedAt = monotonicMs();
       return (session, member) => {
-        sessions.set(session.tokenHash, session, askedAt);
-        known.found(session.tokenHash);
+        // A sealed token's session is opened, never read: only a stored one is kept.
+        if (session.tokenHash !== undefined) {
+          sessions.set(session.tokenHash, { ...session, tokenHash: session.tokenHash }, askedAt);
+          known.found(session.tokenHash);
+        }
         keepMember(session.correlationId, member, askedAt);
       };
     },
@@ -220,7 +254,7 @@ function credentialReads(deps: AuthServiceDeps): CredentialReads {
  * expired), and counts only when a secret key started it: no other kind
  * starts one.
  */
-function isValidFor(session: SessionRecord, key: ApiKeyRecord | null, client: ClientRecord, correlationId: string, now: Date): boolean {
+function isValidFor(session: MemberSession, key: ApiKeyRecord | null, client: ClientRecord, correlationId: string, now: Date): boolean {
   return (
     session.clientId === client.clientId &&
     session.correlationId === correlationId &&

@@ -5,12 +5,14 @@ import {
   type AuditEntry,
   type CatalogueItemRecord,
   type ClientRecord,
+  type EndedSessionRecord,
   type MemberBalance,
   type MemberMove,
   type MemberRecord,
   type RedemptionRecord,
   type ReservationKey,
   type ReservationRecord,
+  type SessionKeyRecord,
   type SessionRecord,
   type VoucherDefinitionRecord,
   type Wallet,
@@ -18,12 +20,14 @@ import {
   type WalletSliceChange,
 } from '../../domain/model';
 import { isLiveKey } from '../../domain/model';
+import { newSessionKey } from '../../domain/session-keys';
 import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
 import { frozenCopy } from '../copy';
 import { compareKeys } from '../key-order';
 import type { ApiKeyChange, ApiKeyContext, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import { AuditLog } from './audit-log';
+import { MemorySessionState } from './session-state';
 import { frozenReservation, frozenTotals, frozenWallet } from './frozen-wallet';
 
 export interface MemoryStoreOptions {
@@ -35,6 +39,13 @@ export interface MemoryStoreOptions {
   clock?: Clock;
   /** How often expired sessions are swept; 0 turns the sweep off. Default one minute. */
   sessionSweepIntervalMs?: number;
+  /**
+   * The session key the store starts with (default: a first key of its
+   * own, sealing at once: a new embedded store serves no token of an
+   * earlier release); null: none, so that sessions are stored as before
+   * sealed tokens (tests of that path).
+   */
+  firstSessionKey?: SessionKeyRecord | null;
 }
 
 /**
@@ -62,12 +73,16 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   /** Per wallet: its parts, deep-frozen (frozen-wallet.ts) and handed out as they are (see `StoredWallet`). */
   private readonly wallets = new Map<string, StoredWallet>();
   private readonly audit = new AuditLog();
+  private readonly sessionState: MemorySessionState;
   /** Bumped by every change to voucher definitions (see `voucherDefinitionsVersion`). */
   private definitionsVersion = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.clock = options.clock ?? systemClock;
+    this.sessionState = new MemorySessionState(this.clock);
+    const firstKey = options.firstSessionKey === undefined ? newSessionKey(new Date(0)) : options.firstSessionKey;
+    if (firstKey) void this.sessionState.ensureFirstSessionKey(firstKey);
     const interval = options.sessionSweepIntervalMs ?? 60_000;
     if (interval > 0) {
       this.sweepTimer = setInterval(() => this.sweepExpiredSessions(), interval);
@@ -182,9 +197,31 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     return { session, client: client ?? null, member: member ?? null, key: key ?? null };
   }
 
-  /** Drops every expired session; returns how many. Runs on the sweep timer. */
+  // --- session keys and ended sessions ---------------------------------------
+
+  listSessionKeys(now: Date): Promise<SessionKeyRecord[]> {
+    return this.sessionState.listSessionKeys(now);
+  }
+
+  ensureFirstSessionKey(candidate: SessionKeyRecord): Promise<SessionKeyRecord> {
+    return this.sessionState.ensureFirstSessionKey(candidate);
+  }
+
+  addSessionKey(key: SessionKeyRecord, retireOthersAt: Date): Promise<void> {
+    return this.sessionState.addSessionKey(key, retireOthersAt);
+  }
+
+  endSession(ended: Omit<EndedSessionRecord, 'endedAt'>): Promise<boolean> {
+    return this.sessionState.endSession(ended);
+  }
+
+  listEndedSessions(since: Date, now: Date, limit: number): Promise<EndedSessionRecord[]> {
+    return this.sessionState.listEndedSessions(since, now, limit);
+  }
+
+  /** Drops every expired session, stored or ended, and the keys past their time; returns how many sessions. Runs on the sweep timer. */
   sweepExpiredSessions(): number {
-    let removed = 0;
+    let removed = this.sessionState.sweep(this.clock());
     for (const [tokenHash, session] of this.sessions) {
       if (this.isExpired(session)) {
         this.sessions.delete(tokenHash);

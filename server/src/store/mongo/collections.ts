@@ -20,6 +20,9 @@ export const collectionNames = {
   wallets: 'wallets',
   reservations: 'reservations',
   audit: 'audit',
+  /** The keys that seal session tokens, and the sessions their members ended (session-state.ts). */
+  sessionKeys: 'sessionKeys',
+  endedSessions: 'endedSessions',
   /** The rate limit's count per key and window (quota-claim.ts). */
   rateLimits: 'rateLimits',
   /** The data layout the database holds (layout.ts). */

@@ -19,6 +19,10 @@ export const indexSpecs: ReadonlyArray<{ collection: string; indexes: IndexDescr
   { collection: collectionNames.members, indexes: [{ key: { householdId: 1 } }] },
   // TTL: the server deletes a session once expiresAt has passed (checked about once a minute).
   { collection: collectionNames.sessions, indexes: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }] },
+  // TTL: a key goes once it opens no more tokens (a key with no end, null, never does).
+  { collection: collectionNames.sessionKeys, indexes: [{ key: { verifiesUntil: 1 }, expireAfterSeconds: 0 }] },
+  // Every process reads the sessions ended since its last read, in order; TTL: one goes once its token has expired.
+  { collection: collectionNames.endedSessions, indexes: [{ key: { endedAt: 1, _id: 1 } }, { key: { expiresAt: 1 }, expireAfterSeconds: 0 }] },
   // Equality on unit and status, then ordered by id: the listing reads only its own entries, already sorted.
   { collection: collectionNames.voucherDefinitions, indexes: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }] },
   { collection: collectionNames.audit, indexes: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }] },

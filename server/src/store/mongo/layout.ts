@@ -113,12 +113,15 @@ export async function recordLayout(db: Db, version: number, now = new Date()): P
 /**
  * What a server does at start: an empty database gets the current layout;
  * a database of the current layout is served; anything else stops the start.
+ * Says whether the database was empty (no process of an earlier release
+ * ever served it).
  */
-export async function prepareLayout(db: Db): Promise<void> {
+export async function prepareLayout(db: Db): Promise<{ empty: boolean }> {
   const state = await readLayout(db);
   if (state.version === null && !state.migrating) {
     await recordLayout(db, currentLayout);
-    return;
+    return { empty: true };
   }
   if (state.version !== currentLayout || state.migrating) throw new LayoutMismatchError(state);
+  return { empty: false };
 }

@@ -7,12 +7,16 @@ import {
   type AuditEntry,
   type CatalogueItemRecord,
   type ClientRecord,
+  type EndedSessionRecord,
   type MemberRecord,
   type RedemptionRecord,
+  type SessionKeyRecord,
   type SessionRecord,
   type VoucherDefinitionRecord,
 } from '../../domain/model';
-import type { ApiKeyChange, ApiKeyContext, SessionContext, SharedQuotaStore, Store, VoucherDefinitionsVersioned } from '../port';
+import type { ApiKeyChange, ApiKeyContext, SessionContext, SessionStateStore, SharedQuotaStore, Store, VoucherDefinitionsVersioned } from '../port';
+import { newSessionKey } from '../../domain/session-keys';
+import { mongoSessionState } from './session-state';
 import { collectionNames, currentCollections, isKey, requireKey, type Collections } from './collections';
 import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
 import { bumpDefinitionsVersion, readDefinitionsVersion } from './definitions-version';
@@ -61,6 +65,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
   /** The collections of the current client. */
   private readonly collections: () => Collections;
   private readonly definitionsVersion: PolledValue<number>;
+  private readonly sessionState: SessionStateStore;
   /** The wallets' outbox and its sweep (wallets/outbox.ts): a serving process starts it; `close` ends it. */
   readonly outbox: OutboxLifecycle;
   /** The rate limit's claims of this process, counted with every process on this database (quota-claim.ts). */
@@ -85,6 +90,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
     this.saveWalletSlice = wallets.saveWalletSlice.bind(wallets);
     this.claimQuota = quotaClaims(() => connection.db);
     this.returnQuota = quotaReturns(() => connection.db);
+    this.sessionState = mongoSessionState(() => connection.db);
     this.definitionsVersion = new PolledValue(() => this.run(() => readDefinitionsVersion(this.connection.db)), definitionsVersionCheckMs);
   }
 
@@ -100,8 +106,10 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
     const connection = await MongoConnection.open(options, observer);
     const store = new MongoStore(connection);
     try {
-      await connection.run(() => prepareLayout(connection.db));
+      const { empty } = await connection.run(() => prepareLayout(connection.db));
       await store.ensureIndexes();
+      // No process of an earlier release can hold this database's tokens: sealed tokens from the start (an existing one waits for `loyalty-admin session-keys roll`).
+      if (empty) await store.ensureFirstSessionKey(newSessionKey(systemClock()));
       return store;
     } catch (error) {
       await connection.close().catch(() => undefined);
@@ -231,6 +239,28 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
     if (!isKey(tokenHash)) return null;
     const doc = await this.run(() => this.collections().sessions.findOne({ _id: tokenHash }));
     return doc ? sessionFromDoc(doc) : null;
+  }
+
+  // --- session keys and ended sessions (session-state.ts) -------------------
+
+  async listSessionKeys(now: Date): Promise<SessionKeyRecord[]> {
+    return this.run(() => this.sessionState.listSessionKeys(now));
+  }
+
+  async ensureFirstSessionKey(candidate: SessionKeyRecord): Promise<SessionKeyRecord> {
+    return this.run(() => this.sessionState.ensureFirstSessionKey(candidate));
+  }
+
+  async addSessionKey(key: SessionKeyRecord, retireOthersAt: Date): Promise<void> {
+    await this.run(() => this.sessionState.addSessionKey(key, retireOthersAt));
+  }
+
+  async endSession(ended: EndedSessionRecord): Promise<boolean> {
+    return this.run(() => this.sessionState.endSession(ended));
+  }
+
+  async listEndedSessions(since: Date, now: Date, limit: number): Promise<EndedSessionRecord[]> {
+    return this.run(() => this.sessionState.listEndedSessions(since, now, limit));
   }
 
   /** One aggregate: the session, then its client, member and API key by `_id` ($lookup). */
