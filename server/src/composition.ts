@@ -94,7 +94,7 @@ export function walletLabelOf(mode: MemberIdMode, key: Uint8Array): (walletId: s
  */
 export function depsOf(
   store: MemoryStore | MongoStore,
-  config: Pick<AppConfig, 'walletLimits' | 'rateLimitPerMinute'>,
+  config: Pick<AppConfig, 'walletLimits' | 'rateLimitPerMinute'> & Partial<Pick<AppConfig, 'maxEndedSessions'>>,
   logger: Logger,
   /** `walletLabel`: how a log line names a wallet (default: a member's own wallet without its id). */
   observers: { metrics?: Metrics; tracing?: Tracing; walletLabel?: (walletId: string) => string } = {},
@@ -107,6 +107,7 @@ export function depsOf(
     store: tracing ? tracing.traceStore(timed) : timed,
     clock: systemClock,
     walletLimits: config.walletLimits,
+    ...(config.maxEndedSessions !== undefined && { maxEndedSessions: config.maxEndedSessions }),
     listingVersion: () => store.voucherDefinitionsVersion(),
     ...(store instanceof MongoStore && { credentialCaching: fleetCredentialCaching }),
     ...(metrics && {

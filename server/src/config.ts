@@ -21,6 +21,7 @@
 
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';
 import { originProblem } from './domain/origins';
+import { defaultMaxEndedSessions } from './domain/limits';
 
 /**
  * A stop that waits longer than this is a mistake of configuration: no load
@@ -61,6 +62,8 @@ export interface AppConfig {
   readonly sessionRateLimitPerMinute: number;
   /** Requests refused for their credentials per client address and minute before its lookups are limited, in each process; 0: no limit. */
   readonly authFailuresPerMinute: number;
+  /** Ended sessions (sign-outs) the deployment keeps at most, until their tokens expire; a sign-out past it is answered 503. */
+  readonly maxEndedSessions: number;
   readonly logLevel: LogLevel;
   /** How a member's id appears in logs and spans. */
   readonly logMemberIds: MemberIdMode;
@@ -234,6 +237,11 @@ export const configVariables = {
     meaning:
       "Requests per session per minute with a publishable key (a member's page), besides its key's count, so that one member cannot spend the page key's limit for everyone else. Counted in each process's memory, with no database command: a session whose requests reach N processes gets at most N times this, and its key's count still caps it all. `0` turns it off.",
   }),
+  maxEndedSessions: integer('MAX_ENDED_SESSIONS', defaultMaxEndedSessions, { min: 1 }, {
+    section: 'limits',
+    meaning:
+      "Sessions signed out before their expiry that the deployment keeps, each until its token expires, so that its token stays refused: every process holds them all in memory (about 100 bytes each: 20 MB at the default). Size it at the peak sign-outs a second times the longest session lifetime (a client's `sessionTtlSeconds`, at most 86,400). At the bound a sign-out is answered `503` (retry later; the token works until it expires) until ended sessions expire. See [Sessions](operating.md#sessions-and-their-keys).",
+  }),
   authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', 100, { min: 0 }, {
     section: 'limits',
     meaning:
@@ -329,6 +337,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerMinute: v.rateLimitPerMinute.read(reader),
     sessionRateLimitPerMinute: v.sessionRateLimitPerMinute.read(reader),
     authFailuresPerMinute: v.authFailuresPerMinute.read(reader),
+    maxEndedSessions: v.maxEndedSessions.read(reader),
     logLevel: v.logLevel.read(reader),
     logMemberIds: v.logMemberIds.read(reader),
     serviceName: v.serviceName.read(reader),

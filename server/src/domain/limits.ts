@@ -29,3 +29,10 @@ export const maxLivePublishableKeys = 1000;
  * length (the session service).
  */
 export const maxSessionTtlSeconds = 86_400;
+
+/**
+ * Sessions signed out before their expiry that a deployment keeps by
+ * default (`MAX_ENDED_SESSIONS`), each until its token expires: every
+ * process holds them in memory, about 100 bytes each.
+ */
+export const defaultMaxEndedSessions = 200_000;

@@ -24,6 +24,15 @@ export function newSessionKey(signsFrom: Date, createdAt: Date = signsFrom): Ses
   return { kid: newSessionKeyId(), secret: newSessionKeySecret(), createdAt, signsFrom, verifiesUntil: null };
 }
 
+/**
+ * The first key of a store that no process of an earlier release served (an
+ * empty database, the embedded store): nobody can hold a token it cannot
+ * open, so it seals at once, whatever a process's clock says.
+ */
+export function firstSessionKey(createdAt: Date): SessionKeyRecord {
+  return newSessionKey(new Date(0), createdAt);
+}
+
 /** A roll at `now`: the new key, and until when the keys it replaces still open tokens. */
 export function rolledSessionKey(now: Date): { key: SessionKeyRecord; retireOthersAt: Date } {
   const signsFrom = new Date(now.getTime() + rollLeadMs);

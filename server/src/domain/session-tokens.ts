@@ -118,8 +118,10 @@ const sealedForm = /^st2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export function openSealedSession(key: SealingKey, token: string): SealedSession | null {
   if (sealedKidOf(token) !== key.kid || !sealedForm.test(token)) return null;
   const header = `${sealedTokenPrefix}${key.kid}.`;
-  const sealed = Buffer.from(token.slice(header.length), 'base64url');
-  if (sealed.length <= nonceBytes + tagBytes) return null;
+  const encoded = token.slice(header.length);
+  const sealed = Buffer.from(encoded, 'base64url');
+  // One spelling per token: the last character's unused bits would otherwise let a changed character open the same session.
+  if (sealed.length <= nonceBytes + tagBytes || sealed.toString('base64url') !== encoded) return null;
   const decipher = createDecipheriv('aes-256-gcm', key.key, sealed.subarray(0, nonceBytes));
   decipher.setAAD(Buffer.from(header));
   decipher.setAuthTag(sealed.subarray(sealed.length - tagBytes));

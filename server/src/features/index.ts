@@ -29,13 +29,15 @@ export interface ServiceDeps {
   onCacheLookup?: (cache: CacheName, hit: boolean) => void;
   /** Ended sessions the deployment keeps at most (`MAX_ENDED_SESSIONS`); default `defaultMaxEndedSessions`. */
   maxEndedSessions?: number;
+  /** Milliseconds of a monotonic clock: how old what the process read of the session keys and ended sessions is (tests). Default `performance.now`. */
+  now?: () => number;
 }
 
 /** Every domain service, built on one store and one clock. */
 export function createServices(deps: ServiceDeps): Services {
   const { onCacheLookup, credentialCaching } = deps;
   // What this process knows of the session keys and the ended sessions, read again now and then, for both services.
-  const sessionState = new SessionState({ store: deps.store, clock: deps.clock });
+  const sessionState = new SessionState({ store: deps.store, clock: deps.clock, ...(deps.now && { now: deps.now }) });
   const auth = createAuthService({
     store: deps.store,
     clock: deps.clock,

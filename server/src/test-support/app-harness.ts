@@ -59,7 +59,9 @@ export interface TestAppOptions {
 
 export interface TestClock {
   now: Clock;
-  /** Moves the harness's own clock (not one the test gave). */
+  /** Milliseconds of the processes' monotonic clock (how old what they read is), moved by `advance` too. */
+  monotonic: () => number;
+  /** Moves the harness's own clock (not one the test gave), and the monotonic one. */
   advance(seconds: number): void;
 }
 
@@ -95,7 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logger = createLogger({ ...config, logLevel: options.env ? config.logLevel : 'info' }, { write });
   const store = options.deps || options.env ? null : await loadedStore(options, clock);
   const served = store && options.wrapStore ? options.wrapStore(store, clock) : store;
-  const build: BuildDeps = options.env ? (options.build ?? buildDeps) : async () => options.deps ?? instanceDeps(options, served!, clock);
+  const build: BuildDeps = options.env ? (options.build ?? buildDeps) : async () => options.deps ?? instanceDeps(options, config, served!, clock);
 
   const running: RunningServer[] = [];
   try {
@@ -141,6 +143,7 @@ function testClock(options: TestAppOptions): TestClock {
   const own: Clock = fixedStart === undefined ? () => new Date(Date.now() + offsetMs) : () => new Date(fixedStart + offsetMs);
   return {
     now: options.clock ?? own,
+    monotonic: () => performance.now() + offsetMs,
     advance: (seconds) => {
       offsetMs += seconds * 1000;
     },
@@ -162,9 +165,15 @@ async function loadedStore(options: TestAppOptions, clock: TestClock): Promise<S
  * One instance's dependencies: its own services (as a separate process would
  * have), the shared store pinged by `/readyz` but closed once, by the harness.
  */
-function instanceDeps(options: TestAppOptions, store: Store, clock: TestClock): RuntimeDeps {
+function instanceDeps(options: TestAppOptions, config: AppConfig, store: Store, clock: TestClock): RuntimeDeps {
   return {
-    services: createServices({ store, clock: clock.now, ...(options.walletLimits && { walletLimits: options.walletLimits }) }),
+    services: createServices({
+      store,
+      clock: clock.now,
+      now: clock.monotonic,
+      maxEndedSessions: config.maxEndedSessions,
+      ...(options.walletLimits && { walletLimits: options.walletLimits }),
+    }),
     store: { ping: () => store.ping(), close: async () => undefined },
   };
 }

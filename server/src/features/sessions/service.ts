@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../domain/clock';
 import { AppError, serviceUnavailable, unauthorized, unauthorizedMessages } from '../../domain/errors';
-import { maxSessionTtlSeconds } from '../../domain/limits';
+import { defaultMaxEndedSessions, maxSessionTtlSeconds } from '../../domain/limits';
 import type { ClientRecord, IdentifierType, MemberRecord, SessionRecord } from '../../domain/model';
 import { hashSecret, newSessionToken } from '../../domain/secrets';
 import { sealSession, type SealingKey } from '../../domain/session-tokens';
@@ -10,9 +10,6 @@ import type { AuthStore, SessionStateStore } from '../../store/port';
 import { ReadCache, type ReadCacheSettings } from '../../caching/read-cache';
 import type { KeepStarted } from './auth-service';
 import type { SessionState } from './session-state';
-
-/** Ended sessions a deployment keeps by default (`MAX_ENDED_SESSIONS`): about 100 bytes each in every process. */
-export const defaultMaxEndedSessions = 200_000;
 
 export interface SessionServiceDeps {
   store: Pick<AuthStore, 'findMember' | 'insertSession'> & Pick<SessionStateStore, 'endSession'>;

@@ -20,7 +20,7 @@ import {
   type WalletSliceChange,
 } from '../../domain/model';
 import { isLiveKey } from '../../domain/model';
-import { newSessionKey } from '../../domain/session-keys';
+import { firstSessionKey } from '../../domain/session-keys';
 import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
 import { frozenCopy } from '../copy';
 import { compareKeys } from '../key-order';
@@ -81,7 +81,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   constructor(options: MemoryStoreOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.sessionState = new MemorySessionState(this.clock);
-    const firstKey = options.firstSessionKey === undefined ? newSessionKey(new Date(0)) : options.firstSessionKey;
+    const firstKey = options.firstSessionKey === undefined ? firstSessionKey(this.clock()) : options.firstSessionKey;
     if (firstKey) void this.sessionState.ensureFirstSessionKey(firstKey);
     const interval = options.sessionSweepIntervalMs ?? 60_000;
     if (interval > 0) {

@@ -15,7 +15,7 @@ import {
   type VoucherDefinitionRecord,
 } from '../../domain/model';
 import type { ApiKeyChange, ApiKeyContext, SessionContext, SessionStateStore, SharedQuotaStore, Store, VoucherDefinitionsVersioned } from '../port';
-import { newSessionKey } from '../../domain/session-keys';
+import { firstSessionKey } from '../../domain/session-keys';
 import { mongoSessionState } from './session-state';
 import { collectionNames, currentCollections, isKey, requireKey, type Collections } from './collections';
 import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
@@ -109,7 +109,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
       const { empty } = await connection.run(() => prepareLayout(connection.db));
       await store.ensureIndexes();
       // No process of an earlier release can hold this database's tokens: sealed tokens from the start (an existing one waits for `loyalty-admin session-keys roll`).
-      if (empty) await store.ensureFirstSessionKey(newSessionKey(systemClock()));
+      if (empty) await store.ensureFirstSessionKey(firstSessionKey(systemClock()));
       return store;
     } catch (error) {
       await connection.close().catch(() => undefined);
