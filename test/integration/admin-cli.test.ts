@@ -49,7 +49,7 @@ async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ cod
   return { code, stdout, stderr };
 }
 
-const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard'], ['log-hash']];
+const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['session-keys', 'roll'], ['session-keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard'], ['log-hash']];
 
 describe('loyalty-admin without MongoDB', () => {
   it.each(commands.map((words) => [words.join(' '), words] as const))('%s --help explains the command and exits 0', async (_name, words) => {
@@ -220,6 +220,24 @@ if (source.kind === 'none') {
       expect(revoked.body).toEqual({ keyId: created.body.keyId, revokedAt: expect.any(String) });
       // Nothing about a key's secret on stderr either.
       expect(revoked.stderr).toBe('');
+    });
+
+    it('rolls the session keys: the new one seals 5 s later, the one it replaces opens tokens a day after that; no secret is shown', async () => {
+      const before = Date.now();
+      const first = await json(['session-keys', 'list']);
+      // A database a server gave its layout (empty) holds a first key, sealing at once.
+      expect(first.body.keys).toEqual([{ kid: 'k0', createdAt: expect.any(String), signsFrom: new Date(0).toISOString(), verifiesUntil: null }]);
+      const rolled = await json(['session-keys', 'roll']);
+      expect(rolled.code).toBe(exitCodes.ok);
+      const signsFrom = Date.parse(String(rolled.body.signsFrom));
+      expect(signsFrom - before).toBeGreaterThanOrEqual(5000);
+      const keys = rolled.body.keys as Array<{ kid: string; signsFrom: string; verifiesUntil: string | null }>;
+      expect(keys.map((k) => k.kid)).toEqual(['k0', rolled.body.rolled]);
+      expect(Date.parse(keys[0]!.verifiesUntil!)).toBe(signsFrom + 86_400_000);
+      expect(keys[1]!.verifiesUntil).toBeNull();
+      expect(rolled.stdout).not.toMatch(/secret/i);
+      const people = await admin(['session-keys', 'list'], env);
+      expect(people.stdout.trim().split('\n')).toHaveLength(2);
     });
 
     it('creates a publishable key for its origins, lists its kind and origins, rolls it keeping them, revokes it', async () => {

@@ -15,6 +15,7 @@ import { runCheck, runIndexes, runLoad, runMigrate } from './data';
 import { AdminError, exitCodes } from './exit-codes';
 import { keyCommands, runKeys } from './keys';
 import { runLogHash } from './log-hash';
+import { runSessionKeysList, runSessionKeysRoll } from './session-keys';
 import { createOutput, type Streams } from './output';
 
 /** Seconds as a command line gives them: a whole number from 1 to ten years. */
@@ -79,6 +80,18 @@ export function buildProgram(env: NodeJS.ProcessEnv, streams: Streams): Command 
     .requiredOption('--client <id>', 'the client application')
     .addOption(jsonOption())
     .action((o: { client: string; json?: boolean }) => runKeys(config().mongo, output(o), keyCommands.list(o.client)));
+
+  const sessionKeys = program.command('session-keys').description('the keys that seal session tokens, shared by every server process').exitOverride();
+  sessionKeys
+    .command('roll')
+    .description('add a key that seals new session tokens 5 s from now; the others still open theirs for a day after (the first roll switches a deployed fleet to sealed tokens)')
+    .addOption(jsonOption())
+    .action((o: { json?: boolean }) => runSessionKeysRoll(config().mongo, output(o)));
+  sessionKeys
+    .command('list')
+    .description('the session keys that seal or still open tokens, and when (never a secret)')
+    .addOption(jsonOption())
+    .action((o: { json?: boolean }) => runSessionKeysList(config().mongo, output(o)));
 
   program
     .command('load')
