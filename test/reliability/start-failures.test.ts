@@ -18,6 +18,8 @@ const repoRoot = path.resolve(__dirname, '../..');
 const scratch = mkdtempSync(path.join(tmpdir(), 'start-failures-'));
 const badFixture = path.join(scratch, 'bad.json');
 writeFileSync(badFixture, JSON.stringify({ members: [{ correlationId: 'm-x', pointBalance: -1 }] }));
+const longSessions = path.join(scratch, 'long-sessions.json');
+writeFileSync(longSessions, JSON.stringify({ clients: [{ clientId: 'app', apiKey: 'demo_secret_app_0001', enabledBusinessUnits: ['LCL'], sessionTtlSeconds: 100_000 }] }));
 
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -42,6 +44,11 @@ describe('a server that cannot start', () => {
   it.concurrent.each([
     ['an invalid variable', () => ({ PORT: 'abc' }), /^Invalid configuration:\n {2}- PORT must be an integer from 0 to 65535 \(got "abc"\)\n$/],
     ['a bad fixture, with its path', () => ({ SEED_FILE: badFixture }), new RegExp(`^Invalid fixture file ${badFixture}:\\n  /members/0/pointBalance: must be >= 0\\n$`)],
+    [
+      'a session lifetime past a day, with its path',
+      () => ({ SEED_FILE: longSessions }),
+      new RegExp(`^Invalid fixture file ${longSessions}:\\n  /clients/0/sessionTtlSeconds: must be <= 86400\\n$`),
+    ],
     [
       'an unreachable MongoDB, with the driver\'s cause and without the password',
       () => ({ MONGODB_URI: 'mongodb://app:s3cret@127.0.0.1:1/?directConnection=true', MONGODB_SERVER_SELECTION_TIMEOUT_MS: '300' }),
