@@ -54,6 +54,8 @@ export interface AppConfig {
   readonly port: number;
   /** Null: use the embedded in-process store. */
   readonly mongo: MongoConfig | null;
+  /** False: a start without MongoDB fails rather than serve the embedded store's demo data (the Docker image). */
+  readonly allowEmbeddedStore: boolean;
   readonly seedFile: string | null;
   /** 0: no rate limit. */
   readonly rateLimitPerMinute: number;
@@ -205,9 +207,18 @@ export const configVariables = {
     section: 'store',
     default: null,
     values: 'a mongodb:// or mongodb+srv:// URI with a host',
-    meaning: 'The MongoDB to use. Unset: the embedded in-process store (said in the first log line). See [MongoDB and the fleet](mongodb.md).',
+    meaning: 'The MongoDB to use. Unset: the embedded in-process store (said in the first log line), unless `ALLOW_EMBEDDED_STORE=false`. See [MongoDB and the fleet](mongodb.md).',
     read: (reader) => reader.mongoUri('MONGODB_URI'),
   } satisfies ConfigVariable<string | null>,
+  allowEmbeddedStore: {
+    name: 'ALLOW_EMBEDDED_STORE',
+    section: 'store',
+    default: 'true',
+    values: 'true or false',
+    meaning:
+      "`false`: a start without `MONGODB_URI` fails (exit 1, naming `MONGODB_URI`) instead of serving the embedded store, whose demo data's keys are published. The Docker image sets `false`; `npm start` keeps `true`. See [Deploying](deploying.md#docker).",
+    read: (reader) => reader.boolean('ALLOW_EMBEDDED_STORE', true),
+  } satisfies ConfigVariable<boolean>,
   mongoDb: text('MONGODB_DB', 'loyalty', 'a database name', { section: 'store', meaning: 'The database in that MongoDB.' }),
   serverSelectionTimeoutMs: integer('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 5000, { min: 1 }, {
     section: 'store',
@@ -311,6 +322,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const config: AppConfig = {
     port: v.port.read(reader),
     mongo: mongoUri === null ? null : Object.freeze({ uri: mongoUri, ...mongoSettings }),
+    allowEmbeddedStore: v.allowEmbeddedStore.read(reader),
     seedFile: v.seedFile.read(reader),
     rateLimitPerMinute: v.rateLimitPerMinute.read(reader),
     logLevel: v.logLevel.read(reader),
@@ -480,6 +492,14 @@ export class EnvReader {
     const problems = entries.map(originProblem).filter((problem): problem is string => problem !== null);
     if (problems.length > 0) return this.reject(name, raw, `a comma-separated list of origins such as https://app.example.com: ${problems.join('; ')}`, []);
     return [...new Set(entries)];
+  }
+
+  /** `true` or `false`, as written (nothing else, so that a typo is not taken for either). */
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.optional(name);
+    if (raw === null) return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    return this.reject(name, raw, 'true or false', fallback);
   }
 
   trustProxy(name: string): boolean | number {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app';
-import { buildDeps, describeStore, type BuildDeps } from './composition';
+import { buildDeps, describeStore, refuseUnallowedStore, type BuildDeps } from './composition';
 import { loadConfig, type AppConfig } from './config';
 import { prepareGracefulClose, ShutdownDelay } from './http/graceful-shutdown';
 import { createHttpServer } from './http/http-server';
@@ -47,6 +47,7 @@ export interface StartOptions {
  */
 export async function startServer(config: AppConfig, logger: Logger, build: BuildDeps = buildDeps, options: StartOptions = {}): Promise<RunningServer> {
   const tracing = options.tracing ?? null;
+  refuseUnallowedStore(config);
   logger.info(`Using ${describeStore(config)}`);
   if (tracing) logger.info(tracing.description);
   // Loaded and checked once, before anything connects: a broken spec stops the start cheaply.

@@ -5,7 +5,7 @@
  * database and the driver's own cause, the port); anything else gives its
  * message. A stack trace only when asked for (LOG_LEVEL=debug or trace).
  */
-import { describeStore } from './composition';
+import { describeStore, EmbeddedStoreRefusedError } from './composition';
 import { ConfigError, type AppConfig } from './config';
 import { InvalidSpecError } from './http/spec';
 import { FixtureError } from './store/fixture';
@@ -27,7 +27,13 @@ export function describeStartFailure(error: unknown, context: StartFailureContex
 
 function knownReason(error: unknown, config: StartFailureContext['config']): string | null {
   // These messages already name what is wrong and where.
-  if (error instanceof ConfigError || error instanceof FixtureError || error instanceof InvalidSpecError || error instanceof LayoutMismatchError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof EmbeddedStoreRefusedError ||
+    error instanceof FixtureError ||
+    error instanceof InvalidSpecError ||
+    error instanceof LayoutMismatchError
+  ) {
     return error.message;
   }
   if (error instanceof StoreUnavailableError && config?.mongo) {

@@ -8,6 +8,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       mongo: null,
+      allowEmbeddedStore: true,
       seedFile: null,
       rateLimitPerMinute: 6000,
       logLevel: 'info',
@@ -32,6 +33,7 @@ describe('loadConfig', () => {
       MONGODB_SERVER_SELECTION_TIMEOUT_MS: '2000',
       MONGODB_SOCKET_TIMEOUT_MS: '3000',
       AUDIT_RETENTION_DAYS: '400',
+      ALLOW_EMBEDDED_STORE: 'false',
       SEED_FILE: '/data/seed.json',
       RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: 'debug',
@@ -50,6 +52,7 @@ describe('loadConfig', () => {
     expect(config).toEqual({
       port: 8080,
       mongo: { uri: 'mongodb://u:p@db:27017', dbName: 'loyalty_test', serverSelectionTimeoutMs: 2000, socketTimeoutMs: 3000, auditRetentionDays: 400 },
+      allowEmbeddedStore: false,
       seedFile: '/data/seed.json',
       rateLimitPerMinute: 0,
       logLevel: 'debug',
@@ -98,8 +101,10 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'false', false],
     ['PORT', '0', 0],
     ['LOG_LEVEL', 'silent', 'silent'],
+    ['ALLOW_EMBEDDED_STORE', 'false', false],
+    ['ALLOW_EMBEDDED_STORE', 'true', true],
   ])('accepts %s=%s', (name, value, expected) => {
-    const key = { TRUST_PROXY: 'trustProxy', PORT: 'port', LOG_LEVEL: 'logLevel' }[name] as keyof ReturnType<typeof loadConfig>;
+    const key = { TRUST_PROXY: 'trustProxy', PORT: 'port', LOG_LEVEL: 'logLevel', ALLOW_EMBEDDED_STORE: 'allowEmbeddedStore' }[name] as keyof ReturnType<typeof loadConfig>;
     expect(loadConfig({ [name]: value })[key]).toBe(expected);
   });
 
@@ -118,6 +123,7 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'yes', /TRUST_PROXY must be true, false or a number of proxy hops/],
     ['MONGODB_URI', 'postgres://db', /MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ URI/],
     ['METRICS', 'yes', /METRICS must be one of on, off \(got "yes"\)/],
+    ['ALLOW_EMBEDDED_STORE', 'no', /ALLOW_EMBEDDED_STORE must be true or false \(got "no"\)/],
     ['LOG_MEMBER_IDS', 'hash', /LOG_MEMBER_IDS must be one of off, hashed, plain \(got "hash"\)/],
     ['METRICS_PORT', '70000', /METRICS_PORT must be an integer from 0 to 65535/],
     ['METRICS_PORT', '3000', /METRICS_PORT must differ from PORT \(both 3000\)/],
