@@ -80,9 +80,15 @@ export interface AppConfig {
 }
 
 export interface MetricsConfig {
-  /** Null: `/metrics` on the API's port; otherwise a listener of its own (0: any free port). */
-  readonly port: number | null;
+  /** The port of `/metrics`, a listener of its own, never the API's (0: any free port). */
+  readonly port: number;
 }
+
+/**
+ * Where `/metrics` listens unless METRICS_PORT says otherwise: the port of
+ * OpenTelemetry's Prometheus exporter, which scrape configurations expect.
+ */
+export const defaultMetricsPort = 9464;
 
 /** The OTLP encodings over HTTP the server can send spans in. gRPC is not one: it would take a gRPC stack into the server. */
 export const otlpProtocols = ['http/protobuf', 'http/json'] as const;
@@ -253,8 +259,15 @@ export const configVariables = {
     meaning: "The service's name on every log line (`service`) and, with tracing on, the spans' `service.name`.",
   }),
 
-  metrics: oneOf('METRICS', ['on', 'off'] as const, 'on', { section: 'metrics', meaning: '`on`: Prometheus text on `GET /metrics` (see [Metrics](observability.md#metrics)); `off`: no metrics at all.' }),
-  metricsPort: optionalInteger('METRICS_PORT', { min: 0, max: 65535 }, { section: 'metrics', meaning: 'Serve `/metrics` on a port of its own (and only there); unset: on `PORT`, beside the API. Must differ from `PORT`.' }),
+  metrics: oneOf('METRICS', ['on', 'off'] as const, 'on', {
+    section: 'metrics',
+    meaning: '`on`: Prometheus text on `GET /metrics` at `METRICS_PORT` (see [Metrics](observability.md#metrics)); `off`: no metrics at all, and no metrics port.',
+  }),
+  metricsPort: integer('METRICS_PORT', defaultMetricsPort, { min: 0, max: 65535 }, {
+    section: 'metrics',
+    meaning:
+      "The port `/metrics` is served on, a listener of its own with nothing else; never the API's port, where `/metrics` answers `404`. `0`: any free port, which the first log lines name (`Metrics on http://...:<port>/metrics`). Several processes on one host each need their own (or `0`). Must differ from `PORT`.",
+  }),
 
   sdkDisabled: {
     name: 'OTEL_SDK_DISABLED',
@@ -338,7 +351,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     walletLimits: Object.freeze({ maxActiveReservationsPerWallet: v.maxActiveReservationsPerWallet.read(reader) }),
   };
   const metricsPort = config.metrics?.port;
-  if (metricsPort && metricsPort === config.port) reader.problems.push(`METRICS_PORT must differ from PORT (both ${metricsPort}); unset it to serve /metrics on PORT`);
+  if (metricsPort && metricsPort === config.port) reader.problems.push(`METRICS_PORT must differ from PORT (both ${metricsPort}): /metrics has a port of its own`);
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);
 }

@@ -43,7 +43,7 @@ function knownReason(error: unknown, config: StartFailureContext['config']): str
   if ((code !== 'EADDRINUSE' && code !== 'EACCES') || !config) return null;
   // Node's listen error names its port: the API's or the metrics listener's.
   const failed = (error as { port?: unknown }).port;
-  const metrics = config.metrics?.port !== null && config.metrics?.port !== undefined && failed === config.metrics.port;
+  const metrics = config.metrics !== null && failed === config.metrics.port;
   const [port, variable] = metrics ? [failed, 'METRICS_PORT'] : [config.port, 'PORT'];
   if (code === 'EADDRINUSE') return `Port ${port} is already in use: stop what listens there, or set ${variable} to another port.`;
   return `No permission to listen on port ${port}: set ${variable} to a port above 1023.`;

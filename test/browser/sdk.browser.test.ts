@@ -101,7 +101,7 @@ it("Operations A and B with the publishable key, in the session the partner's se
 
 /** Operation A's answers with this status so far, by the API's metrics. */
 async function listingAnswers(status: number): Promise<number> {
-  const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
+  const text = await (await fetch(api.metricsUrls[0]!)).text();
   const line = new RegExp(`^loyalty_http_requests_total\\{operation="listVoucherDefinitions",status="${status}"\\} (\\d+)$`, 'm').exec(text);
   return Number(line?.[1] ?? 0);
 }

@@ -36,7 +36,7 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stdo
       process.execPath,
       ['-r', path.join(repoRoot, 'test/soak/register.cjs'), path.join(repoRoot, 'server/src/main.ts')],
       // Nothing of the test run's own store or seed settings: each case sets what it needs.
-      { cwd: repoRoot, env: { PATH: process.env.PATH, PORT: '0', ...env }, timeout: 30_000 },
+      { cwd: repoRoot, env: { PATH: process.env.PATH, PORT: '0', METRICS_PORT: '0', ...env }, timeout: 30_000 },
       (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
   });

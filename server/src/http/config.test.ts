@@ -1,4 +1,4 @@
-import { ConfigError, configVariables, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
+import { ConfigError, configVariables, defaultMetricsPort, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
 
 /** What the spans say of the service and of members, as the logs do (the defaults). */
 const spanIdentity = { serviceName: 'loyalty-api', memberIds: 'hashed' };
@@ -20,7 +20,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       corsOrigins: [],
       walletLimits: { maxActiveReservationsPerWallet: 1000 },
-      metrics: { port: null },
+      metrics: { port: 9464 },
       tracing: null,
     });
   });
@@ -45,7 +45,7 @@ describe('loadConfig', () => {
       TRUST_PROXY: '1',
       CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173',
       MAX_ACTIVE_RESERVATIONS_PER_WALLET: '250',
-      METRICS_PORT: '9464',
+      METRICS_PORT: '9465',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
@@ -64,7 +64,7 @@ describe('loadConfig', () => {
       trustProxy: 1,
       corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'],
       walletLimits: { maxActiveReservationsPerWallet: 250 },
-      metrics: { port: 9464 },
+      metrics: { port: 9465 },
       tracing: { protocol: 'http/json', endpoint: 'http://collector:4318/v1/traces', serviceName: 'loyalty-api-eu', memberIds: 'plain' },
     });
   });
@@ -88,8 +88,16 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config.mongo)).toBe(true);
   });
 
-  it('turns metrics off', () => {
+  it('serves metrics on a port of their own, 9464 (the OpenTelemetry Prometheus exporter\'s) unless METRICS_PORT says another', () => {
+    expect(defaultMetricsPort).toBe(9464);
+    expect(loadConfig({}).metrics).toEqual({ port: 9464 });
+    expect(loadConfig({ METRICS_PORT: '0' }).metrics).toEqual({ port: 0 });
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' })).toMatchObject({ port: 0, metrics: { port: 0 } });
+  });
+
+  it('turns metrics off, and their port with them', () => {
     expect(loadConfig({ METRICS: 'off', METRICS_PORT: '9464' }).metrics).toBeNull();
+    expect(loadConfig({ METRICS: 'off', PORT: '9464' }).metrics).toBeNull();
   });
 
   it('treats an empty value as unset', () => {
@@ -127,6 +135,7 @@ describe('loadConfig', () => {
     ['LOG_MEMBER_IDS', 'hash', /LOG_MEMBER_IDS must be one of off, hashed, plain \(got "hash"\)/],
     ['METRICS_PORT', '70000', /METRICS_PORT must be an integer from 0 to 65535/],
     ['METRICS_PORT', '3000', /METRICS_PORT must differ from PORT \(both 3000\)/],
+    ['PORT', '9464', /METRICS_PORT must differ from PORT \(both 9464\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '0', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000 \(got "0"\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '5001', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000/],
     ['AUDIT_RETENTION_DAYS', '0', /AUDIT_RETENTION_DAYS must be an integer from 1 to 36500 \(got "0"\)/],
