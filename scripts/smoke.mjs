@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Smoke test of a running server seeded with the demo data
 // (server/fixtures/demo.json): health, readiness, a session, Operation A and
-// Operation B, each answering as documented, and no /metrics beside the API. For a deployed image (the
-// GitHub workflow's docker job) or `npm start`:
+// Operation B, each answering as documented, and no /metrics beside the API
+// (it has a port of its own). For a deployed image (the GitHub workflow's
+// docker job) or `npm start`:
 //
 //   node scripts/smoke.mjs http://localhost:3000
 //
