@@ -4,7 +4,8 @@
 // (partner-backend.mjs: the demo sign-in, which starts the member's session
 // with the secret key), runs `npm start`'s API on PORT (3000) with the demo
 // data, whose publishable key names the page's origin (so CORS lets the page
-// call it, with CORS_ORIGINS unset), then prints the page's URL. SIGINT
+// call it, with CORS_ORIGINS unset; its metrics on METRICS_PORT, 9464 unless
+// set, as its log says), then prints the page's URL. SIGINT
 // (Ctrl+C) or SIGTERM stops both: the API gracefully (it gets SIGTERM), then
 // this process exits 0.
 import { spawn } from 'node:child_process';

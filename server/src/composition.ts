@@ -52,6 +52,24 @@ export const fleetCredentialCaching: NonNullable<ServiceDeps['credentialCaching'
 /** What `main` calls; tests pass their own. `tracing`: the process's, when on. */
 export type BuildDeps = (config: AppConfig, logger: Logger, tracing?: Tracing | null) => Promise<RuntimeDeps>;
 
+/**
+ * A start without MongoDB where the embedded store is not allowed
+ * (ALLOW_EMBEDDED_STORE=false, as the Docker image sets): the embedded
+ * store serves the demo data, whose secret keys are published, so an image
+ * started without its database must not answer at all.
+ */
+export class EmbeddedStoreRefusedError extends Error {
+  constructor() {
+    super("MONGODB_URI is not set, and ALLOW_EMBEDDED_STORE=false refuses the embedded store (its demo data's keys are public): set MONGODB_URI to your MongoDB.");
+    this.name = 'EmbeddedStoreRefusedError';
+  }
+}
+
+/** Throws `EmbeddedStoreRefusedError` when `config` would start the embedded store and does not allow it. */
+export function refuseUnallowedStore(config: Pick<AppConfig, 'mongo' | 'allowEmbeddedStore'>): void {
+  if (!config.mongo && !config.allowEmbeddedStore) throw new EmbeddedStoreRefusedError();
+}
+
 /** The store `config` selects, for the first log line. Never includes credentials. */
 export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
   return config.mongo ? `MongoDB at ${describeMongoTarget(config.mongo)}` : 'embedded in-process store';

@@ -100,9 +100,29 @@ it("Operations A and B with the publishable key, in the session the partner's se
   expect(outcome.rateLimit).toMatch(/^"6000-in-1min"; r=\d+; t=\d+$/);
 });
 
+it('the page reads the API, even its refusals, and neither the operational routes nor the metrics (no CORS header there)', async () => {
+  const statuses = await page.evaluate(
+    async (urls) => {
+      // A cross-origin answer without CORS headers is a network error to the page.
+      const read = async (url: string) => fetch(url).then((response) => response.status, () => 'unreadable');
+      return Object.fromEntries(await Promise.all(Object.entries(urls).map(async ([name, url]) => [name, await read(url)] as const)));
+    },
+    {
+      api: `${api.baseUrl}/client/users/m-alice/voucher-definitions`,
+      healthz: `${api.baseUrl}/healthz`,
+      readyz: `${api.baseUrl}/readyz`,
+      spec: `${api.baseUrl}/openapi.json`,
+      docs: `${api.baseUrl}/docs/`,
+      metricsBesideTheApi: `${api.baseUrl}/metrics`,
+      metrics: api.metricsUrls[0]!,
+    },
+  );
+  expect(statuses).toEqual({ api: 401, healthz: 'unreadable', readyz: 'unreadable', spec: 'unreadable', docs: 'unreadable', metricsBesideTheApi: 'unreadable', metrics: 'unreadable' });
+});
+
 /** Operation A's answers with this status so far, by the API's metrics. */
 async function listingAnswers(status: number): Promise<number> {
-  const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
+  const text = await (await fetch(api.metricsUrls[0]!)).text();
   const line = new RegExp(`^loyalty_http_requests_total\\{operation="listVoucherDefinitions",status="${status}"\\} (\\d+)$`, 'm').exec(text);
   return Number(line?.[1] ?? 0);
 }

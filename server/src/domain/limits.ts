@@ -19,3 +19,13 @@ export const defaultWalletLimits: WalletLimits = Object.freeze({ maxActiveReserv
  * loading); revoke one first.
  */
 export const maxLivePublishableKeys = 1000;
+
+/**
+ * The longest a session lives, in seconds (a day). A session token is a
+ * bearer credential a member's page holds: a leaked one works until it
+ * expires, and nothing ends it earlier yet. A client's `sessionTtlSeconds`
+ * longer than this is refused when it is loaded (the fixture schema), and
+ * a client stored with one before the bound existed gets sessions of this
+ * length (the session service).
+ */
+export const maxSessionTtlSeconds = 86_400;

@@ -67,6 +67,8 @@ export interface TestApp extends TestClock {
   /** The first instance's `http://127.0.0.1:port`. */
   baseUrl: string;
   urls: string[];
+  /** Each instance's `/metrics` (`http://127.0.0.1:port/metrics`, on its own port), with METRICS on; empty otherwise. */
+  metricsUrls: string[];
   running: RunningServer[];
   /** The store under the wrappers (none with `deps` or `env`). */
   store: Store;
@@ -88,7 +90,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const clock = testClock(options);
   // No limits unless the test asks: a test's requests come from one address, at a pace no client keeps.
   const env = options.env ?? { RATE_LIMIT_PER_MINUTE: '0', SESSION_RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0', METRICS: 'off' };
-  const config: AppConfig = { ...loadConfig({ PORT: '0', ...env }), ...options.config };
+  // Any free port for the API and for the metrics (with METRICS on), as every process of a test needs its own.
+  const config: AppConfig = { ...loadConfig({ PORT: '0', METRICS_PORT: '0', ...env }), ...options.config };
   const logs: Array<Record<string, unknown>> = [];
   const write = options.log ?? ((line: string) => void (logs.length < maxKeptLogLines && logs.push(JSON.parse(line))));
   // main's own logger, to the test's `write`.
@@ -113,6 +116,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...clock,
     baseUrl,
     urls,
+    metricsUrls: running.flatMap((r) => (r.metricsUrl ? [`${loopbackUrl(r.metricsUrl)}/metrics`] : [])),
     running,
     store: store ?? noStore(),
     api: apiClient(baseUrl),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../domain/clock';
 import { AppError } from '../../domain/errors';
+import { maxSessionTtlSeconds } from '../../domain/limits';
 import type { SessionRecord } from '../../domain/model';
 import { hashSecret, newSessionToken } from '../../domain/secrets';
 import type { SessionService } from '../../domain/services';
@@ -25,7 +26,8 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
 
       const sessionToken = newSessionToken();
       const sessionId = randomUUID();
-      const expiresAt = new Date(clock().getTime() + client.sessionTtlSeconds * 1000);
+      // Bounded here too: a client stored before the bound may carry a longer lifetime.
+      const expiresAt = new Date(clock().getTime() + Math.min(client.sessionTtlSeconds, maxSessionTtlSeconds) * 1000);
       // Only the token's digest is stored: a leaked session collection gives no usable token.
       const session: SessionRecord = {
         tokenHash: hashSecret(sessionToken),
