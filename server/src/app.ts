@@ -1,13 +1,13 @@
 import express, { type Express, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
+import type { MemberIdPolicy } from './domain/member-ids';
 import type { Services } from './domain/services';
 import { documentedAnswerToRefusedBody } from './features/reservations/body-rules';
 import { updateReservation } from './features/reservations/handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
-import type { MemberIdPolicy } from './http/request-label';
 import { requireApiKey, requireSession } from './http/auth';
 import { corsPolicy, specMethods } from './http/cors';
 import { docsRoutes } from './http/docs';

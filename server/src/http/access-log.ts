@@ -3,7 +3,8 @@ import type { RequestHandler, Response } from 'express';
 import { stdSerializers, type Logger } from 'pino';
 import { authenticatedKeyId } from './locals';
 import { requestIdOf } from './request-id';
-import { applyMemberIdPolicy, requestLabel, withoutRequestIds, type MemberIdPolicy } from './request-label';
+import type { MemberIdPolicy } from '../domain/member-ids';
+import { applyMemberIdPolicy, errorTextScrubber, requestLabel } from './request-label';
 
 type Level = 'info' | 'warn' | 'error';
 
@@ -27,6 +28,9 @@ export type AnsweredObserver = (res: Response, seconds: number) => void;
  * A failed request's line carries the error the error middleware handed
  * over with `setLoggedError`, with its stack, at `error` level, or `warn` for 503 (the store
  * is down: an operational event, not a bug), and says "request errored".
+ * Its text shows the request's member, and every member the error carries
+ * (a household's co-members), as `memberPolicy` says; the token never
+ * (request-label.ts `errorTextScrubber`).
  *
  * The lines pino-http would write with this configuration, without its
  * per-request cost (two child loggers, serialisers, three listeners and their
@@ -77,7 +81,7 @@ function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string
   if (failure || res.statusCode >= 500) {
     const err = failure ?? new Error(`failed with status code ${res.statusCode}`);
     logger[level](
-      { requestId: id, req: request, res: { statusCode: res.statusCode }, err: scrubbed(stdSerializers.err(err), res as unknown as Response), responseTime },
+      { requestId: id, req: request, res: { statusCode: res.statusCode }, err: scrubbed(stdSerializers.err(err), errorTextScrubber(res as unknown as Response, err)), responseTime },
       'request errored',
     );
     return;
@@ -86,12 +90,12 @@ function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string
   logger[level]({ requestId: id, req: request, res: { statusCode: res.statusCode }, responseTime }, message);
 }
 
-/** The serialised error with the request's ids taken out of every string in it (its message, stack, causes). */
-function scrubbed(value: unknown, res: Response, depth = 0): unknown {
-  if (typeof value === 'string') return withoutRequestIds(value, res);
+/** The serialised error with the ids in every string in it (its message, stack, causes) shown as `scrub` says. */
+function scrubbed(value: unknown, scrub: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return scrub(value);
   if (depth > 8 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => scrubbed(item, res, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, scrubbed(item, res, depth + 1)]));
+  if (Array.isArray(value)) return value.map((item) => scrubbed(item, scrub, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, scrubbed(item, scrub, depth + 1)]));
 }
 
 function levelOf(statusCode: number, failure: Error | undefined): Level {

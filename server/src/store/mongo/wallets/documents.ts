@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Document } from 'mongodb';
-import type { AuditEntry, AuditState, Contribution, MemberBalance, MemberMove, ReservationKey, ReservationRecord } from '../../../domain/model';
+import { memberOfWalletId, type AuditEntry, type AuditState, type Contribution, type MemberBalance, type MemberMove, type ReservationKey, type ReservationRecord } from '../../../domain/model';
 import type { WalletTotals } from '../../../domain/wallet-totals';
 import type { Body } from '../documents';
 
@@ -183,6 +183,28 @@ function reservationWriteFields(w: ReservationWrite): ReservationWrite {
   const write: ReservationWrite = { key: keyOfReservation(w.key), reservation: w.reservation ? reservationFields(w.reservation) : null };
   if (w.created === true && w.reservation) write.created = true;
   return write;
+}
+
+/**
+ * Every member an outbox names: the wallet's own member, the reservations'
+ * members and funders, the audit entry's member and shares. Its delivery's
+ * failure is marked with them (outbox.ts): the error may quote them, and
+ * the log shows them only as LOG_MEMBER_IDS says.
+ */
+export function outboxMemberIds(walletId: string, outbox: OutboxDoc): string[] {
+  const ids: string[] = [];
+  const member = memberOfWalletId(walletId);
+  if (member !== null) ids.push(member);
+  for (const write of outbox.reservations) {
+    ids.push(write.key.correlationId);
+    for (const c of write.reservation?.contributions ?? []) ids.push(c.correlationId);
+  }
+  const audit = outbox.audit;
+  if (audit) {
+    ids.push(audit.correlationId);
+    for (const c of [...audit.shares, ...(audit.before?.contributions ?? []), ...audit.after.contributions]) ids.push(c.correlationId);
+  }
+  return ids;
 }
 
 // --- audit -----------------------------------------------------------------
