@@ -38,6 +38,10 @@ export type AnsweredObserver = (res: Response, seconds: number) => void;
  * `close` listener covers both a finished response and a dropped connection.
  */
 export function accessLog(logger: Logger, memberPolicy: MemberIdPolicy, onAnswered?: AnsweredObserver): RequestHandler {
+  // The line's `err` is serialised here, its ids scrubbed (`scrubbed`): the
+  // logger's own `err` serialiser would take it for an error again and
+  // name its type `Object`.
+  const lines = logger.child({}, { serializers: { err: (value: unknown) => value } });
   // One pair of listeners for every response (no closures per request): what
   // they need travels on the response.
   function onDone(this: LoggedResponse, error?: Error): void {
@@ -45,7 +49,7 @@ export function accessLog(logger: Logger, memberPolicy: MemberIdPolicy, onAnswer
     this.removeListener('error', onDone);
     const elapsedMs = performance.now() - (this.locals[startedAt] ?? performance.now());
     onAnswered?.(this as unknown as Response, elapsedMs / 1000);
-    writeLine(logger, this.req, this, elapsedMs, error);
+    writeLine(lines, this.req, this, elapsedMs, error);
   }
   return (_req, res, next) => {
     const logged = res as unknown as LoggedResponse;
