@@ -189,21 +189,23 @@ function reservationWriteFields(w: ReservationWrite): ReservationWrite {
  * Every member an outbox names: the wallet's own member, the reservations'
  * members and funders, the audit entry's member and shares. Its delivery's
  * failure is marked with them (outbox.ts): the error may quote them, and
- * the log shows them only as LOG_MEMBER_IDS says.
+ * the log shows them only as LOG_MEMBER_IDS says. Read as stored, whatever
+ * it lacks: marking a failure must never fail in its place.
  */
 export function outboxMemberIds(walletId: string, outbox: OutboxDoc): string[] {
   const ids: string[] = [];
   const member = memberOfWalletId(walletId);
   if (member !== null) ids.push(member);
-  for (const write of outbox.reservations) {
-    ids.push(write.key.correlationId);
-    for (const c of write.reservation?.contributions ?? []) ids.push(c.correlationId);
+  const named = (value: { correlationId?: unknown } | null | undefined) => {
+    if (typeof value?.correlationId === 'string') ids.push(value.correlationId);
+  };
+  for (const write of outbox.reservations ?? []) {
+    named(write.key);
+    for (const c of write.reservation?.contributions ?? []) named(c);
   }
   const audit = outbox.audit;
-  if (audit) {
-    ids.push(audit.correlationId);
-    for (const c of [...audit.shares, ...(audit.before?.contributions ?? []), ...audit.after.contributions]) ids.push(c.correlationId);
-  }
+  named(audit);
+  for (const c of [...(audit?.shares ?? []), ...(audit?.before?.contributions ?? []), ...(audit?.after?.contributions ?? [])]) named(c);
   return ids;
 }
 
