@@ -1,7 +1,7 @@
 import express, { type Express, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
-import type { MemberIdPolicy } from './domain/member-ids';
+import { noMemberIds, type MemberIdPolicy } from './domain/member-ids';
 import type { Services } from './domain/services';
 import { documentedAnswerToRefusedBody } from './features/reservations/body-rules';
 import { updateReservation } from './features/reservations/handler';
@@ -72,7 +72,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // path parameter is a 400), and that answer carries them too.
   const { metrics } = deps;
   const observeAnswer = metrics && ((res: Response, seconds: number) => metrics.observeRequest(operationOf(res) ?? 'other', res.statusCode, seconds));
-  const memberIds = deps.memberIds ?? { mode: 'off', key: new Uint8Array() };
+  const memberIds = deps.memberIds ?? noMemberIds;
   app.use(securityHeaders(), requestId(), accessLog(deps.logger, memberIds, observeAnswer));
   // CORS next, before every check: a browser's preflight carries no API key
   // and must not count against the rate limit, and the answers of the checks

@@ -3,7 +3,7 @@
  */
 import type { Logger } from 'pino';
 import { describeMongoTarget, type AppConfig } from './config';
-import { memberIdsOf, memberIdScrubber, shownMemberId, type MemberIdPolicy } from './domain/member-ids';
+import { memberIdsOf, memberIdScrubber, noMemberIds, shownMemberId, type MemberIdPolicy } from './domain/member-ids';
 import { newLogKey } from './domain/secrets';
 import { systemClock } from './domain/clock';
 import { memberOfWalletId, walletIdOf } from './domain/model';
@@ -84,9 +84,6 @@ export function walletLabelOf(policy: MemberIdPolicy): (walletId: string) => str
     return member === null ? walletId : walletIdOf(shownMemberId(policy, member), null);
   };
 }
-
-/** Members' ids as a process without a policy of its own logs them (tests, tools): not at all. */
-const noMemberIds: MemberIdPolicy = { mode: 'off', key: new Uint8Array() };
 
 /**
  * What the outbox's sweep writes to the log: a run that failed, an outbox

@@ -35,6 +35,9 @@ export interface MemberIdPolicy {
   readonly key: Uint8Array;
 }
 
+/** The policy where none was given (tests, tools, a request no access log saw): no member's id shown. */
+export const noMemberIds: MemberIdPolicy = Object.freeze({ mode: 'off', key: new Uint8Array() });
+
 /** What stands for a member's id under `off`: the name of the path's parameter, as the route shows it. */
 export const hiddenMemberId = '{correlation_id}';
 

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { memberIdsOf, memberIdScrubber, shownMemberId, type MemberIdPolicy } from '../domain/member-ids';
+import { memberIdsOf, memberIdScrubber, noMemberIds, shownMemberId, type MemberIdPolicy } from '../domain/member-ids';
 import { operationOf, operationParamsOf, specRoutes, type OperationId } from './routes';
 
 /*
@@ -67,9 +67,6 @@ export function firstSegmentRoute(url: string): string {
   return next === -1 ? path : `${path.slice(0, next)}/*`;
 }
 
-/** Where no policy was applied (a request no access log saw): nothing shown. */
-const noPolicy: MemberIdPolicy = { mode: 'off', key: new Uint8Array() };
-
 /**
  * How the text of an error on a request's log line (its message, stack and
  * causes) shows ids: the request's member and every member the error
@@ -79,7 +76,7 @@ const noPolicy: MemberIdPolicy = { mode: 'off', key: new Uint8Array() };
  * logged, never for a request that succeeds.
  */
 export function errorTextScrubber(res: Pick<Response, 'locals'>, error: unknown): (text: string) => string {
-  const policy = (res.locals[policyKey] as MemberIdPolicy | undefined) ?? noPolicy;
+  const policy = (res.locals[policyKey] as MemberIdPolicy | undefined) ?? noMemberIds;
   const { correlation_id: memberId, reservation_token: token } = operationParamsOf(res as Response);
   const memberIds = memberIdsOf(error);
   if (memberId !== undefined) memberIds.add(memberId);
