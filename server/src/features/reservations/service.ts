@@ -57,11 +57,12 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
       const pairProblem = redemptionPairProblem(request);
       if (pairProblem) throw pairProblem;
       if (context.session.identifierType === 'PHONE_NUMBER') throw notEligible();
-      // The wallets read (at most maxAttempts × maxWalletsPerAttempt): a
-      // failure the log may show is marked with the members they name, a
-      // household's co-members among them, whose ids its text may quote; the
-      // log shows them only as LOG_MEMBER_IDS says (domain/member-ids.ts). A
-      // client's fault (4xx) is answered with its fixed message, never logged.
+      // The wallet each attempt read (at most maxAttempts): a failure the log
+      // may show is marked with the members they name, a household's
+      // co-members among them, whose ids its text may quote; the log shows
+      // them only as LOG_MEMBER_IDS says (domain/member-ids.ts). A client's
+      // fault (4xx) is answered with its fixed message, never logged. A
+      // successful request pays one small array for it.
       const met: WalletState[] = [];
       try {
         return await changeReservation(context, request, met);
@@ -74,7 +75,7 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
     findInvalidCatalogueItems: (entries) => findInvalidCatalogueItems(store, entries),
   };
 
-  /** The change of the reservation, tried until its compare-and-set holds; each wallet state read goes into `met`. */
+  /** The change of the reservation, tried until its compare-and-set holds; the wallet each attempt works on goes into `met`. */
   async function changeReservation(context: ReservationContext, request: ReservationUpdateRequest, met: WalletState[]): Promise<ReservationUpdateResponse> {
     const key = keyOf(context);
     const locate = await memberLocator(store, context);
@@ -84,11 +85,8 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
       // One time for the whole attempt: what is live, the daily cap and the
       // new expiry are all judged at it.
       const now = clock();
-      const { member, state } = await locate(async (walletId, withMember) => {
-        const loaded = await loadWalletState(store, walletId, key, now, withMember);
-        if (loaded) met.push(loaded);
-        return loaded;
-      });
+      const { member, state } = await locate((walletId, withMember) => loadWalletState(store, walletId, key, now, withMember));
+      met.push(state);
       const current = state.current;
       checkToken(current, context, request);
       // Redemption and catalogue data do not change between attempts: resolve once.
