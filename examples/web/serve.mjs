@@ -152,7 +152,8 @@ async function main() {
   const unreachableBaseUrl = `http://${host}:${await closedPort()}`;
   const keys = demoKeys(root);
   // The secret key stays here, in the partner's backend; the page gets the publishable key.
-  backend.signIn = signIn({ apiBaseUrl, secretKey: keys.secret });
+  // It signs in only the page it serves: the origin printed below, never another name for this server (localhost).
+  backend.signIn = signIn({ apiBaseUrl, secretKey: keys.secret, origin });
   connectSources = `'self' ${apiBaseUrl} ${unreachableBaseUrl}`;
   const config = { apiBaseUrl, unreachableBaseUrl, publishableKey: keys.publishable, members: demoMembers };
   files.set('/config.json', { contentType: 'application/json', body: Buffer.from(JSON.stringify(config)) });

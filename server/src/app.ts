@@ -1,13 +1,13 @@
 import express, { type Express, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
+import { noMemberIds, type MemberIdPolicy } from './domain/member-ids';
 import type { Services } from './domain/services';
 import { documentedAnswerToRefusedBody } from './features/reservations/body-rules';
 import { updateReservation } from './features/reservations/handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
-import type { MemberIdPolicy } from './http/request-label';
 import { requireApiKey, requireSession, type CredentialChecks } from './http/auth';
 import { corsPolicy, specMethods } from './http/cors';
 import { docsRoutes } from './http/docs';
@@ -72,7 +72,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // path parameter is a 400), and that answer carries them too.
   const { metrics } = deps;
   const observeAnswer = metrics && ((res: Response, seconds: number) => metrics.observeRequest(operationOf(res) ?? 'other', res.statusCode, seconds));
-  const memberIds = deps.memberIds ?? { mode: 'off', key: new Uint8Array() };
+  const memberIds = deps.memberIds ?? noMemberIds;
   app.use(securityHeaders(), requestId(), accessLog(deps.logger, memberIds, observeAnswer));
   // CORS next, on the API's prefix only, before every check: a browser's
   // preflight carries no API key and must not count against the rate limit,

@@ -20,6 +20,7 @@
  */
 
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';
+import { memberIdModes, type MemberIdMode } from './domain/member-ids';
 import { originProblem } from './domain/origins';
 
 /**
@@ -30,15 +31,6 @@ const maxShutdownDelayMs = 300_000;
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
-
-/**
- * How a member's id (the path's correlation id) appears in log lines and
- * spans: not at all, as a keyed hash (an operator computes it for one member
- * with `loyalty-admin log-hash`), or as it is. The reservation token never
- * appears unless `plain`.
- */
-export const memberIdModes = ['off', 'hashed', 'plain'] as const;
-export type MemberIdMode = (typeof memberIdModes)[number];
 
 export interface MongoConfig {
   /** Holds credentials: never log it (see `describeMongoTarget`). */

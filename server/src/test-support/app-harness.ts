@@ -55,6 +55,8 @@ export interface TestAppOptions {
   validateResponses?: boolean;
   /** Receives every log line; absent: the lines are parsed into `logs`, up to `maxKeptLogLines`. */
   log?: (line: string) => void;
+  /** The key of the member hashes in logs (LOG_MEMBER_IDS=hashed), with a fixture's store; absent: one of the app's own. */
+  logKey?: Uint8Array;
 }
 
 export interface TestClock {
@@ -133,7 +135,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 
 /** With `deps` or `env` the app builds no store here: a store option given with them would be ignored, so it is a mistake. */
 function refuseUnusedOptions(options: TestAppOptions): void {
-  const storeOptions = (['fixture', 'store', 'wrapStore', 'walletLimits', 'startAt', 'clock'] as const).filter((name) => options[name] !== undefined);
+  const storeOptions = (['fixture', 'store', 'wrapStore', 'walletLimits', 'startAt', 'clock', 'logKey'] as const).filter((name) => options[name] !== undefined);
   if ((options.deps || options.env) && storeOptions.length > 0) {
     throw new Error(`startTestApp: ${storeOptions.join(', ')} would be ignored with ${options.deps ? 'deps' : 'env'}`);
   }
@@ -170,6 +172,7 @@ function instanceDeps(options: TestAppOptions, store: Store, clock: TestClock): 
   return {
     services: createServices({ store, clock: clock.now, ...(options.walletLimits && { walletLimits: options.walletLimits }) }),
     store: { ping: () => store.ping(), close: async () => undefined },
+    ...(options.logKey && { logKey: options.logKey }),
   };
 }
 
