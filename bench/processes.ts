@@ -23,6 +23,12 @@ export interface Child {
   name: string;
   pid: number;
   url: string;
+  /**
+   * A server's `/metrics`: on the port of its own its log names, or, for an
+   * older build that serves it beside the API (`--compare`), on the API's.
+   * Absent for the baselines.
+   */
+  metricsUrl?: string;
   /** Where the child's stdout goes (the server's JSON log lines). */
   logFile: string;
   /** Sends a signal (the profiling hook listens to SIGUSR2). */
@@ -66,7 +72,8 @@ const inherited = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
 
 /**
  * `node --enable-source-maps server/dist/main.js` with NODE_ENV=production,
- * logging at `info` (JSON lines into `logFile`), metrics on beside the API,
+ * logging at `info` (JSON lines into `logFile`), metrics on, on a free port
+ * of their own (METRICS_PORT=0: the fleet's two processes share a host),
  * tracing off, response validation off (as always outside tests), request
  * validation and rate limiting on; every other setting its default.
  */
@@ -79,6 +86,7 @@ export async function startServer(options: ServerOptions): Promise<Child> {
     PORT: String(port),
     LOG_LEVEL: 'info',
     METRICS: 'on',
+    METRICS_PORT: '0',
     RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute),
     SHUTDOWN_GRACE_MS: '2000',
   });
@@ -98,7 +106,34 @@ export async function startServer(options: ServerOptions): Promise<Child> {
   closeSync(out);
   const url = `http://127.0.0.1:${port}`;
   await waitUntilUp(child, url, options.name, options.logFile);
-  return wrap(options.name, child, url, options.logFile);
+  return { ...wrap(options.name, child, url, options.logFile), metricsUrl: await metricsUrlOf(options.logFile, url) };
+}
+
+/** How long a server's first log lines may take to reach its file: its log is buffered, and flushed at least once a second. */
+const firstLinesWithinMs = 10_000;
+
+/**
+ * Where a server serves `/metrics`: the URL its log line after `Listening
+ * on` names (`Metrics on <url>/metrics`, METRICS_PORT); an older build
+ * that names none (`--compare`) serves it on the API's port.
+ */
+async function metricsUrlOf(logFile: string, url: string): Promise<string> {
+  const deadline = Date.now() + firstLinesWithinMs;
+  while (Date.now() < deadline) {
+    const lines = safeRead(logFile).split('\n').flatMap((line) => {
+      try {
+        return [JSON.parse(line) as { msg?: unknown; metricsUrl?: unknown }];
+      } catch {
+        return [];
+      }
+    });
+    if (lines.some((line) => typeof line.msg === 'string' && line.msg.startsWith('Listening on '))) {
+      const own = lines.find((line) => typeof line.metricsUrl === 'string')?.metricsUrl as string | undefined;
+      return own ? `${own.replace(/^http:\/\/(\[::\]|0\.0\.0\.0)/, 'http://127.0.0.1')}/metrics` : `${url}/metrics`;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return `${url}/metrics`;
 }
 
 /** A baseline (bare Express; raw node:http with `kind: 'raw'`), answering with `responses`. */
@@ -231,7 +266,10 @@ export interface ServerMetrics {
 }
 
 export async function metricsOf(child: Child): Promise<ServerMetrics> {
-  const text = await (await fetch(`${child.url}/metrics`)).text();
+  if (!child.metricsUrl) throw new Error(`${child.name} serves no metrics`);
+  const response = await fetch(child.metricsUrl);
+  if (!response.ok) throw new Error(`${child.name}: ${child.metricsUrl} answered ${response.status}`);
+  const text = await response.text();
   const found = [...text.matchAll(/^loyalty_mongodb_commands_total\{command="([^"]*)",collection="([^"]*)"\} (\S+)$/gm)];
   const storeCalls = new Map<number, number>();
   for (const m of text.matchAll(/^loyalty_store_operation_duration_seconds_bucket\{le="([^"]*)",method="[^"]*"\} (\S+)$/gm)) {

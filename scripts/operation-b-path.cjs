@@ -5,9 +5,9 @@
 // names of its functions that ran.
 //
 // main's own start-up (startServer with buildDeps, production defaults:
-// metrics on unless METRICS says otherwise, the rate limit at its default,
-// tracing off) on a database of
-// its own, seeded with the demo fixture, in this process. After a warm-up
+// metrics on, on a free port of their own, unless METRICS says otherwise,
+// the rate limit at its default, tracing off) on a database of its own,
+// seeded with the demo fixture, in this process. After a warm-up
 // (the session kept, the rate limit's block held, the outbox delivered),
 // V8's precise coverage counts the functions called while the server
 // serves one Operation B request, from its arrival to its answer and its
@@ -55,7 +55,7 @@ async function main() {
   const dbName = `operation_b_path_${process.pid}`;
   // METRICS=off measures the path without the metrics' hooks (production's default is on).
   const metrics = process.env.METRICS ? { METRICS: process.env.METRICS } : {};
-  const config = loadConfig({ PORT: '0', MONGODB_URI: uri, MONGODB_DB: dbName, SEED_FILE: demoFixturePath, LOG_LEVEL: 'silent', ...metrics });
+  const config = loadConfig({ PORT: '0', METRICS_PORT: '0', MONGODB_URI: uri, MONGODB_DB: dbName, SEED_FILE: demoFixturePath, LOG_LEVEL: 'silent', ...metrics });
   const running = await startServer(config, pino({ level: 'silent' }), buildDeps);
   const inspector = new Session();
   inspector.connect();

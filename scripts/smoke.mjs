@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Smoke test of a running server seeded with the demo data
 // (server/fixtures/demo.json): health, readiness, a session, Operation A and
-// Operation B, each answering as documented. For a deployed image (the
-// GitHub workflow's docker job) or `npm start`:
+// Operation B, each answering as documented, and no /metrics beside the API
+// (it has a port of its own). For a deployed image (the GitHub workflow's
+// docker job) or `npm start`:
 //
 //   node scripts/smoke.mjs http://localhost:3000
 //
@@ -85,6 +86,11 @@ await check(
 await check(
   'GET an unknown path: 404 in the documented error shape',
   () => call('GET', '/client/users/m-alice/no-such-thing', member),
+  (answer) => status(404)(answer) ?? (answer.json?.errorCode === 'NOT_FOUND' ? null : 'expected errorCode NOT_FOUND'),
+);
+await check(
+  "GET /metrics on the API's port: 404 (the metrics have a port of their own)",
+  () => call('GET', '/metrics'),
   (answer) => status(404)(answer) ?? (answer.json?.errorCode === 'NOT_FOUND' ? null : 'expected errorCode NOT_FOUND'),
 );
 console.log(`smoke: every check passed against ${baseUrl}`);

@@ -1,10 +1,28 @@
 // The partner's own server, beside its page: what a partner builds so that
 // its page never holds a key that can act for a member. It signs the member
-// in (here, a demo: the page picks one of the demo members; a real backend
-// starts a session only for the member its own login authenticated), then
-// starts the member's loyalty session with the partner's secret key, through
-// the SDK in Node, and gives the page the session token and nothing else.
-// The page calls Operations A and B itself, with the publishable key.
+// in, then starts the member's loyalty session with the partner's secret key,
+// through the SDK in Node, and gives the page the session token and nothing
+// else. The page calls Operations A and B itself, with the publishable key.
+//
+// A real sign-in must check, before it starts any session:
+// - who the member is, by the partner's own login (a password, a passkey,
+//   single sign-on): it starts a session only for the member that login
+//   authenticated, never for an id the request names. This demo has no
+//   login: the page picks one of two demo members, which is exactly what a
+//   real backend must never allow;
+// - that the request comes from the site's own page: its `Origin` is the
+//   site's own, configured origin (never compared with the request's `Host`,
+//   which the caller writes as it likes), and the partner's own session
+//   cookie is `SameSite` or the form carries a CSRF token, so that another
+//   site's page cannot sign a visitor in behind their back;
+// - that it answers the session token only: the secret key never leaves
+//   this server (not in the page, its bundle, its configuration or any
+//   answer), and the API refuses it from a page anyway;
+// - how often it may be asked: a rate limit per member account and per
+//   client address, since each sign-in costs a Start Session on the
+//   partner's secret key, whose rate limit all its servers share.
+// This demo checks the origin and answers the token only; the rest is the
+// partner's own site's.
 import { createLoyaltyClient, isLoyaltyRequestError } from '@loyalty/sdk';
 
 /** The members the demo sign-in offers (server/fixtures/demo.json), and the reservation the page lowers for each. */
@@ -38,20 +56,27 @@ async function jsonBody(req) {
 
 /**
  * `POST /sign-in` with `{ "member": "<correlation id>" }`, from the site's
- * own page only (its `Origin` is this server's, as a browser sends it on a
- * POST): `200 { correlationId, sessionToken, expiresAt, requestId }`, the
- * session the loyalty API started for that member. `requestId` is the one
- * the SDK sent the API, for support.
+ * own page only: its `Origin` (which a browser sends on every POST) must be
+ * `origin`, where this server serves the page (`http://127.0.0.1:5173`;
+ * serve.mjs knows it). `200 { correlationId, sessionToken, expiresAt,
+ * requestId }`, the session the loyalty API started for that member;
+ * `requestId` is the one the SDK sent the API, for support. Any other
+ * origin, or none: `403`.
  */
-export function signIn({ apiBaseUrl, secretKey }) {
+export function signIn({ apiBaseUrl, secretKey, origin }) {
+  if (typeof origin !== 'string' || !URL.canParse(origin) || new URL(origin).origin !== origin) throw new Error(`signIn: origin must be the page's exact origin, such as http://127.0.0.1:5173 (got ${JSON.stringify(origin)})`);
   const loyalty = createLoyaltyClient({ baseUrl: apiBaseUrl, apiKey: secretKey, userAgent: 'web-example-backend/1.0.0' });
   return async (req, res) => {
     if (req.method !== 'POST') {
       res.writeHead(405, { Allow: 'POST' }).end();
       return;
     }
-    // Another site's page could post here too (a form, a script): only this site's own page may sign in.
-    if (req.headers.origin !== `http://${req.headers.host}`) return answer(res, 403, { error: "Sign in from this site's own page" });
+    // Another site's page could post here too (a form, a script): only this
+    // site's own page may sign in. Compared with the origin this server is
+    // configured with, never with the request's Host: whoever sends the
+    // request writes both headers, so a Host of theirs would match an Origin
+    // of theirs.
+    if (req.headers.origin !== origin) return answer(res, 403, { error: "Sign in from this site's own page" });
     if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return answer(res, 415, { error: 'Send JSON' });
     const body = await jsonBody(req);
     const member = demoMembers.find((candidate) => candidate.correlationId === body?.member);

@@ -4,7 +4,8 @@
 // (partner-backend.mjs: the demo sign-in, which starts the member's session
 // with the secret key), runs `npm start`'s API on PORT (3000) with the demo
 // data, whose publishable key names the page's origin (so CORS lets the page
-// call it, with CORS_ORIGINS unset), then prints the page's URL. SIGINT
+// call it, with CORS_ORIGINS unset; its metrics on METRICS_PORT, 9464 unless
+// set, as its log says), then prints the page's URL. SIGINT
 // (Ctrl+C) or SIGTERM stops both: the API gracefully (it gets SIGTERM), then
 // this process exits 0.
 import { spawn } from 'node:child_process';
@@ -151,7 +152,8 @@ async function main() {
   const unreachableBaseUrl = `http://${host}:${await closedPort()}`;
   const keys = demoKeys(root);
   // The secret key stays here, in the partner's backend; the page gets the publishable key.
-  backend.signIn = signIn({ apiBaseUrl, secretKey: keys.secret });
+  // It signs in only the page it serves: the origin printed below, never another name for this server (localhost).
+  backend.signIn = signIn({ apiBaseUrl, secretKey: keys.secret, origin });
   connectSources = `'self' ${apiBaseUrl} ${unreachableBaseUrl}`;
   const config = { apiBaseUrl, unreachableBaseUrl, publishableKey: keys.publishable, members: demoMembers };
   files.set('/config.json', { contentType: 'application/json', body: Buffer.from(JSON.stringify(config)) });

@@ -89,7 +89,7 @@ interface paths {
          *     headers, `Content-Length` included) without the body. HTTP expects a
          *     server that supports `GET` on a resource to support `HEAD` on it; a
          *     client can use it to check a session and a business unit without
-         *     transferring the list. It counts against the rate limit like `GET`,
+         *     transferring the list. It counts against the rate limits like `GET`,
          *     and takes `If-None-Match` as `GET` does (`304`).
          */
         head: operations["headVoucherDefinitions"];
@@ -202,7 +202,7 @@ interface components {
             identifierType: components["schemas"]["IdentifierType"];
             /**
              * Format: date-time
-             * @description When the session expires (lifetime is client configuration).
+             * @description When the session expires (its lifetime is client configuration, at most a day).
              * @example 2026-11-21T21:00:00.000Z
              */
             expiresAt: string;
@@ -607,7 +607,7 @@ interface components {
             statusCode: 429;
             /** @enum {string} */
             errorCode: "TOO_MANY_REQUESTS";
-            /** @example Too many requests */
+            /** @example Too many requests with this API key: at most 6000 a minute */
             errorMessage: string;
         };
         RequestHeadersTooLargeError: {
@@ -679,6 +679,9 @@ interface components {
          *     `Authorization` header, or with another scheme than `Bearer`), or
          *     `Invalid or expired session` (any other session failure: unknown,
          *     expired, or started by another client or for another member).
+         *     Checked before the rate limits, it counts against none, and so
+         *     carries no `RateLimit` headers since 1.1 (listed here because 1.0's
+         *     session `401`s, answered after the rate limit, carried them).
          */
         Unauthorized: {
             headers: {
@@ -758,7 +761,13 @@ interface components {
                 "application/json": components["schemas"]["UnsupportedMediaTypeError"];
             };
         };
-        /** @description The client key sent more requests than its rate limit allows. */
+        /**
+         * @description A rate limit was hit: the API key's, the session's (a publishable key
+         *     on Operations A and B), or the client address's, whose requests were
+         *     refused for their credentials too often. `errorMessage` and
+         *     `RateLimit-Policy` name the limit; `Retry-After` says when to try
+         *     again.
+         */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -772,7 +781,7 @@ interface components {
                  * @example {
                  *       "statusCode": 429,
                  *       "errorCode": "TOO_MANY_REQUESTS",
-                 *       "errorMessage": "Too many requests"
+                 *       "errorMessage": "Too many requests with this API key: at most 6000 a minute"
                  *     }
                  */
                 "application/json": components["schemas"]["TooManyRequestsError"];
@@ -881,18 +890,25 @@ interface components {
          */
         "X-Request-Id": string;
         /**
-         * @description What is left of the client key's rate limit in the current window, as
-         *     the IETF draft `RateLimit` header (draft 8): `r` requests remain, the
-         *     window resets in `t` seconds. On every answer once the API key is
-         *     accepted, while a limit is configured (`RATE_LIMIT_PER_MINUTE`).
-         * @example "6000-in-1min"; r=5999; t=60
+         * @description What is left of each rate limit the request met in its current
+         *     window, as the IETF draft `RateLimit` header (draft 8): `r` requests
+         *     remain, the window resets in `t` seconds. On every answer once the
+         *     credentials are accepted (the API key and, on Operations A and B, the
+         *     session), while a limit is configured: the API key's, then, with a
+         *     publishable key on Operations A and B, its session's. A `429` names
+         *     only the limit that refused it.
+         * @example "6000-in-1min"; r=5999; t=60, "session-120-in-1min"; r=119; t=60
          */
         RateLimit: string;
         /**
-         * @description The client key's rate limit, as the IETF draft `RateLimit-Policy`
-         *     header (draft 8): `q` requests per `w` seconds; `pk` identifies the
-         *     key's partition without revealing the key. Sent with `RateLimit`.
-         * @example "6000-in-1min"; q=6000; w=60; pk=:YjczZGEwNjE2YWQ4:
+         * @description The rate limits of `RateLimit`, in the same order, as the IETF draft
+         *     `RateLimit-Policy` header (draft 8): `q` requests per `w` seconds;
+         *     the API key's (named `"<q>-in-1min"`, with `pk`, which identifies
+         *     the key's partition without revealing the key), a session's
+         *     (`"session-<q>-in-1min"`), or, on a `429` only, a client address's
+         *     requests refused for their credentials
+         *     (`"refused-credentials-<q>-in-1min"`). Sent with `RateLimit`.
+         * @example "6000-in-1min"; q=6000; w=60; pk=:YjczZGEwNjE2YWQ4:, "session-120-in-1min"; q=120; w=60
          */
         "RateLimit-Policy": string;
         /**
@@ -1267,7 +1283,7 @@ interface operations {
                 };
                 content?: never;
             };
-            /** @description The client key sent more requests than its rate limit allows. */
+            /** @description `GET` would answer this `429` (a rate limit was hit). */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

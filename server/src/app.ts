@@ -1,6 +1,7 @@
 import express, { type Express, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
+import { noMemberIds, type MemberIdPolicy } from './domain/member-ids';
 import type { Services } from './domain/services';
 import { documentedAnswerToRefusedBody } from './features/reservations/body-rules';
 import { updateReservation } from './features/reservations/handler';
@@ -8,7 +9,6 @@ import { endSession } from './features/sessions/end-handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
 import { accessLog } from './http/access-log';
-import type { MemberIdPolicy } from './http/request-label';
 import { requireApiKey, requireSession, type CredentialChecks } from './http/auth';
 import { corsPolicy, specMethods } from './http/cors';
 import { docsRoutes } from './http/docs';
@@ -19,7 +19,6 @@ import { answerJsonAsDocumented } from './http/json-response';
 import { openApiValidator } from './http/openapi-validator';
 import { requestId } from './http/request-id';
 import { createRequestValidation } from './http/request-validation';
-import { metricsRoutes } from './http/metrics-route';
 import { apiPrefix, loadServedSpec, methods, operationOf, routes, tagOperation, type ServedSpec } from './http/routes';
 import type { Metrics } from './metrics';
 import { securityHeaders } from './http/security-headers';
@@ -38,9 +37,8 @@ export interface AppDeps {
   stopping?: () => boolean;
   /** Counts each API key's requests for the rate limit; in this process when absent (see rate-limit/middleware.ts). */
   requestCounter?: RequestCounter;
-  /** Requests, rate-limit refusals; served on `/metrics` unless `metricsRoute` is false (its own port). */
+  /** Requests, rate-limit refusals: counted here, served on a port of their own (main's metrics listener), never on the API's. */
   metrics?: Metrics;
-  metricsRoute?: boolean;
   logger: Logger;
   /** `corsOrigins`: origins allowed besides those of the live publishable keys. */
   config: Pick<AppConfig, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'> &
@@ -75,12 +73,14 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // path parameter is a 400), and that answer carries them too.
   const { metrics } = deps;
   const observeAnswer = metrics && ((res: Response, seconds: number) => metrics.observeRequest(operationOf(res) ?? 'other', res.statusCode, seconds));
-  const memberIds = deps.memberIds ?? { mode: 'off', key: new Uint8Array() };
+  const memberIds = deps.memberIds ?? noMemberIds;
   app.use(securityHeaders(), requestId(), accessLog(deps.logger, memberIds, observeAnswer));
-  // CORS next, before every check: a browser's preflight carries no API key
-  // and must not count against the rate limit, and the answers of the checks
-  // (a 401, a 403, a 429) must carry the CORS headers for the page to read them.
-  app.use(corsPolicy({ listed: config.corsOrigins ?? [], ofKeys: () => services.auth.publishableOrigins() }, specMethods(spec.document)));
+  // CORS next, on the API's prefix only, before every check: a browser's
+  // preflight carries no API key and must not count against the rate limit,
+  // and the answers of the checks (a 401, a 403, a 429) must carry the CORS
+  // headers for the page to read them. The operational routes (health, the
+  // spec, its docs) are for operators, not pages: no page may read them.
+  app.use(apiPrefix, corsPolicy({ listed: config.corsOrigins ?? [], ofKeys: () => services.auth.publishableOrigins() }, specMethods(spec.document)));
 
   // The API, its checks in the spec's order: API key, the key's use (its
   // kind, the request's Origin), session, rate limit (after the credentials,
@@ -153,8 +153,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
 
   // Operational routes: not part of the API contract, and outside its prefix.
   // Mounted after it, so that API requests do not walk through them.
+  // `/metrics` is not one of them: it has a port of its own (main.ts).
   app.use(healthRoutes(deps.store, deps.liveness, deps.stopping), docsRoutes(spec.document));
-  if (metrics && deps.metricsRoute !== false) app.use(metricsRoutes(metrics));
 
   app.use(notFound);
   app.use(errorMiddleware);

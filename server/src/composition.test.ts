@@ -1,21 +1,54 @@
 import { MongoClient } from 'mongodb';
 import { pino } from 'pino';
-import { depsOf, walletLabelOf } from './composition';
+import { depsOf, outboxWarnings, walletLabelOf } from './composition';
 import { defaultWalletLimits } from './domain/limits';
+import { withMemberIds, type MemberIdMode } from './domain/member-ids';
 import { memberIdHash } from './domain/secrets';
 import { collectionNames } from './store/mongo/collections';
 import { connectTestStore, dropTestDatabase, testMongoSource } from './store/mongo/test-support/mongo-test-server';
 
+const key = new Uint8Array(32).fill(7);
+
 describe('walletLabelOf: how a log line names a wallet', () => {
-  const key = new Uint8Array(32).fill(7);
   it.each([
     ['hashed', 'member:m-alice', `member:${memberIdHash(key, 'm-alice')}`],
-    ['off', 'member:m-alice', 'member:(member id not logged)'],
+    ['off', 'member:m-alice', 'member:{correlation_id}'],
     ['plain', 'member:m-alice', 'member:m-alice'],
     ['hashed', 'household:hh-1', 'household:hh-1'],
     ['off', 'household:hh-1', 'household:hh-1'],
   ] as const)('LOG_MEMBER_IDS=%s: %s as %s', (mode, walletId, shown) => {
-    expect(walletLabelOf(mode, key)(walletId)).toBe(shown);
+    expect(walletLabelOf({ mode, key })(walletId)).toBe(shown);
+  });
+});
+
+describe("the outbox's warnings show members as LOG_MEMBER_IDS says", () => {
+  const retryAt = new Date('2030-01-01T00:01:00.000Z');
+  /** A delivery's failure as the outbox lets it out: its text quotes the members it names, which it carries (outbox.ts). */
+  const refusal = () => withMemberIds(new Error('write of m-hh-2 and m-solo refused'), ['m-hh-1', 'm-hh-2', 'm-solo']);
+  const hash = (id: string) => memberIdHash(key, id);
+
+  it.each<[MemberIdMode, string, string, string[]]>([
+    ['hashed', 'household:hh-1', `Outbox of wallet household:hh-1 set aside after 2 failed deliveries, taken again at ${retryAt.toISOString()}: Error: write of ${hash('m-hh-2')} and ${hash('m-solo')} refused`, ['m-hh-2', 'm-solo']],
+    ['hashed', 'member:m-solo', `Outbox of wallet member:${hash('m-solo')} set aside after 2 failed deliveries, taken again at ${retryAt.toISOString()}: Error: write of ${hash('m-hh-2')} and ${hash('m-solo')} refused`, ['m-hh-2', 'm-solo']],
+    ['off', 'member:m-solo', `Outbox of wallet member:{correlation_id} set aside after 2 failed deliveries, taken again at ${retryAt.toISOString()}: Error: write of {correlation_id} and {correlation_id} refused`, ['m-hh-2', 'm-solo']],
+    ['plain', 'member:m-solo', `Outbox of wallet member:m-solo set aside after 2 failed deliveries, taken again at ${retryAt.toISOString()}: Error: write of m-hh-2 and m-solo refused`, []],
+  ])('LOG_MEMBER_IDS=%s: an outbox of %s set aside', (mode, walletId, message, hidden) => {
+    const lines: unknown[][] = [];
+    const warnings = outboxWarnings({ warn: (...args: unknown[]) => void lines.push(args) } as never, { mode, key });
+    warnings.onSetAside!({ walletId, failures: 2, retryAt, error: refusal() });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]![1]).toBe(message);
+    for (const id of hidden) expect(JSON.stringify(lines[0])).not.toContain(id);
+  });
+
+  it.each<[MemberIdMode, string]>([
+    ['hashed', `Outbox sweep failed, trying again at its next run: Error: write of ${hash('m-hh-2')} and ${hash('m-solo')} refused`],
+    ['off', 'Outbox sweep failed, trying again at its next run: Error: write of {correlation_id} and {correlation_id} refused'],
+    ['plain', 'Outbox sweep failed, trying again at its next run: Error: write of m-hh-2 and m-solo refused'],
+  ])('LOG_MEMBER_IDS=%s: a sweep that failed', (mode, message) => {
+    const lines: unknown[] = [];
+    outboxWarnings({ warn: (line: unknown) => void lines.push(line) } as never, { mode, key }).onError!(refusal());
+    expect(lines).toEqual([message]);
   });
 });
 

@@ -2,8 +2,9 @@
  * Composition root: builds the store and the services for `main`.
  */
 import type { Logger } from 'pino';
-import { describeMongoTarget, type AppConfig, type MemberIdMode } from './config';
-import { memberIdHash, newLogKey } from './domain/secrets';
+import { describeMongoTarget, type AppConfig } from './config';
+import { memberIdsOf, memberIdScrubber, noMemberIds, shownMemberId, type MemberIdPolicy } from './domain/member-ids';
+import { newLogKey } from './domain/secrets';
 import { systemClock } from './domain/clock';
 import { memberOfWalletId, walletIdOf } from './domain/model';
 import type { Services } from './domain/services';
@@ -15,6 +16,7 @@ import { observedStore } from './store/around';
 import { MemoryStore } from './store/memory/memory-store';
 import { commandLabels } from './store/mongo/command-labels';
 import { MongoStore } from './store/mongo/mongo-store';
+import type { SweepObservers } from './store/mongo/wallets/outbox-sweep';
 import { BlockQuotaCounter } from './rate-limit/block-quota';
 import type { RequestCounter } from './rate-limit/counter';
 import type { StoreLifecycle } from './store/port';
@@ -52,6 +54,24 @@ export const fleetCredentialCaching: NonNullable<ServiceDeps['credentialCaching'
 /** What `main` calls; tests pass their own. `tracing`: the process's, when on. */
 export type BuildDeps = (config: AppConfig, logger: Logger, tracing?: Tracing | null) => Promise<RuntimeDeps>;
 
+/**
+ * A start without MongoDB where the embedded store is not allowed
+ * (ALLOW_EMBEDDED_STORE=false, as the Docker image sets): the embedded
+ * store serves the demo data, whose secret keys are published, so an image
+ * started without its database must not answer at all.
+ */
+export class EmbeddedStoreRefusedError extends Error {
+  constructor() {
+    super("MONGODB_URI is not set, and ALLOW_EMBEDDED_STORE=false refuses the embedded store (its demo data's keys are public): set MONGODB_URI to your MongoDB.");
+    this.name = 'EmbeddedStoreRefusedError';
+  }
+}
+
+/** Throws `EmbeddedStoreRefusedError` when `config` would start the embedded store and does not allow it. */
+export function refuseUnallowedStore(config: Pick<AppConfig, 'mongo' | 'allowEmbeddedStore'>): void {
+  if (!config.mongo && !config.allowEmbeddedStore) throw new EmbeddedStoreRefusedError();
+}
+
 /** The store `config` selects, for the first log line. Never includes credentials. */
 export function describeStore(config: Pick<AppConfig, 'mongo'>): string {
   return config.mongo ? `MongoDB at ${describeMongoTarget(config.mongo)}` : 'embedded in-process store';
@@ -68,8 +88,8 @@ export const buildDeps: BuildDeps = async (config, logger, tracing) => {
     await store.close();
     throw error;
   }
-  const walletLabel = walletLabelOf(config.logMemberIds, logKey);
-  return { ...depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }), walletLabel }), logKey };
+  const memberIds: MemberIdPolicy = { mode: config.logMemberIds, key: logKey };
+  return { ...depsOf(store, config, logger, { ...(metrics && { metrics }), ...(tracing && { tracing }), memberIds }), logKey };
 };
 
 /**
@@ -77,11 +97,31 @@ export const buildDeps: BuildDeps = async (config, logger, tracing) => {
  * wallet by the member's id as the logs show members (LOG_MEMBER_IDS): its
  * keyed hash, not at all, or as it is.
  */
-export function walletLabelOf(mode: MemberIdMode, key: Uint8Array): (walletId: string) => string {
+export function walletLabelOf(policy: MemberIdPolicy): (walletId: string) => string {
   return (walletId) => {
     const member = memberOfWalletId(walletId);
-    if (member === null || mode === 'plain') return walletId;
-    return walletIdOf(mode === 'hashed' ? memberIdHash(key, member) : '(member id not logged)', null);
+    return member === null ? walletId : walletIdOf(shownMemberId(policy, member), null);
+  };
+}
+
+/**
+ * What the outbox's sweep writes to the log: a run that failed, an outbox
+ * set aside. The failure's text shows the members the error carries (the
+ * outbox's: its delivery marks them, outbox.ts) and the wallet's own member
+ * as the policy says, like a request's log line (domain/member-ids.ts).
+ */
+export function outboxWarnings(logger: Pick<Logger, 'warn'>, policy: MemberIdPolicy): Pick<SweepObservers, 'onError' | 'onSetAside'> {
+  const walletLabel = walletLabelOf(policy);
+  return {
+    onError: (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error, policy)}`),
+    onSetAside: ({ walletId, failures, retryAt, error }) => {
+      const wallet = walletLabel(walletId);
+      const member = memberOfWalletId(walletId);
+      logger.warn(
+        { wallet, failures, retryAt: retryAt.toISOString() },
+        `Outbox of wallet ${wallet} set aside after ${failures} failed deliveries, taken again at ${retryAt.toISOString()}: ${describeError(error, policy, member === null ? [] : [member])}`,
+      );
+    },
   };
 }
 
@@ -96,11 +136,10 @@ export function depsOf(
   store: MemoryStore | MongoStore,
   config: Pick<AppConfig, 'walletLimits' | 'rateLimitPerMinute'> & Partial<Pick<AppConfig, 'maxEndedSessions'>>,
   logger: Logger,
-  /** `walletLabel`: how a log line names a wallet (default: a member's own wallet without its id). */
-  observers: { metrics?: Metrics; tracing?: Tracing; walletLabel?: (walletId: string) => string } = {},
+  /** `memberIds`: how its log lines show members (default: not at all). */
+  observers: { metrics?: Metrics; tracing?: Tracing; memberIds?: MemberIdPolicy } = {},
 ): RuntimeDeps {
   const { metrics, tracing } = observers;
-  const walletLabel = observers.walletLabel ?? walletLabelOf('off', new Uint8Array());
   // The services' store calls are timed and traced; seeding and readiness pings are not.
   const timed = metrics ? observedStore(store, (method, seconds, failure) => metrics.observeStoreCall(method, seconds, failure)) : store;
   const services = createServices({
@@ -118,14 +157,7 @@ export function depsOf(
   const common = { services, store, ...(metrics && { metrics }) };
   if (!(store instanceof MongoStore)) return common;
   store.outbox.start(undefined, {
-    onError: (error) => logger.warn(`Outbox sweep failed, trying again at its next run: ${describeError(error)}`),
-    onSetAside: ({ walletId, failures, retryAt, error }) => {
-      const wallet = walletLabel(walletId);
-      logger.warn(
-        { wallet, failures, retryAt: retryAt.toISOString() },
-        `Outbox of wallet ${wallet} set aside after ${failures} failed deliveries, taken again at ${retryAt.toISOString()}: ${describeError(error)}`,
-      );
-    },
+    ...outboxWarnings(logger, observers.memberIds ?? noMemberIds),
     ...(metrics && { onRun: (report) => metrics.outboxBacklog(report.pending, report.oldestPendingAt) }),
   });
   const liveness = mongoLiveness(store);
@@ -145,9 +177,14 @@ export function depsOf(
   return { ...common, store: lifecycle, liveness, requestCounter: tracing ? tracing.traceRequestCounter(counter) : counter };
 }
 
-/** A failure's message for the log: never a stack trace or a document. */
-function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+/**
+ * A failure's message for the log: never a stack trace or a document (the
+ * MongoDB adapter lets no document value out in an error), and the members
+ * it carries, and `memberIds`, as the policy shows members.
+ */
+function describeError(error: unknown, policy: MemberIdPolicy, memberIds: readonly string[] = []): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return memberIdScrubber(policy, [...memberIdsOf(error), ...memberIds])(text);
 }
 
 /** Live unless the watchdog found the client stuck for too long to recover without a restart. */

@@ -20,6 +20,7 @@
  */
 
 import { defaultWalletLimits, type WalletLimits } from './domain/limits';
+import { memberIdModes, type MemberIdMode } from './domain/member-ids';
 import { originProblem } from './domain/origins';
 import { defaultMaxEndedSessions } from './domain/limits';
 
@@ -31,15 +32,6 @@ const maxShutdownDelayMs = 300_000;
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
-
-/**
- * How a member's id (the path's correlation id) appears in log lines and
- * spans: not at all, as a keyed hash (an operator computes it for one member
- * with `loyalty-admin log-hash`), or as it is. The reservation token never
- * appears unless `plain`.
- */
-export const memberIdModes = ['off', 'hashed', 'plain'] as const;
-export type MemberIdMode = (typeof memberIdModes)[number];
 
 export interface MongoConfig {
   /** Holds credentials: never log it (see `describeMongoTarget`). */
@@ -55,6 +47,8 @@ export interface AppConfig {
   readonly port: number;
   /** Null: use the embedded in-process store. */
   readonly mongo: MongoConfig | null;
+  /** False: a start without MongoDB fails rather than serve the embedded store's demo data (the Docker image). */
+  readonly allowEmbeddedStore: boolean;
   readonly seedFile: string | null;
   /** Requests per API key and minute; 0: no limit. */
   readonly rateLimitPerMinute: number;
@@ -85,9 +79,15 @@ export interface AppConfig {
 }
 
 export interface MetricsConfig {
-  /** Null: `/metrics` on the API's port; otherwise a listener of its own (0: any free port). */
-  readonly port: number | null;
+  /** The port of `/metrics`, a listener of its own, never the API's (0: any free port). */
+  readonly port: number;
 }
+
+/**
+ * Where `/metrics` listens unless METRICS_PORT says otherwise: the port of
+ * OpenTelemetry's Prometheus exporter, which scrape configurations expect.
+ */
+export const defaultMetricsPort = 9464;
 
 /** The OTLP encodings over HTTP the server can send spans in. gRPC is not one: it would take a gRPC stack into the server. */
 export const otlpProtocols = ['http/protobuf', 'http/json'] as const;
@@ -212,9 +212,18 @@ export const configVariables = {
     section: 'store',
     default: null,
     values: 'a mongodb:// or mongodb+srv:// URI with a host',
-    meaning: 'The MongoDB to use. Unset: the embedded in-process store (said in the first log line). See [MongoDB and the fleet](mongodb.md).',
+    meaning: 'The MongoDB to use. Unset: the embedded in-process store (said in the first log line), unless `ALLOW_EMBEDDED_STORE=false`. See [MongoDB and the fleet](mongodb.md).',
     read: (reader) => reader.mongoUri('MONGODB_URI'),
   } satisfies ConfigVariable<string | null>,
+  allowEmbeddedStore: {
+    name: 'ALLOW_EMBEDDED_STORE',
+    section: 'store',
+    default: 'true',
+    values: 'true or false',
+    meaning:
+      "`false`: a start without `MONGODB_URI` fails (exit 1, naming `MONGODB_URI`) instead of serving the embedded store, whose demo data's keys are published. The Docker image sets `false`; `npm start` keeps `true`. See [Deploying](deploying.md#docker).",
+    read: (reader) => reader.boolean('ALLOW_EMBEDDED_STORE', true),
+  } satisfies ConfigVariable<boolean>,
   mongoDb: text('MONGODB_DB', 'loyalty', 'a database name', { section: 'store', meaning: 'The database in that MongoDB.' }),
   serverSelectionTimeoutMs: integer('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 5000, { min: 1 }, {
     section: 'store',
@@ -264,8 +273,15 @@ export const configVariables = {
     meaning: "The service's name on every log line (`service`) and, with tracing on, the spans' `service.name`.",
   }),
 
-  metrics: oneOf('METRICS', ['on', 'off'] as const, 'on', { section: 'metrics', meaning: '`on`: Prometheus text on `GET /metrics` (see [Metrics](observability.md#metrics)); `off`: no metrics at all.' }),
-  metricsPort: optionalInteger('METRICS_PORT', { min: 0, max: 65535 }, { section: 'metrics', meaning: 'Serve `/metrics` on a port of its own (and only there); unset: on `PORT`, beside the API. Must differ from `PORT`.' }),
+  metrics: oneOf('METRICS', ['on', 'off'] as const, 'on', {
+    section: 'metrics',
+    meaning: '`on`: Prometheus text on `GET /metrics` at `METRICS_PORT` (see [Metrics](observability.md#metrics)); `off`: no metrics at all, and no metrics port.',
+  }),
+  metricsPort: integer('METRICS_PORT', defaultMetricsPort, { min: 0, max: 65535 }, {
+    section: 'metrics',
+    meaning:
+      "The port `/metrics` is served on, a listener of its own with nothing else; never the API's port, where `/metrics` answers `404`. `0`: any free port, which the first log lines name (`Metrics on http://...:<port>/metrics`). Several processes on one host each need their own (or `0`). Must differ from `PORT`.",
+  }),
 
   sdkDisabled: {
     name: 'OTEL_SDK_DISABLED',
@@ -333,6 +349,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const config: AppConfig = {
     port: v.port.read(reader),
     mongo: mongoUri === null ? null : Object.freeze({ uri: mongoUri, ...mongoSettings }),
+    allowEmbeddedStore: v.allowEmbeddedStore.read(reader),
     seedFile: v.seedFile.read(reader),
     rateLimitPerMinute: v.rateLimitPerMinute.read(reader),
     sessionRateLimitPerMinute: v.sessionRateLimitPerMinute.read(reader),
@@ -351,7 +368,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     walletLimits: Object.freeze({ maxActiveReservationsPerWallet: v.maxActiveReservationsPerWallet.read(reader) }),
   };
   const metricsPort = config.metrics?.port;
-  if (metricsPort && metricsPort === config.port) reader.problems.push(`METRICS_PORT must differ from PORT (both ${metricsPort}); unset it to serve /metrics on PORT`);
+  if (metricsPort && metricsPort === config.port) reader.problems.push(`METRICS_PORT must differ from PORT (both ${metricsPort}): /metrics has a port of its own`);
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);
 }
@@ -505,6 +522,14 @@ export class EnvReader {
     const problems = entries.map(originProblem).filter((problem): problem is string => problem !== null);
     if (problems.length > 0) return this.reject(name, raw, `a comma-separated list of origins such as https://app.example.com: ${problems.join('; ')}`, []);
     return [...new Set(entries)];
+  }
+
+  /** `true` or `false`, as written (nothing else, so that a typo is not taken for either). */
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.optional(name);
+    if (raw === null) return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    return this.reject(name, raw, 'true or false', fallback);
   }
 
   trustProxy(name: string): boolean | number {

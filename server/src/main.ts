@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app';
-import { buildDeps, describeStore, type BuildDeps } from './composition';
+import { buildDeps, describeStore, refuseUnallowedStore, type BuildDeps } from './composition';
 import { loadConfig, type AppConfig } from './config';
 import { prepareGracefulClose, ShutdownDelay } from './http/graceful-shutdown';
 import { createHttpServer } from './http/http-server';
@@ -21,7 +21,7 @@ export interface RunningServer {
   url: string;
   /** The API's listener (tests watch the requests it takes). */
   server: Server;
-  /** Where `/metrics` is served when it has a port of its own (METRICS_PORT). */
+  /** Where `/metrics` is served (METRICS_PORT), on a port of its own; absent with METRICS=off. */
   metricsUrl?: string;
   /**
    * Stops gracefully: not ready but serving for `SHUTDOWN_DELAY_MS` (see
@@ -47,12 +47,12 @@ export interface StartOptions {
  */
 export async function startServer(config: AppConfig, logger: Logger, build: BuildDeps = buildDeps, options: StartOptions = {}): Promise<RunningServer> {
   const tracing = options.tracing ?? null;
+  refuseUnallowedStore(config);
   logger.info(`Using ${describeStore(config)}`);
   if (tracing) logger.info(tracing.description);
   // Loaded and checked once, before anything connects: a broken spec stops the start cheaply.
   const spec = await loadServedSpec();
   const deps = await build(config, logger, tracing);
-  const metricsPort = config.metrics?.port ?? null;
   const delay = new ShutdownDelay();
   let server: Server | undefined;
   let metricsListener: Server | null = null;
@@ -67,11 +67,11 @@ export async function startServer(config: AppConfig, logger: Logger, build: Buil
       ...(deps.liveness && { liveness: deps.liveness }),
       stopping: () => delay.stopping,
       ...(deps.requestCounter && { requestCounter: deps.requestCounter }),
-      ...(deps.metrics && { metrics: deps.metrics, metricsRoute: metricsPort === null }),
+      ...(deps.metrics && { metrics: deps.metrics }),
       memberIds: { mode: config.logMemberIds, key: deps.logKey ?? newLogKey() },
     });
     server = await listen(createHttpServer(app), config.port);
-    if (deps.metrics && metricsPort !== null) metricsListener = await listen(metricsServer(deps.metrics), metricsPort);
+    if (deps.metrics && config.metrics) metricsListener = await listen(metricsServer(deps.metrics), config.metrics.port);
   } catch (error) {
     // The API may be listening already (the metrics listener failed).
     if (server) await closeServer(server);

@@ -1,3 +1,4 @@
+import { EmbeddedStoreRefusedError } from './composition';
 import { ConfigError, loadConfig } from './config';
 import { InvalidSpecError } from './http/spec';
 import { describeStartFailure } from './start-failure';
@@ -13,6 +14,8 @@ describe('describeStartFailure', () => {
   it.each([
     ['an invalid variable', new ConfigError(['PORT must be an integer from 0 to 65535 (got "abc")']), null,
       'Invalid configuration:\n  - PORT must be an integer from 0 to 65535 (got "abc")'],
+    ['no MongoDB where the embedded store is refused (the image)', new EmbeddedStoreRefusedError(), loadConfig({ ALLOW_EMBEDDED_STORE: 'false' }),
+      "MONGODB_URI is not set, and ALLOW_EMBEDDED_STORE=false refuses the embedded store (its demo data's keys are public): set MONGODB_URI to your MongoDB."],
     ['a bad fixture, with its paths', new FixtureError([{ path: '/members/0/pointBalance', message: 'must be >= 0' }], 'fixture file /data/seed.json'), embedded,
       'Invalid fixture file /data/seed.json:\n  /members/0/pointBalance: must be >= 0'],
     ['a broken spec', new InvalidSpecError('/app/openapi/openapi.yaml', 'missing $ref #/components/schemas/Sesion'), embedded,

@@ -5,7 +5,7 @@
  * database and the driver's own cause, the port); anything else gives its
  * message. A stack trace only when asked for (LOG_LEVEL=debug or trace).
  */
-import { describeStore } from './composition';
+import { describeStore, EmbeddedStoreRefusedError } from './composition';
 import { ConfigError, type AppConfig } from './config';
 import { InvalidSpecError } from './http/spec';
 import { FixtureError } from './store/fixture';
@@ -27,7 +27,13 @@ export function describeStartFailure(error: unknown, context: StartFailureContex
 
 function knownReason(error: unknown, config: StartFailureContext['config']): string | null {
   // These messages already name what is wrong and where.
-  if (error instanceof ConfigError || error instanceof FixtureError || error instanceof InvalidSpecError || error instanceof LayoutMismatchError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof EmbeddedStoreRefusedError ||
+    error instanceof FixtureError ||
+    error instanceof InvalidSpecError ||
+    error instanceof LayoutMismatchError
+  ) {
     return error.message;
   }
   if (error instanceof StoreUnavailableError && config?.mongo) {
@@ -37,7 +43,7 @@ function knownReason(error: unknown, config: StartFailureContext['config']): str
   if ((code !== 'EADDRINUSE' && code !== 'EACCES') || !config) return null;
   // Node's listen error names its port: the API's or the metrics listener's.
   const failed = (error as { port?: unknown }).port;
-  const metrics = config.metrics?.port !== null && config.metrics?.port !== undefined && failed === config.metrics.port;
+  const metrics = config.metrics !== null && failed === config.metrics.port;
   const [port, variable] = metrics ? [failed, 'METRICS_PORT'] : [config.port, 'PORT'];
   if (code === 'EADDRINUSE') return `Port ${port} is already in use: stop what listens there, or set ${variable} to another port.`;
   return `No permission to listen on port ${port}: set ${variable} to a port above 1023.`;

@@ -97,12 +97,33 @@ it("Operations A and B with the publishable key, in the session the partner's se
   expect(outcome.vouchers?.ids?.length).toBeGreaterThan(0);
   expect(outcome.update).toMatchObject({ status: 200, data: { reservationToken: 'rt-alice-1', pointBalance: expect.any(Number), availablePointBalance: expect.any(Number) } });
   expect(outcome.update?.answered).toBe(outcome.update?.sent);
-  expect(outcome.rateLimit).toMatch(/^"6000-in-1min"; r=\d+; t=\d+$/);
+  // The page key's own limit, then its session's (a publishable key's request counts against both).
+  expect(outcome.rateLimit).toMatch(/^"6000-in-1min"; r=\d+; t=\d+, "session-120-in-1min"; r=\d+; t=\d+$/);
+});
+
+it('the page reads the API, even its refusals, and neither the operational routes nor the metrics (no CORS header there)', async () => {
+  const statuses = await page.evaluate(
+    async (urls) => {
+      // A cross-origin answer without CORS headers is a network error to the page.
+      const read = async (url: string) => fetch(url).then((response) => response.status, () => 'unreadable');
+      return Object.fromEntries(await Promise.all(Object.entries(urls).map(async ([name, url]) => [name, await read(url)] as const)));
+    },
+    {
+      api: `${api.baseUrl}/client/users/m-alice/voucher-definitions`,
+      healthz: `${api.baseUrl}/healthz`,
+      readyz: `${api.baseUrl}/readyz`,
+      spec: `${api.baseUrl}/openapi.json`,
+      docs: `${api.baseUrl}/docs/`,
+      metricsBesideTheApi: `${api.baseUrl}/metrics`,
+      metrics: api.metricsUrls[0]!,
+    },
+  );
+  expect(statuses).toEqual({ api: 401, healthz: 'unreadable', readyz: 'unreadable', spec: 'unreadable', docs: 'unreadable', metricsBesideTheApi: 'unreadable', metrics: 'unreadable' });
 });
 
 /** Operation A's answers with this status so far, by the API's metrics. */
 async function listingAnswers(status: number): Promise<number> {
-  const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
+  const text = await (await fetch(api.metricsUrls[0]!)).text();
   const line = new RegExp(`^loyalty_http_requests_total\\{operation="listVoucherDefinitions",status="${status}"\\} (\\d+)$`, 'm').exec(text);
   return Number(line?.[1] ?? 0);
 }
@@ -232,7 +253,7 @@ it('a page on an origin the publishable key does not name: the browser refuses, 
 });
 
 it('a 429: the SDK reads Retry-After across origins, waits that long, and the retry succeeds', async () => {
-  // The window's first request: the client's keys share its count.
+  // Counted against the secret key: the page's key has a count of its own.
   const sessionToken = await serverSession(limitedApi);
   const outcome = await page.evaluate(
     async ({ baseUrl, key, sessionToken }) => {
@@ -246,7 +267,8 @@ it('a 429: the SDK reads Retry-After across origins, waits that long, and the re
       };
       const loyalty = createLoyaltyClient({ baseUrl, apiKey: key, fetch: recordingFetch, retries: { limit: 2, baseDelayMs: 10 } });
       const noRetries = createLoyaltyClient({ baseUrl, apiKey: key, retries: 0 });
-      // The window's second request: the last one allowed.
+      // The page key's two requests of its window: the last one allowed.
+      await loyalty.listVoucherDefinitions({ correlationId: 'm-alice', sessionToken });
       await loyalty.listVoucherDefinitions({ correlationId: 'm-alice', sessionToken });
       const refused = await noRetries.listVoucherDefinitions({ correlationId: 'm-alice', sessionToken });
       const retried = await loyalty.listVoucherDefinitions({ correlationId: 'm-alice', sessionToken });
@@ -260,8 +282,8 @@ it('a 429: the SDK reads Retry-After across origins, waits that long, and the re
   );
   expect(outcome.refused).toMatchObject({ status: 429, error: { errorCode: 'TOO_MANY_REQUESTS' }, retryAfter: expect.stringMatching(/^[1-3]$/), policy: expect.stringContaining('"2-in-1min"') });
   expect(outcome.retried).toEqual({ status: 200, count: expect.any(Number) });
-  expect(outcome.attempts.map((attempt) => attempt.status)).toEqual([200, 429, 200]);
-  const [, limited, retry] = outcome.attempts;
+  expect(outcome.attempts.map((attempt) => attempt.status)).toEqual([200, 200, 429, 200]);
+  const [, , limited, retry] = outcome.attempts;
   const waitedMs = retry!.at - limited!.at;
   // The SDK waited the whole Retry-After (its backoff alone would be at most 10 ms).
   expect(waitedMs).toBeGreaterThanOrEqual(Number(limited!.retryAfter) * 1000 - 50);

@@ -85,10 +85,16 @@ const logFlushMs = 1000;
  * before concluding there is none.
  */
 async function loggedAnswer(example: RunningExample, requestId: string): Promise<{ method: string; status: number } | undefined> {
+  const line = await loggedLine(example, (entry) => entry.requestId === requestId && entry.res !== undefined);
+  return line && { method: (line.req as { method: string }).method, status: (line.res as { statusCode: number }).statusCode };
+}
+
+/** The API's first access-log line that `matches`, waiting for the log's next flush before concluding there is none. */
+async function loggedLine(example: RunningExample, matches: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown> | undefined> {
   const deadline = Date.now() + 2 * logFlushMs;
   for (;;) {
-    const line = example.apiLog().find((entry) => entry.requestId === requestId && entry.res !== undefined);
-    if (line) return { method: (line.req as { method: string }).method, status: (line.res as { statusCode: number }).statusCode };
+    const line = example.apiLog().find(matches);
+    if (line) return line;
     if (Date.now() > deadline) return undefined;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -219,10 +225,49 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
     }
   });
 
-  it('the same page on an origin the key does not name (localhost) gets nothing from the API: the browser refuses every answer', async () => {
+  it("the same page on an origin the key does not name (localhost): the partner's backend refuses its sign-in, and the API gives it nothing", async () => {
     const stranger = `http://localhost:${new URL(example.pageUrl).port}/`;
-    const page = await openExample(browser, stranger);
+    const refusedContext = await browser.newContext();
     try {
+      const refusedPage = await refusedContext.newPage();
+      await refusedPage.goto(stranger);
+      await refusedPage.waitForSelector('body[data-state="signed-out"]', { timeout: 30_000 });
+      await refusedPage.selectOption('#member', demo.correlationId);
+      // The backend signs in its own page only, on the origin it was told it serves: this one's Origin and Host agree, and it is refused.
+      const refused = refusedPage.waitForResponse((response) => new URL(response.url()).pathname === '/sign-in');
+      await refusedPage.click('#sign-in');
+      expect((await refused).status()).toBe(403);
+      expect(await refusedPage.locator('#sign-in-failed').textContent()).toBe("Sign-in failed: Sign in from this site's own page");
+    } finally {
+      await refusedContext.close();
+    }
+
+    // Given a session all the same (the one the backend starts for its own page), the page on localhost still gets nothing from the API.
+    const session = await fetch(new URL('/sign-in', example.pageUrl), {
+      method: 'POST',
+      headers: { Origin: new URL(example.pageUrl).origin, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ member: demo.correlationId }),
+    });
+    expect(session.status).toBe(200);
+    const signedIn = await session.text();
+    const context = await browser.newContext();
+    // The page's own fetch answers its sign-in with that session. Not page.route: with interception on,
+    // Playwright answers CORS preflights itself, and the API's refusal of them is what this test watches.
+    await context.addInitScript((answer: string) => {
+      const pageFetch = window.fetch.bind(window);
+      window.fetch = (input, init) => {
+        const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+        if (url.pathname !== '/sign-in') return pageFetch(input, init);
+        return Promise.resolve(new Response(answer, { status: 200, headers: { 'Content-Type': 'application/json' } }));
+      };
+    }, signedIn);
+    const page = await context.newPage();
+    try {
+      await page.goto(stranger);
+      await page.waitForSelector('body[data-state="signed-out"]', { timeout: 30_000 });
+      await page.selectOption('#member', demo.correlationId);
+      await page.click('#sign-in');
+      await page.waitForSelector('body[data-state="ready"]', { timeout: 30_000 });
       const outcome = await page.evaluate(() => ({
         origin: location.origin,
         vouchers: document.querySelectorAll('.voucher').length,
@@ -237,7 +282,11 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
         outcomes: ['no answer (network, 3 attempts)', 'no answer (network, 3 attempts)'],
       });
       // Its preflights met the API key check: no CORS header, so the browser sent nothing more.
-      expect(example.apiLog().some((entry) => (entry.req as { method?: string } | undefined)?.method === 'OPTIONS' && (entry.res as { statusCode?: number } | undefined)?.statusCode === 401)).toBe(true);
+      const preflight = await loggedLine(
+        example,
+        (entry) => (entry.req as { method?: string } | undefined)?.method === 'OPTIONS' && (entry.res as { statusCode?: number } | undefined)?.statusCode === 401,
+      );
+      expect(preflight).toBeDefined();
     } finally {
       await page.context().close();
     }

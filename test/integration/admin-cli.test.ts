@@ -49,6 +49,19 @@ async function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ cod
   return { code, stdout, stderr };
 }
 
+/** Fixtures `load` refuses, each with the path its message names. */
+const invalidFixtures: Array<[string, unknown, string]> = [
+  ['a negative balance', { clients: [{ clientId: 'c', apiKey: 'demo_secret_valid_0001', enabledBusinessUnits: ['LCL'] }], members: [{ correlationId: 'm', pointBalance: -1 }] }, '/members/0/pointBalance: must be >= 0'],
+  ['a session lifetime past a day', { clients: [{ clientId: 'c', apiKey: 'demo_secret_valid_0001', enabledBusinessUnits: ['LCL'], sessionTtlSeconds: 100_000 }] }, '/clients/0/sessionTtlSeconds: must be <= 86400'],
+];
+
+/** `fixture` written to a file of its own. */
+function fixtureFile(fixture: unknown): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'admin-load-')), 'fixture.json');
+  writeFileSync(file, JSON.stringify(fixture));
+  return file;
+}
+
 const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['session-keys', 'roll'], ['session-keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard'], ['log-hash']];
 
 describe('loyalty-admin without MongoDB', () => {
@@ -92,6 +105,14 @@ describe('loyalty-admin without MongoDB', () => {
     ['an origin for a secret key', ['keys', 'create', '--client', 'x', '--origin', 'https://app.example.com']],
   ])('refuses %s with exit code 2', async (_case, args) => {
     expect((await admin(args)).code).toBe(exitCodes.usage);
+  });
+
+  it.each(invalidFixtures)('load refuses a fixture with %s before it connects, naming its path, exit 1', async (_case, fixture, named) => {
+    // Nothing listens on port 1: the file is read and checked first.
+    const run = await admin(['load', fixtureFile(fixture)], { MONGODB_URI: 'mongodb://127.0.0.1:1/?directConnection=true', MONGODB_SERVER_SELECTION_TIMEOUT_MS: '200' });
+    expect(run.code).toBe(exitCodes.failed);
+    expect(run.stderr).toContain(named);
+    expect(run.stderr).not.toMatch(/ECONNREFUSED|Cannot reach/);
   });
 
   it('is the bin of the server package, built by npm run admin', async () => {
@@ -178,13 +199,10 @@ if (source.kind === 'none') {
       expect(check.body).toMatchObject({ ok: true, reachable: true, layout: { version: currentLayout, expected: currentLayout }, missingIndexes: [], counts: { clients: 4, apiKeys: 5 } });
     });
 
-    it('writes nothing for an invalid fixture, naming its paths, exit 1', async () => {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'admin-load-'));
-      const file = path.join(dir, 'bad.json');
-      writeFileSync(file, JSON.stringify({ clients: [{ clientId: 'c', apiKey: 'pk_valid_0001', enabledBusinessUnits: ['LCL'] }], members: [{ correlationId: 'm', pointBalance: -1 }] }));
-      const run = await admin(['load', file], env);
+    it.each(invalidFixtures)('writes nothing for a fixture with %s, naming its path, exit 1', async (_case, fixture, named) => {
+      const run = await admin(['load', fixtureFile(fixture)], env);
       expect(run.code).toBe(exitCodes.failed);
-      expect(run.stderr).toMatch(/\/members\/0\/pointBalance/);
+      expect(run.stderr).toContain(named);
       const client = await new MongoClient(source.uri).connect();
       try {
         expect(await client.db(dbName).collection(collectionNames.clients).countDocuments()).toBe(0);

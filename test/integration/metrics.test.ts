@@ -1,22 +1,31 @@
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import type { RunningServer } from '../../server/src/main';
 import { serverVersion } from '../../server/src/version';
 import { demoFixturePath } from '../../server/src/store/fixture';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { loopbackUrl, startTestApp } from '../../server/src/test-support/app-harness';
+import { childProcessEnv } from '../support/process-env';
 
 /*
  * `/metrics` of the real process wiring (main's own buildDeps: the embedded
- * store with the demo data), after some traffic.
+ * store with the demo data), after some traffic. It is served on a port of
+ * its own, never the API's: the harness gives each instance a free one
+ * (METRICS_PORT=0; the default, 9464, is config.test.ts's), and so does
+ * every test that starts server processes.
  */
 
 const key = 'demo_secret_partner_app_0001';
 
-/** main's own wiring from `env`: a limit of 20 a minute, metrics on unless `env` says otherwise. */
-async function start(env: Record<string, string> = {}): Promise<RunningServer & { base: string }> {
+type Started = RunningServer & { base: string; metrics: string };
+
+/** main's own wiring from `env`: a limit of 20 a minute, metrics on unless `env` says otherwise; `metrics`: its `/metrics` URL ('' with none). */
+async function start(env: Record<string, string> = {}): Promise<Started> {
   const app = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '20', LOG_LEVEL: 'silent', ...env } });
-  return { ...app.running[0]!, base: app.baseUrl, stop: () => app.close() };
+  return { ...app.running[0]!, base: app.baseUrl, metrics: app.metricsUrls[0] ?? '', stop: () => app.close() };
 }
 
 async function traffic(base: string): Promise<string> {
@@ -36,6 +45,12 @@ async function traffic(base: string): Promise<string> {
   return sessionToken;
 }
 
+function corsHeaderNames(response: Response): string[] {
+  const names: string[] = [];
+  response.headers.forEach((_value, name) => names.push(name));
+  return names.filter((name) => name.startsWith('access-control-'));
+}
+
 /** The value of one sample line, e.g. `loyalty_points_returned_total 2500`. */
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
@@ -43,13 +58,13 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe('GET /metrics', () => {
-  let running: RunningServer & { base: string };
+  let running: Started;
   afterEach(() => running.stop());
 
   it('shows requests, latencies, store calls, rate-limit refusals, points and the process, with no member, token or key in it', async () => {
     running = await start();
     const token = await traffic(running.base);
-    const response = await fetch(`${running.base}/metrics`);
+    const response = await fetch(running.metrics);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();
@@ -76,14 +91,33 @@ describe('GET /metrics', () => {
     for (const secret of [token, key, 'm-alice', 'rt-alice-1', 'rt-metrics-new', 'partner-app']) expect(text).not.toContain(secret);
   });
 
-  it('is served on a port of its own with METRICS_PORT, and not beside the API', async () => {
-    running = await start({ METRICS_PORT: '0' });
+  it("is served on a port of its own, with nothing else and no CORS header; on the API's port /metrics is the documented 404", async () => {
+    running = await start();
     expect(running.metricsUrl).toBeDefined();
-    const own = await fetch(`${loopbackUrl(running.metricsUrl!)}/metrics`);
+    expect(new URL(running.metricsUrl!).port).not.toBe(new URL(running.base).port);
+    // Even from the origin of a live publishable key (the demo's), which the API itself answers with CORS.
+    const origin = { origin: 'http://127.0.0.1:5173' };
+    const own = await fetch(running.metrics, { headers: origin });
     expect(own.status).toBe(200);
     expect(await own.text()).toContain('loyalty_http_requests_total');
+    expect(corsHeaderNames(own)).toEqual([]);
     expect((await fetch(`${loopbackUrl(running.metricsUrl!)}/client/users/m-alice/sessions`)).status).toBe(404);
-    expect((await fetch(`${running.base}/metrics`)).status).toBe(404);
+
+    const beside = await fetch(`${running.base}/metrics`, { headers: origin });
+    expect(beside.status).toBe(404);
+    expect(await beside.json()).toEqual({ statusCode: 404, errorCode: 'NOT_FOUND', errorMessage: 'Resource not found' });
+    expect(corsHeaderNames(beside)).toEqual([]);
+  });
+
+  it('gives each instance on one host a port of its own, each counting its own requests', async () => {
+    const fleet = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' }, instances: 2 });
+    running = { ...fleet.running[0]!, base: fleet.baseUrl, metrics: fleet.metricsUrls[0]!, stop: () => fleet.close() };
+    expect(fleet.metricsUrls).toHaveLength(2);
+    expect(new Set(fleet.metricsUrls).size).toBe(2);
+    await fetch(`${fleet.urls[1]!}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': key } });
+    const [first, second] = await Promise.all(fleet.metricsUrls.map(async (url) => (await fetch(url)).text()));
+    expect(sample(first!, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="401"}')).toBeUndefined();
+    expect(sample(second!, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="401"}')).toBe(1);
   });
 
   it('fails to start when the metrics port is taken, leaving the API port free again', async () => {
@@ -102,9 +136,55 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('is not served with METRICS=off', async () => {
+  it('is not served with METRICS=off, and no metrics port is opened', async () => {
     running = await start({ METRICS: 'off' });
+    expect(running.metricsUrl).toBeUndefined();
     expect((await fetch(`${running.base}/metrics`)).status).toBe(404);
+  });
+});
+
+describe('server processes on one host', () => {
+  jest.setTimeout(60_000);
+
+  /** `node server/src/main.ts` (compiled on the fly), METRICS_PORT=0 as every test gives it; the URLs of its first log lines. */
+  function spawnServer() {
+    const repoRoot = path.resolve(__dirname, '../..');
+    const child = spawn(process.execPath, ['-r', path.join(repoRoot, 'test/soak/register.cjs'), path.join(repoRoot, 'server/src/main.ts')], {
+      cwd: repoRoot,
+      env: childProcessEnv({ PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0' }),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines: Array<Record<string, unknown>> = [];
+    const urls = new Promise<{ api: string; metrics: string }>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+        const api = lines.find((logged) => typeof logged.url === 'string')?.url as string | undefined;
+        const metrics = lines.find((logged) => typeof logged.metricsUrl === 'string')?.metricsUrl as string | undefined;
+        if (api && metrics) resolve({ api: loopbackUrl(api), metrics: `${loopbackUrl(metrics)}/metrics` });
+      });
+      child.once('exit', (code) => reject(new Error(`the server exited (${code}) before naming its ports`)));
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    return { urls, lines, stop: () => (child.kill('SIGTERM'), exited) };
+  }
+
+  it('each serves its metrics on a port of its own, named in its first log lines, and counts its own requests', async () => {
+    const servers = [spawnServer(), spawnServer()];
+    try {
+      const [one, two] = await Promise.all(servers.map((server) => server.urls));
+      expect(new Set([one!.api, one!.metrics, two!.api, two!.metrics].map((url) => new URL(url).port)).size).toBe(4);
+      for (const server of servers) {
+        const messages = server.lines.map((line) => line.msg as string);
+        expect(messages.findIndex((msg) => msg.startsWith('Metrics on http://'))).toBe(messages.findIndex((msg) => msg.startsWith('Listening on ')) + 1);
+      }
+      expect((await fetch(`${two!.api}/client/users/m-alice/voucher-definitions`)).status).toBe(401);
+      const [first, second] = await Promise.all([one!.metrics, two!.metrics].map(async (url) => (await fetch(url)).text()));
+      expect(sample(first!, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="401"}')).toBeUndefined();
+      expect(sample(second!, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="401"}')).toBe(1);
+      expect((await fetch(`${one!.api}/metrics`)).status).toBe(404);
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
   });
 });
 
@@ -124,7 +204,7 @@ if (mongo.kind === 'none') {
 } else {
   describe('GET /metrics on MongoDB', () => {
     const dbName = uniqueDbName('metrics');
-    let running: RunningServer & { base: string };
+    let running: Started;
     afterAll(async () => {
       await running?.stop();
       await dropTestDatabase(mongo.uri, dbName);
@@ -133,7 +213,7 @@ if (mongo.kind === 'none') {
     it('counts the commands the process sends, by command and collection (loyalty_mongodb_commands_total)', async () => {
       running = await start({ MONGODB_URI: mongo.uri, MONGODB_DB: dbName, SEED_FILE: demoFixturePath });
       const counts = async (): Promise<Map<string, number>> => {
-        const text = await (await fetch(`${running.base}/metrics`)).text();
+        const text = await (await fetch(running.metrics)).text();
         const found = [...text.matchAll(/^loyalty_mongodb_commands_total\{command="([^"]*)",collection="([^"]*)"\} (\d+)/gm)];
         return new Map(found.map((m) => [`${m[1]} ${m[2]}`, Number(m[3])]));
       };
@@ -149,7 +229,7 @@ if (mongo.kind === 'none') {
     });
 
     it('shows what its promises depend on: the outbox backlog, whether it counts the rate limit alone, its build', async () => {
-      const text = await (await fetch(`${running.base}/metrics`)).text();
+      const text = await (await fetch(running.metrics)).text();
       // Nothing undelivered, and MongoDB answering its claims.
       expect(sample(text, 'loyalty_outbox_pending')).toBe(0);
       expect(sample(text, 'loyalty_outbox_oldest_pending_seconds')).toBe(0);

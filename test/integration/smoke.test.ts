@@ -29,7 +29,7 @@ it('passes against a server with the demo data', async () => {
   const outcome = await smoke(server.baseUrl);
   expect(outcome.stderr).toBe('');
   expect(outcome.code).toBe(0);
-  expect(outcome.stdout.match(/^smoke: ok /gm)).toHaveLength(5);
+  expect(outcome.stdout.match(/^smoke: ok /gm)).toHaveLength(6);
 });
 
 it('fails, saying what came back, against a server without it', async () => {

@@ -21,6 +21,8 @@ interface Started {
   /** The server's own process, from its log lines. */
   serverPid: number;
   port: number;
+  /** Its metrics' port of its own (METRICS_PORT=0, as every test gives it), from the log line after `Listening on`. */
+  metricsPort: number;
   output: string[];
   exited: Promise<number | null>;
 }
@@ -34,11 +36,12 @@ async function npmStart(): Promise<Started> {
   });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
-  const listening = await new Promise<{ port: number; serverPid: number }>((resolve, reject) => {
+  const listening = await new Promise<{ port: number; serverPid: number; metricsPort: number }>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output.push(chunk.toString());
       const line = /\{[^\n]*"msg":"Listening on http:\/\/[^\n]*:(\d+)"[^\n]*\}/.exec(output.join(''));
-      if (line) resolve({ port: Number(line[1]), serverPid: (JSON.parse(line[0]) as { pid: number }).pid });
+      const metrics = /"msg":"Metrics on http:\/\/[^\n]*:(\d+)\/metrics"/.exec(output.join(''));
+      if (line && metrics) resolve({ port: Number(line[1]), serverPid: (JSON.parse(line[0]) as { pid: number }).pid, metricsPort: Number(metrics[1]) });
     };
     npm.stdout.on('data', onData);
     npm.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -105,9 +108,11 @@ describe('npm start', () => {
   it.each([
     ['SIGTERM to the npm process (a process manager stopping it by pid)', (npm: ChildProcessWithoutNullStreams) => process.kill(npm.pid!, 'SIGTERM'), 'SIGTERM'],
     ["SIGINT to npm's whole process group (Ctrl+C in a terminal)", (npm: ChildProcessWithoutNullStreams) => process.kill(-npm.pid!, 'SIGINT'), 'SIGINT'],
-  ])('%s: the request in flight completes, then npm and the server exit 0 and the port is free', async (_case, signal, name) => {
+  ])('%s: the request in flight completes, then npm and the server exit 0 and its ports are free', async (_case, signal, name) => {
     const started = await npmStart();
     try {
+      expect(started.metricsPort).not.toBe(started.port);
+      expect((await fetch(`http://127.0.0.1:${started.metricsPort}/metrics`)).status).toBe(200);
       const inFlight = slowUpdate(started.port, await sessionToken(started.port));
       await new Promise((resolve) => setTimeout(resolve, 200));
 
@@ -123,6 +128,7 @@ describe('npm start', () => {
       expect(log).not.toMatch(/received again|cut|Shutdown failed/);
       expect(isRunning(started.serverPid)).toBe(false);
       expect(await refusesConnections(started.port)).toBe(true);
+      expect(await refusesConnections(started.metricsPort)).toBe(true);
     } finally {
       // Whatever happened above, leave nothing running.
       try {

@@ -239,7 +239,7 @@ export interface components {
             identifierType: components["schemas"]["IdentifierType"];
             /**
              * Format: date-time
-             * @description When the session expires (lifetime is client configuration).
+             * @description When the session expires (its lifetime is client configuration, at most a day).
              * @example 2026-11-21T21:00:00.000Z
              */
             expiresAt: string;

@@ -1,3 +1,4 @@
+import { withMemberIds } from '../domain/member-ids';
 import { memberIdHash } from '../domain/secrets';
 import { serverVersion } from '../version';
 import { aliceToken, apiKeys, asAlice, startFakeApp, type FakeApp } from '../test-support/fake-services';
@@ -67,8 +68,16 @@ describe('LOG_MEMBER_IDS=hashed (the default)', () => {
   it("takes the member's id and the token out of a failure's message and stack", async () => {
     app.services.reservations.updateReservation.mockRejectedValueOnce(new Error('member m-alice lost reservation rt-alice-1'));
     const line = await logged(app, ...(requests[2]!.slice(1) as [string, string, SendInit]));
-    expect(line).toMatchObject({ level: 'error', msg: 'request errored', err: { message: expect.stringMatching(/^member [0-9a-f]{32} lost reservation \{reservation_token\}$/) } });
+    expect(line).toMatchObject({ level: 'error', msg: 'request errored', err: { type: 'Error', message: expect.stringMatching(/^member [0-9a-f]{32} lost reservation \{reservation_token\}$/) } });
     expect(JSON.stringify(line)).not.toMatch(/m-alice|rt-alice-1/);
+  });
+
+  it('takes out every member the failure carries too (a household co-member the service read), in its message and its causes', async () => {
+    const cause = withMemberIds(new Error('m-hh-3 is moving'), ['m-hh-3']);
+    app.services.reservations.updateReservation.mockRejectedValueOnce(withMemberIds(new Error('the share of m-hh-2 is locked', { cause }), ['m-hh-2']));
+    const line = await logged(app, ...(requests[2]!.slice(1) as [string, string, SendInit]));
+    expect(line).toMatchObject({ err: { type: 'Error', message: expect.stringMatching(/^the share of [0-9a-f]{32} is locked: [0-9a-f]{32} is moving$/) } });
+    expect(JSON.stringify(line)).not.toMatch(/m-hh-2|m-hh-3/);
   });
 
   it.each([

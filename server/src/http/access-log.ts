@@ -3,7 +3,8 @@ import type { RequestHandler, Response } from 'express';
 import { stdSerializers, type Logger } from 'pino';
 import { authenticatedKeyId } from './locals';
 import { requestIdOf } from './request-id';
-import { applyMemberIdPolicy, requestLabel, withoutRequestIds, type MemberIdPolicy } from './request-label';
+import type { MemberIdPolicy } from '../domain/member-ids';
+import { applyMemberIdPolicy, errorTextScrubber, requestLabel } from './request-label';
 
 type Level = 'info' | 'warn' | 'error';
 
@@ -27,6 +28,9 @@ export type AnsweredObserver = (res: Response, seconds: number) => void;
  * A failed request's line carries the error the error middleware handed
  * over with `setLoggedError`, with its stack, at `error` level, or `warn` for 503 (the store
  * is down: an operational event, not a bug), and says "request errored".
+ * Its text shows the request's member, and every member the error carries
+ * (a household's co-members), as `memberPolicy` says; the token never
+ * (request-label.ts `errorTextScrubber`).
  *
  * The lines pino-http would write with this configuration, without its
  * per-request cost (two child loggers, serialisers, three listeners and their
@@ -34,6 +38,10 @@ export type AnsweredObserver = (res: Response, seconds: number) => void;
  * `close` listener covers both a finished response and a dropped connection.
  */
 export function accessLog(logger: Logger, memberPolicy: MemberIdPolicy, onAnswered?: AnsweredObserver): RequestHandler {
+  // The line's `err` is serialised here, its ids scrubbed (`scrubbed`): the
+  // logger's own `err` serialiser would take it for an error again and
+  // name its type `Object`.
+  const lines = logger.child({}, { serializers: { err: (value: unknown) => value } });
   // One pair of listeners for every response (no closures per request): what
   // they need travels on the response.
   function onDone(this: LoggedResponse, error?: Error): void {
@@ -41,7 +49,7 @@ export function accessLog(logger: Logger, memberPolicy: MemberIdPolicy, onAnswer
     this.removeListener('error', onDone);
     const elapsedMs = performance.now() - (this.locals[startedAt] ?? performance.now());
     onAnswered?.(this as unknown as Response, elapsedMs / 1000);
-    writeLine(logger, this.req, this, elapsedMs, error);
+    writeLine(lines, this.req, this, elapsedMs, error);
   }
   return (_req, res, next) => {
     const logged = res as unknown as LoggedResponse;
@@ -77,7 +85,7 @@ function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string
   if (failure || res.statusCode >= 500) {
     const err = failure ?? new Error(`failed with status code ${res.statusCode}`);
     logger[level](
-      { requestId: id, req: request, res: { statusCode: res.statusCode }, err: scrubbed(stdSerializers.err(err), res as unknown as Response), responseTime },
+      { requestId: id, req: request, res: { statusCode: res.statusCode }, err: scrubbed(stdSerializers.err(err), errorTextScrubber(res as unknown as Response, err)), responseTime },
       'request errored',
     );
     return;
@@ -86,12 +94,12 @@ function writeLine(logger: Logger, req: IncomingMessage & { originalUrl?: string
   logger[level]({ requestId: id, req: request, res: { statusCode: res.statusCode }, responseTime }, message);
 }
 
-/** The serialised error with the request's ids taken out of every string in it (its message, stack, causes). */
-function scrubbed(value: unknown, res: Response, depth = 0): unknown {
-  if (typeof value === 'string') return withoutRequestIds(value, res);
+/** The serialised error with the ids in every string in it (its message, stack, causes) shown as `scrub` says. */
+function scrubbed(value: unknown, scrub: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return scrub(value);
   if (depth > 8 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => scrubbed(item, res, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, scrubbed(item, res, depth + 1)]));
+  if (Array.isArray(value)) return value.map((item) => scrubbed(item, scrub, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, scrubbed(item, scrub, depth + 1)]));
 }
 
 function levelOf(statusCode: number, failure: Error | undefined): Level {

@@ -1,4 +1,4 @@
-import { ConfigError, configVariables, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
+import { ConfigError, configVariables, defaultMetricsPort, describeMongoTarget, loadConfig, loadTracingConfig } from '../config';
 
 /** What the spans say of the service and of members, as the logs do (the defaults). */
 const spanIdentity = { serviceName: 'loyalty-api', memberIds: 'hashed' };
@@ -8,6 +8,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       mongo: null,
+      allowEmbeddedStore: true,
       seedFile: null,
       rateLimitPerMinute: 6000,
       sessionRateLimitPerMinute: 120,
@@ -21,7 +22,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       corsOrigins: [],
       walletLimits: { maxActiveReservationsPerWallet: 1000 },
-      metrics: { port: null },
+      metrics: { port: 9464 },
       tracing: null,
     });
   });
@@ -34,6 +35,7 @@ describe('loadConfig', () => {
       MONGODB_SERVER_SELECTION_TIMEOUT_MS: '2000',
       MONGODB_SOCKET_TIMEOUT_MS: '3000',
       AUDIT_RETENTION_DAYS: '400',
+      ALLOW_EMBEDDED_STORE: 'false',
       SEED_FILE: '/data/seed.json',
       RATE_LIMIT_PER_MINUTE: '0',
       SESSION_RATE_LIMIT_PER_MINUTE: '30',
@@ -47,13 +49,14 @@ describe('loadConfig', () => {
       TRUST_PROXY: '1',
       CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173',
       MAX_ACTIVE_RESERVATIONS_PER_WALLET: '250',
-      METRICS_PORT: '9464',
+      METRICS_PORT: '9465',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
     expect(config).toEqual({
       port: 8080,
       mongo: { uri: 'mongodb://u:p@db:27017', dbName: 'loyalty_test', serverSelectionTimeoutMs: 2000, socketTimeoutMs: 3000, auditRetentionDays: 400 },
+      allowEmbeddedStore: false,
       seedFile: '/data/seed.json',
       rateLimitPerMinute: 0,
       sessionRateLimitPerMinute: 30,
@@ -67,7 +70,7 @@ describe('loadConfig', () => {
       trustProxy: 1,
       corsOrigins: ['https://app.example.com', 'http://127.0.0.1:5173'],
       walletLimits: { maxActiveReservationsPerWallet: 250 },
-      metrics: { port: 9464 },
+      metrics: { port: 9465 },
       tracing: { protocol: 'http/json', endpoint: 'http://collector:4318/v1/traces', serviceName: 'loyalty-api-eu', memberIds: 'plain' },
     });
   });
@@ -91,8 +94,16 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config.mongo)).toBe(true);
   });
 
-  it('turns metrics off', () => {
+  it('serves metrics on a port of their own, 9464 (the OpenTelemetry Prometheus exporter\'s) unless METRICS_PORT says another', () => {
+    expect(defaultMetricsPort).toBe(9464);
+    expect(loadConfig({}).metrics).toEqual({ port: 9464 });
+    expect(loadConfig({ METRICS_PORT: '0' }).metrics).toEqual({ port: 0 });
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' })).toMatchObject({ port: 0, metrics: { port: 0 } });
+  });
+
+  it('turns metrics off, and their port with them', () => {
     expect(loadConfig({ METRICS: 'off', METRICS_PORT: '9464' }).metrics).toBeNull();
+    expect(loadConfig({ METRICS: 'off', PORT: '9464' }).metrics).toBeNull();
   });
 
   it('treats an empty value as unset', () => {
@@ -104,8 +115,10 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'false', false],
     ['PORT', '0', 0],
     ['LOG_LEVEL', 'silent', 'silent'],
+    ['ALLOW_EMBEDDED_STORE', 'false', false],
+    ['ALLOW_EMBEDDED_STORE', 'true', true],
   ])('accepts %s=%s', (name, value, expected) => {
-    const key = { TRUST_PROXY: 'trustProxy', PORT: 'port', LOG_LEVEL: 'logLevel' }[name] as keyof ReturnType<typeof loadConfig>;
+    const key = { TRUST_PROXY: 'trustProxy', PORT: 'port', LOG_LEVEL: 'logLevel', ALLOW_EMBEDDED_STORE: 'allowEmbeddedStore' }[name] as keyof ReturnType<typeof loadConfig>;
     expect(loadConfig({ [name]: value })[key]).toBe(expected);
   });
 
@@ -126,9 +139,11 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'yes', /TRUST_PROXY must be true, false or a number of proxy hops/],
     ['MONGODB_URI', 'postgres://db', /MONGODB_URI must be a mongodb:\/\/ or mongodb\+srv:\/\/ URI/],
     ['METRICS', 'yes', /METRICS must be one of on, off \(got "yes"\)/],
+    ['ALLOW_EMBEDDED_STORE', 'no', /ALLOW_EMBEDDED_STORE must be true or false \(got "no"\)/],
     ['LOG_MEMBER_IDS', 'hash', /LOG_MEMBER_IDS must be one of off, hashed, plain \(got "hash"\)/],
     ['METRICS_PORT', '70000', /METRICS_PORT must be an integer from 0 to 65535/],
     ['METRICS_PORT', '3000', /METRICS_PORT must differ from PORT \(both 3000\)/],
+    ['PORT', '9464', /METRICS_PORT must differ from PORT \(both 9464\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '0', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000 \(got "0"\)/],
     ['MAX_ACTIVE_RESERVATIONS_PER_WALLET', '5001', /MAX_ACTIVE_RESERVATIONS_PER_WALLET must be an integer from 1 to 5000/],
     ['AUDIT_RETENTION_DAYS', '0', /AUDIT_RETENTION_DAYS must be an integer from 1 to 36500 \(got "0"\)/],

@@ -88,7 +88,6 @@ describe("a live publishable key's origin, CORS_ORIGINS unset", () => {
       ['a query parameter the spec lacks (the validator)', 'GET', `${vouchersPath}?colour=red`, asAliceFromPage, 400],
       ['a body that is not JSON', 'PUT', reservationPath, { ...asAliceFromPage, rawBody: 'amount=1', headers: { 'content-type': 'text/plain' } }, 415],
       ['a path the spec lacks', 'GET', '/client/unknown', { apiKey: apiKeys.partnerPage }, 404],
-      ['a path outside the API', 'GET', '/nowhere', {}, 404],
     ];
     it.each(cases)('%s: %s %s', async (_case, method, path, init, status) => {
       const response = await app.send(method, path, { ...init, headers: { ...init.headers, origin: page } });
@@ -98,6 +97,29 @@ describe("a live publishable key's origin, CORS_ORIGINS unset", () => {
       expect(response.headers.get('access-control-allow-methods')).toBeNull();
       expect(varyOf(response)).toContain('origin');
       expect(response.headers.get('x-request-id')).toBeTruthy();
+    });
+  });
+
+  describe('the operational routes and anything else outside the API: no CORS header, even for it', () => {
+    it.each([
+      ['GET', '/healthz', 200],
+      ['GET', '/readyz', 200],
+      ['GET', '/openapi.json', 200],
+      ['GET', '/docs', 301],
+      ['GET', '/docs/', 200],
+      ['GET', '/metrics', 404],
+      ['GET', '/nowhere', 404],
+      // A preflight is no exception: Express answers it with the route's Allow, and nothing a browser would let a page read.
+      ['OPTIONS', '/healthz', 200],
+      ['OPTIONS', '/openapi.json', 200],
+    ])('%s %s: %s', async (method, path, status) => {
+      const init = method === 'OPTIONS' ? preflight(page, 'GET', 'x-api-key') : { apiKey: null, headers: { origin: page } };
+      const response = await app.send(method, path, init);
+      expect(response.status).toBe(status);
+      expect(corsHeaderNames(response)).toEqual([]);
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+      // Nothing there asks for the keys' origins.
+      expect(app.services.auth.publishableOrigins).not.toHaveBeenCalled();
     });
   });
 

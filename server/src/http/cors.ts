@@ -49,7 +49,8 @@ export interface CorsOrigins {
  * publishable keys, and those the operator lists (exact strings, as
  * `Origin` carries them).
  *
- * Mount it before the API key and rate limit checks: a preflight carries no
+ * Mount it on the API's prefix, and only there (the operational routes are
+ * for operators, not pages), before the API key and rate limit checks: a preflight carries no
  * credentials (browsers never send them on one), so the `OPTIONS` from an
  * allowed origin is answered here, `204`, and never reaches them. Every
  * other request from an allowed origin goes on with its CORS headers

@@ -1,17 +1,12 @@
 import { createServer, type Server } from 'node:http';
-import { Router } from 'express';
 import type { Metrics } from '../metrics';
 
-/** `GET /metrics`: Prometheus text, no API key (outside `/client`; keep it off the public network). */
-export function metricsRoutes(metrics: Metrics): Router {
-  const router = Router();
-  router.get('/metrics', async (_req, res) => {
-    res.set('Content-Type', metrics.contentType).set('Cache-Control', 'no-store').send(await metrics.render());
-  });
-  return router;
-}
-
-/** `/metrics` on a port of its own (METRICS_PORT), with nothing else: 404 for any other request. */
+/**
+ * `GET /metrics`, Prometheus text, on a port of its own (METRICS_PORT) with
+ * nothing else: 404 for any other request, and no CORS header, so no page
+ * can read it. No API key: keep the port inside your network. Never on the
+ * API's port, where anyone who can call the API would read it.
+ */
 export function metricsServer(metrics: Metrics): Server {
   return createServer((req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {

@@ -1,19 +1,14 @@
 import type { Response } from 'express';
-import type { MemberIdMode } from '../config';
-import { memberIdHash } from '../domain/secrets';
+import { memberIdsOf, memberIdScrubber, noMemberIds, shownMemberId, type MemberIdPolicy } from '../domain/member-ids';
 import { operationOf, operationParamsOf, specRoutes, type OperationId } from './routes';
 
-/**
+/*
  * How a request's log line and span name it. By default neither holds the
  * member's id (the path's correlation id) nor a reservation token, as the
  * URL does: the route is the spec's path template, and the member is a keyed
- * hash of its id (`LOG_MEMBER_IDS`, docs/observability.md, Logs).
+ * hash of its id (`LOG_MEMBER_IDS`, docs/observability.md, Logs;
+ * domain/member-ids.ts).
  */
-export interface MemberIdPolicy {
-  readonly mode: MemberIdMode;
-  /** The deployment's log key (`memberIdHash`). */
-  readonly key: Uint8Array;
-}
 
 export interface RequestLabel {
   /** The spec's operationId; `other` for any other request (as the metrics say). */
@@ -60,7 +55,7 @@ function labelOf(req: { originalUrl?: string; url?: string }, res: Response): Re
     label.url = req.originalUrl ?? req.url ?? '/';
     if (memberId !== undefined) label.memberId = memberId;
   } else if (mode === 'hashed' && memberId !== undefined && policy) {
-    label.memberHash = memberIdHash(policy.key, memberId);
+    label.memberHash = shownMemberId(policy, memberId);
   }
   return label;
 }
@@ -73,16 +68,17 @@ export function firstSegmentRoute(url: string): string {
 }
 
 /**
- * `text` (an error's message or stack, on a request's log line) with the
- * request's member id and reservation token replaced by what the label
- * shows instead, unless the policy is `plain`: an error may quote them.
+ * How the text of an error on a request's log line (its message, stack and
+ * causes) shows ids: the request's member and every member the error
+ * carries (a household's co-members, domain/member-ids.ts) as the policy
+ * shows members, the reservation token as `{reservation_token}`, unless
+ * the policy is `plain`: an error may quote them. Made when a failure is
+ * logged, never for a request that succeeds.
  */
-export function withoutRequestIds(text: string, res: Response): string {
-  const label = res.locals[labelKey] as RequestLabel | undefined;
-  if (!label || label.url !== undefined) return text;
-  const { correlation_id: memberId, reservation_token: token } = operationParamsOf(res);
-  let shown = text;
-  if (token) shown = shown.replaceAll(token, '{reservation_token}');
-  if (memberId) shown = shown.replaceAll(memberId, label.memberHash ?? '{correlation_id}');
-  return shown;
+export function errorTextScrubber(res: Pick<Response, 'locals'>, error: unknown): (text: string) => string {
+  const policy = (res.locals[policyKey] as MemberIdPolicy | undefined) ?? noMemberIds;
+  const { correlation_id: memberId, reservation_token: token } = operationParamsOf(res as Response);
+  const memberIds = memberIdsOf(error);
+  if (memberId !== undefined) memberIds.add(memberId);
+  return memberIdScrubber(policy, memberIds, token ? new Map([[token, '{reservation_token}']]) : undefined);
 }

@@ -3,7 +3,7 @@ import type { Attributes, Span } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { ATTR_HTTP_ROUTE, ATTR_URL_PATH, ATTR_URL_QUERY } from '@opentelemetry/semantic-conventions';
 import type { Response } from 'express';
-import type { MemberIdMode } from '../config';
+import type { MemberIdMode } from '../domain/member-ids';
 import { requestIdOf } from '../http/request-id';
 import { firstSegmentRoute, requestLabel } from '../http/request-label';
 

@@ -1,12 +1,13 @@
+import { SpanStatusCode } from '@opentelemetry/api';
 import { logFields } from './log-fields';
 import { statementShape } from './mongodb-spans';
-import { withoutStackTraces } from './no-stack-traces';
+import { exportableErrors } from './span-errors';
 import { problemLogger } from './problem-log';
 import { useInMemoryTracing } from './test-support/in-memory-tracing';
 
-const { exporter, tracer } = useInMemoryTracing([withoutStackTraces()]);
+const { exporter, tracer } = useInMemoryTracing([exportableErrors()]);
 
-describe('withoutStackTraces', () => {
+describe('exportableErrors', () => {
   it("drops an exception's stack trace before export, keeping its type and message", () => {
     tracer.startActiveSpan('failing', (span) => {
       span.recordException(new TypeError('bad input'));
@@ -15,6 +16,19 @@ describe('withoutStackTraces', () => {
     const [exception] = exporter.getFinishedSpans().find((span) => span.name === 'failing')?.events ?? [];
     expect(exception?.name).toBe('exception');
     expect(exception?.attributes).toEqual({ 'exception.type': 'TypeError', 'exception.message': 'bad input' });
+  });
+
+  it("takes the values a MongoDB error quotes out of the span's status and exceptions (MongoDB's instrumentation sets the driver's message as the status)", () => {
+    const duplicate = 'E11000 duplicate key error collection: loyalty.wallets index: _id_ dup key: { _id: "member:m-alice" }';
+    tracer.startActiveSpan('findAndModify', (span) => {
+      span.recordException(new Error(duplicate));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: duplicate });
+      span.end();
+    });
+    const span = exporter.getFinishedSpans().find((finished) => finished.name === 'findAndModify');
+    const shown = 'E11000 duplicate key error collection: loyalty.wallets index: _id_ dup key: {…}';
+    expect(span?.status).toEqual({ code: SpanStatusCode.ERROR, message: shown });
+    expect(span?.events[0]?.attributes).toEqual({ 'exception.type': 'Error', 'exception.message': shown });
   });
 });
 

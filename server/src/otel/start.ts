@@ -17,7 +17,7 @@ import type { Tracing } from './tracing-handle';
 import { httpInstrumentation } from './http-spans';
 import { logFields } from './log-fields';
 import { mongoInstrumentation } from './mongodb-spans';
-import { withoutStackTraces } from './no-stack-traces';
+import { exportableErrors } from './span-errors';
 import { problemLogger } from './problem-log';
 import { tracedRequestCounter } from './traced-request-counter';
 import { tracedStore } from './traced-store';
@@ -40,7 +40,7 @@ export function startOpenTelemetry(config: TracingConfig, version: string): Trac
       .merge(detectResources({ detectors: [envDetector] })),
     // The sampler (OTEL_TRACES_SAMPLER), the span limits (OTEL_SPAN_*) and the
     // batch processor's queue and delays (OTEL_BSP_*) come from the environment.
-    spanProcessors: [withoutStackTraces(), new BatchSpanProcessor(spanExporter(config.protocol))],
+    spanProcessors: [exportableErrors(), new BatchSpanProcessor(spanExporter(config.protocol))],
   });
   // AsyncLocalStorage carries the active span through promises and callbacks;
   // W3C Trace Context (and Baggage) propagation reads a caller's `traceparent`.

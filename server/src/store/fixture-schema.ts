@@ -1,4 +1,5 @@
 import type { CatalogueItemRecord, Contribution, RedemptionRecord, VoucherDefinitionRecord } from '../domain/model';
+import { maxSessionTtlSeconds } from '../domain/limits';
 import { maxOriginLength, maxOriginsPerKey } from '../domain/origins';
 
 /**
@@ -71,7 +72,7 @@ export const fixtureSchema = {
           enabledBusinessUnits: { type: 'array', items: { type: 'string' } },
           defaultBusinessUnit: { type: ['string', 'null'], description: 'Must be one of enabledBusinessUnits when set.' },
           vouchersEnabled: { type: 'boolean', default: true },
-          sessionTtlSeconds: { type: 'integer', minimum: 1, default: 3600 },
+          sessionTtlSeconds: { type: 'integer', minimum: 1, maximum: maxSessionTtlSeconds, default: 3600, description: 'Seconds a session lives, at most a day.' },
           reservationDurationSeconds: { type: 'integer', minimum: 1, default: 900 },
           extendedDurationSeconds: { type: 'integer', minimum: 1, default: 3600 },
           redemptionTiers: { type: ['array', 'null'], items: { type: 'integer', minimum: 1 }, default: null },

@@ -77,6 +77,7 @@ describe('parseFixture', () => {
     ['an unknown collection', broken((j) => (j.widgets = [])), '/widgets: is not an allowed property'],
     ['an escaped property name', broken((j) => (j['a/b~c'] = 1)), '/a~1b~0c: is not an allowed property'],
     ['a short API key', broken((j) => (at(j, 'clients', 0).apiKey = 'short')), '/clients/0/apiKey: must NOT have fewer than 8 characters'],
+    ['a session lifetime past a day', broken((j) => (at(j, 'clients', 0).sessionTtlSeconds = 100_000)), '/clients/0/sessionTtlSeconds: must be <= 86400'],
     ['a tier below 1', broken((j) => (at(j, 'clients', 0).redemptionTiers = [1000, 0])), '/clients/0/redemptionTiers/1: must be >= 1'],
     ['a wrong nullable type', broken((j) => (at(j, 'clients', 0).dailyRedemptionCap = '10')), '/clients/0/dailyRedemptionCap: must be integer,null'],
     ['a collection that is not an array', broken((j) => (j.members = {})), '/members: must be array'],
@@ -161,6 +162,10 @@ describe('parseFixture', () => {
   it('accepts a reservation of an unknown client when it gives its expiry', () => {
     const json = broken((j) => Object.assign(at(j, 'reservations', 0), { clientId: 'ghost-app', expiresAt: '2030-01-01T00:00:00Z' }));
     expect(() => parseFixture(json)).not.toThrow();
+  });
+
+  it('accepts a session lifetime of a day, the longest', () => {
+    expect(parseFixture(broken((j) => (at(j, 'clients', 0).sessionTtlSeconds = 86_400))).clients?.[0]?.sessionTtlSeconds).toBe(86_400);
   });
 
   it('lists every problem at once, each with its path', () => {

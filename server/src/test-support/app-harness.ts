@@ -55,6 +55,8 @@ export interface TestAppOptions {
   validateResponses?: boolean;
   /** Receives every log line; absent: the lines are parsed into `logs`, up to `maxKeptLogLines`. */
   log?: (line: string) => void;
+  /** The key of the member hashes in logs (LOG_MEMBER_IDS=hashed), with a fixture's store; absent: one of the app's own. */
+  logKey?: Uint8Array;
 }
 
 export interface TestClock {
@@ -69,6 +71,8 @@ export interface TestApp extends TestClock {
   /** The first instance's `http://127.0.0.1:port`. */
   baseUrl: string;
   urls: string[];
+  /** Each instance's `/metrics` (`http://127.0.0.1:port/metrics`, on its own port), with METRICS on; empty otherwise. */
+  metricsUrls: string[];
   running: RunningServer[];
   /** The store under the wrappers (none with `deps` or `env`). */
   store: Store;
@@ -90,7 +94,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const clock = testClock(options);
   // No limits unless the test asks: a test's requests come from one address, at a pace no client keeps.
   const env = options.env ?? { RATE_LIMIT_PER_MINUTE: '0', SESSION_RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0', METRICS: 'off' };
-  const config: AppConfig = { ...loadConfig({ PORT: '0', ...env }), ...options.config };
+  // Any free port for the API and for the metrics (with METRICS on), as every process of a test needs its own.
+  const config: AppConfig = { ...loadConfig({ PORT: '0', METRICS_PORT: '0', ...env }), ...options.config };
   const logs: Array<Record<string, unknown>> = [];
   const write = options.log ?? ((line: string) => void (logs.length < maxKeptLogLines && logs.push(JSON.parse(line))));
   // main's own logger, to the test's `write`.
@@ -115,6 +120,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...clock,
     baseUrl,
     urls,
+    metricsUrls: running.flatMap((r) => (r.metricsUrl ? [`${loopbackUrl(r.metricsUrl)}/metrics`] : [])),
     running,
     store: store ?? noStore(),
     api: apiClient(baseUrl),
@@ -131,7 +137,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 
 /** With `deps` or `env` the app builds no store here: a store option given with them would be ignored, so it is a mistake. */
 function refuseUnusedOptions(options: TestAppOptions): void {
-  const storeOptions = (['fixture', 'store', 'wrapStore', 'walletLimits', 'startAt', 'clock'] as const).filter((name) => options[name] !== undefined);
+  const storeOptions = (['fixture', 'store', 'wrapStore', 'walletLimits', 'startAt', 'clock', 'logKey'] as const).filter((name) => options[name] !== undefined);
   if ((options.deps || options.env) && storeOptions.length > 0) {
     throw new Error(`startTestApp: ${storeOptions.join(', ')} would be ignored with ${options.deps ? 'deps' : 'env'}`);
   }
@@ -175,6 +181,7 @@ function instanceDeps(options: TestAppOptions, config: AppConfig, store: Store, 
       ...(options.walletLimits && { walletLimits: options.walletLimits }),
     }),
     store: { ping: () => store.ping(), close: async () => undefined },
+    ...(options.logKey && { logKey: options.logKey }),
   };
 }
 

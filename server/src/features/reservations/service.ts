@@ -1,6 +1,7 @@
 import type { Clock } from '../../domain/clock';
 import type { WalletLimits } from '../../domain/limits';
-import { reservationError, serviceUnavailable } from '../../domain/errors';
+import { AppError, reservationError, serviceUnavailable } from '../../domain/errors';
+import { withMemberIds } from '../../domain/member-ids';
 import { fundsOthers, isFenced, moveOf } from '../../domain/member-moves';
 import { newAuditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationKey, type ReservationRecord } from '../../domain/model';
 import type {
@@ -17,6 +18,7 @@ import {
   activeCount,
   availableOf,
   loadWalletState,
+  membersNamedBy,
   pointBalanceOf,
   reservedToday,
   saveChange,
@@ -55,39 +57,57 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
       const pairProblem = redemptionPairProblem(request);
       if (pairProblem) throw pairProblem;
       if (context.session.identifierType === 'PHONE_NUMBER') throw notEligible();
-      const key = keyOf(context);
-      const locate = await memberLocator(store, context);
-      let items: ResolvedItems | undefined;
-
-      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-        // One time for the whole attempt: what is live, the daily cap and the
-        // new expiry are all judged at it.
-        const now = clock();
-        const { member, state } = await locate((walletId, withMember) => loadWalletState(store, walletId, key, now, withMember));
-        const current = state.current;
-        checkToken(current, context, request);
-        // Redemption and catalogue data do not change between attempts: resolve once.
-        items ??= await resolveItems(store, request);
-
-        const change = current
-          ? planUpdate(context, request, current, items, now)
-          : planCreation(context, request, member, state, items, now, deps.walletLimits);
-
-        if (isNoOp(change)) return respond(context, member, state, change.after, items, now);
-
-        const entry = auditEntry(context, change, state, now);
-        const saved = await saveChange(store, state, change.before, change.after, entry, now);
-        if (saved) {
-          deps.onPointsMoved?.(sumOf(change.shares, -1), sumOf(change.shares, 1));
-          return respond(context, member, saved, change.after, items, now);
-        }
-        await sleep(Math.floor(Math.random() * Math.min(50, attempt * 2)));
+      // The wallet each attempt read (at most maxAttempts): a failure the log
+      // may show is marked with the members they name, a household's
+      // co-members among them, whose ids its text may quote; the log shows
+      // them only as LOG_MEMBER_IDS says (domain/member-ids.ts). A client's
+      // fault (4xx) is answered with its fixed message, never logged. A
+      // successful request pays one small array for it.
+      const met: WalletState[] = [];
+      try {
+        return await changeReservation(context, request, met);
+      } catch (error) {
+        if (error instanceof AppError && error.status < 500) throw error;
+        throw withMemberIds(error, met.flatMap(membersNamedBy));
       }
-      throw serviceUnavailable();
     },
 
     findInvalidCatalogueItems: (entries) => findInvalidCatalogueItems(store, entries),
   };
+
+  /** The change of the reservation, tried until its compare-and-set holds; the wallet each attempt works on goes into `met`. */
+  async function changeReservation(context: ReservationContext, request: ReservationUpdateRequest, met: WalletState[]): Promise<ReservationUpdateResponse> {
+    const key = keyOf(context);
+    const locate = await memberLocator(store, context);
+    let items: ResolvedItems | undefined;
+
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      // One time for the whole attempt: what is live, the daily cap and the
+      // new expiry are all judged at it.
+      const now = clock();
+      const { member, state } = await locate((walletId, withMember) => loadWalletState(store, walletId, key, now, withMember));
+      met.push(state);
+      const current = state.current;
+      checkToken(current, context, request);
+      // Redemption and catalogue data do not change between attempts: resolve once.
+      items ??= await resolveItems(store, request);
+
+      const change = current
+        ? planUpdate(context, request, current, items, now)
+        : planCreation(context, request, member, state, items, now, deps.walletLimits);
+
+      if (isNoOp(change)) return respond(context, member, state, change.after, items, now);
+
+      const entry = auditEntry(context, change, state, now);
+      const saved = await saveChange(store, state, change.before, change.after, entry, now);
+      if (saved) {
+        deps.onPointsMoved?.(sumOf(change.shares, -1), sumOf(change.shares, 1));
+        return respond(context, member, saved, change.after, items, now);
+      }
+      await sleep(Math.floor(Math.random() * Math.min(50, attempt * 2)));
+    }
+    throw serviceUnavailable();
+  }
 }
 
 /** Points of the shares going one way: 1, given back; -1, taken. */

@@ -107,6 +107,24 @@ function withReservation(wallet: Wallet, replaced: ReservationRecord | null, res
   return { ...wallet, reservations };
 }
 
+/**
+ * Every member a state names: its balances, moves and totals, and its
+ * reservations' members and funders. A failed change is marked with them
+ * (service.ts): its error may quote any of them.
+ */
+export function membersNamedBy(state: WalletState): string[] {
+  const ids = state.balances.map((b) => b.correlationId);
+  for (const move of state.moves) ids.push(move.correlationId);
+  for (const held of state.totals.held) ids.push(held.correlationId);
+  for (const daily of state.totals.daily) ids.push(daily.correlationId);
+  for (const r of state.whole?.reservations ?? (state.current ? [state.current] : [])) {
+    ids.push(r.correlationId);
+    for (const c of r.contributions) ids.push(c.correlationId);
+  }
+  if (state.member) ids.push(state.member.correlationId);
+  return ids;
+}
+
 export function pointBalanceOf(state: WalletState, correlationId: string): number {
   return state.balances.find((b) => b.correlationId === correlationId)?.pointBalance ?? 0;
 }

@@ -1,4 +1,5 @@
 import {
+  MongoBulkWriteError,
   MongoClientClosedError,
   MongoError,
   MongoNetworkError,
@@ -10,6 +11,7 @@ import {
   MongoTopologyClosedError,
 } from 'mongodb';
 import { StoreUnavailableError } from '../port';
+import { withoutDocumentValues } from './document-values';
 
 /**
  * Server error codes that mean "no usable primary right now" rather than
@@ -97,12 +99,48 @@ function isUnavailable(error: unknown, depth = 0): boolean {
 }
 
 /**
- * Maps "database unreachable" to `StoreUnavailableError` with a generic
- * message (the driver's message names hosts and must not reach a client; it
- * stays available to logs as `cause`). Everything else is returned as is.
+ * A command the database refused, as it leaves the adapter: the driver's
+ * class (`driverError`), the server's code and code name, its message
+ * without the values it quotes (`withoutDocumentValues`: a duplicate key's
+ * are members' ids, wallet ids, digests of keys and tokens), and a bulk
+ * write's refused operations by index and code. Never the server's reply,
+ * the key's values, the documents written (a bulk write's errors hold them)
+ * or the write's result, all of which the driver's error carries and a log
+ * line would print: whatever leaves the adapter may be logged.
+ */
+export class DatabaseRefusal extends Error {
+  constructor(
+    readonly driverError: string,
+    message: string,
+    readonly code: number | undefined,
+    readonly codeName: string | undefined,
+    /** A bulk write's operations that failed: their index in the write, and the server's code; absent for any other command. */
+    readonly writeErrors?: ReadonlyArray<{ readonly index: number; readonly code: number }>,
+  ) {
+    super(message);
+    this.name = 'DatabaseRefusal';
+  }
+}
+
+/** The driver's server error as `DatabaseRefusal`. */
+function refusalOf(error: MongoServerError): DatabaseRefusal {
+  const code = typeof error.code === 'number' ? error.code : undefined;
+  const codeName = typeof error.codeName === 'string' ? error.codeName : undefined;
+  const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat().map((e) => ({ index: e.index, code: e.code })) : undefined;
+  return new DatabaseRefusal(error.name, withoutDocumentValues(error.message), code, codeName, writeErrors);
+}
+
+/**
+ * What the adapter throws for what the driver threw. "Database
+ * unreachable" becomes `StoreUnavailableError` with a generic message (the
+ * driver's message names hosts and must not reach a client; it stays
+ * available to logs as `cause`); a command the server refused becomes a
+ * `DatabaseRefusal`, which carries no document value (also as such a
+ * cause). Everything else is returned as is.
  */
 export function toStoreError(error: unknown): unknown {
-  return isUnavailable(error) ? new StoreUnavailableError('store unavailable', { cause: error }) : error;
+  const safe = error instanceof MongoServerError ? refusalOf(error) : error;
+  return isUnavailable(error) ? new StoreUnavailableError('store unavailable', { cause: safe }) : safe;
 }
 
 /**
@@ -121,7 +159,17 @@ export function unreachableReason(error: unknown): string {
   return reasons.join('; ');
 }
 
-/** E11000: a unique index (or `_id`) already holds this key. */
+/** E11000: a unique index (or `_id`) already holds this key; the driver's error, or as the adapter let it out. */
 export function isDuplicateKey(error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === 11000;
+  return (error instanceof MongoServerError || error instanceof DatabaseRefusal) && error.code === 11000;
+}
+
+/**
+ * The operations of a failed bulk write that the server refused, by index
+ * and code (the driver's error, or as the adapter let it out); null for
+ * any other failure.
+ */
+export function refusedWrites(error: unknown): ReadonlyArray<{ readonly index: number; readonly code: number }> | null {
+  const refusal = error instanceof MongoServerError ? refusalOf(error) : error;
+  return refusal instanceof DatabaseRefusal ? (refusal.writeErrors ?? null) : null;
 }

@@ -10,6 +10,8 @@ export interface FaultPlan {
   methods?: StoreMethod[];
   /** Fail this many calls, then recover by itself; forever when absent. */
   times?: number;
+  /** What an `error` fault throws (a planted error, its message and causes the test's); default `injected fault in <method>`. */
+  thrown?: (method: StoreMethod) => unknown;
 }
 
 /** A store that fails its calls on demand. */
@@ -35,7 +37,8 @@ export function faultInjecting(inner: Store): FaultInjectingStore {
       const current = plan;
       if (current && !neverFailed.has(method) && (!current.methods || current.methods.includes(method))) {
         if (current.times !== undefined && --current.times <= 0) plan = null;
-        throw current.fault === 'unavailable' ? new StoreUnavailableError() : new Error(`injected fault in ${method}`);
+        if (current.fault === 'unavailable') throw new StoreUnavailableError();
+        throw current.thrown ? current.thrown(method) : new Error(`injected fault in ${method}`);
       }
       return call();
     },

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Document } from 'mongodb';
-import type { AuditEntry, AuditState, Contribution, MemberBalance, MemberMove, ReservationKey, ReservationRecord } from '../../../domain/model';
+import { memberOfWalletId, type AuditEntry, type AuditState, type Contribution, type MemberBalance, type MemberMove, type ReservationKey, type ReservationRecord } from '../../../domain/model';
 import type { WalletTotals } from '../../../domain/wallet-totals';
 import type { Body } from '../documents';
 
@@ -183,6 +183,30 @@ function reservationWriteFields(w: ReservationWrite): ReservationWrite {
   const write: ReservationWrite = { key: keyOfReservation(w.key), reservation: w.reservation ? reservationFields(w.reservation) : null };
   if (w.created === true && w.reservation) write.created = true;
   return write;
+}
+
+/**
+ * Every member an outbox names: the wallet's own member, the reservations'
+ * members and funders, the audit entry's member and shares. Its delivery's
+ * failure is marked with them (outbox.ts): the error may quote them, and
+ * the log shows them only as LOG_MEMBER_IDS says. Read as stored, whatever
+ * it lacks: marking a failure must never fail in its place.
+ */
+export function outboxMemberIds(walletId: string, outbox: OutboxDoc): string[] {
+  const ids: string[] = [];
+  const member = memberOfWalletId(walletId);
+  if (member !== null) ids.push(member);
+  const named = (value: { correlationId?: unknown } | null | undefined) => {
+    if (typeof value?.correlationId === 'string') ids.push(value.correlationId);
+  };
+  for (const write of outbox.reservations ?? []) {
+    named(write.key);
+    for (const c of write.reservation?.contributions ?? []) named(c);
+  }
+  const audit = outbox.audit;
+  named(audit);
+  for (const c of [...(audit?.shares ?? []), ...(audit?.before?.contributions ?? []), ...(audit?.after?.contributions ?? [])]) named(c);
+  return ids;
 }
 
 // --- audit -----------------------------------------------------------------

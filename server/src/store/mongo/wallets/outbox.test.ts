@@ -1,6 +1,8 @@
 import type { Collection } from 'mongodb';
+import { memberIdsOf } from '../../../domain/member-ids';
+import { auditEntry, reservationRecord } from '../../test-support/records';
 import type { OutboxDoc } from './documents';
-import { Outbox, type OutboxCollections } from './outbox';
+import { Outbox, outboxDoc, type OutboxCollections } from './outbox';
 
 /*
  * The bounds of what a process keeps for the outbox, against fake
@@ -98,5 +100,36 @@ describe('Outbox bounds', () => {
     for (let i = 0; i < 3; i++) await outbox.ensureDelivered({ _id: `w-${i}`, bucket: 0, version: 1, balances: [], totals: { held: [], daily: [], count: 0, nextExpiry: null } });
     expect(outbox.sizes.remembered).toBeLessThanOrEqual(2);
     expect(fake.writes).toEqual([]);
+  });
+});
+
+describe('a delivery that fails', () => {
+  it('is marked with every member its outboxes name, whose ids its text may quote (the log shows them as LOG_MEMBER_IDS says)', async () => {
+    const refusals: Error[] = [];
+    const refuse = () => {
+      const refused = new Error('the write was refused');
+      refusals.push(refused);
+      return Promise.reject(refused);
+    };
+    const collection = (name: string) => ({ collectionName: name, bulkWrite: refuse }) as unknown as Collection<never>;
+    const collections = { wallets: collection('wallets'), reservations: collection('reservations'), audit: collection('audit') } as unknown as OutboxCollections;
+    const outbox = new Outbox({ collections: () => collections, run: (op) => op(), now: () => new Date() });
+    const household = outboxDoc(
+      [{ key: { clientId: 'partner-app', correlationId: 'm-hh-1', reservationToken: 'rt-1' }, reservation: reservationRecord('rt-1', 'm-hh-1', { 'm-hh-1': 10, 'm-hh-2': 5 }) }],
+      auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 15, { correlationId: 'm-hh-1', walletId: 'household:hh-1', shares: [{ correlationId: 'm-hh-3', points: -1 }] }),
+      new Date(),
+    );
+    const own = (member: string) => outboxDoc([], auditEntry('rt-2', '2030-01-01T00:00:00.000Z', 3, { correlationId: member }), new Date());
+
+    // Alone: its own members.
+    const failure = await outbox.deliverNow('member:m-solo', 2, own('m-solo')).catch((error: unknown) => error);
+    expect(failure).toBe(refusals[0]);
+    expect([...memberIdsOf(failure)].sort()).toEqual(['m-solo']);
+    // Batched after answers: those of every outbox of the batch.
+    outbox.deliverLater('household:hh-1', 4, household);
+    outbox.deliverLater('member:m-alice', 7, own('m-alice'));
+    await outbox.settle();
+    expect(refusals).toHaveLength(2);
+    expect([...memberIdsOf(refusals[1])].sort()).toEqual(['m-alice', 'm-hh-1', 'm-hh-2', 'm-hh-3']);
   });
 });

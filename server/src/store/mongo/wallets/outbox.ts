@@ -1,12 +1,14 @@
 import type { LRUCache } from 'lru-cache';
-import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Document } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
 import { boundedCache } from '../../../caching/bounded-cache';
+import { withMemberIds } from '../../../domain/member-ids';
 import type { AuditEntry } from '../../../domain/model';
-import { isDuplicateKey } from '../errors';
+import { isDuplicateKey, refusedWrites } from '../errors';
 import {
   auditDoc,
   deliveredLookup,
   isDelivered,
+  outboxMemberIds,
   reservationDocBody,
   reservationDocId,
   reservationWriteDocs,
@@ -244,9 +246,19 @@ export class Outbox implements OutboxLifecycle {
    * Writes what outboxes carry, several at once: one write of all their
    * reservations first, then one of all their audit entries (whose presence
    * in the trail then says an outbox is delivered); an outbox without an
-   * entry is cleared instead. Every write is idempotent; fails whole.
+   * entry is cleared instead. Every write is idempotent; fails whole, its
+   * error marked with the members the outboxes name, whose ids its text may
+   * quote: the log shows them only as LOG_MEMBER_IDS says (domain/member-ids.ts).
    */
   private async write(batch: Delivery[]): Promise<void> {
+    try {
+      await this.writeAll(batch);
+    } catch (error) {
+      throw withMemberIds(error, batch.flatMap((d) => outboxMemberIds(d.walletId, d.outbox)));
+    }
+  }
+
+  private async writeAll(batch: Delivery[]): Promise<void> {
     await this.writeReservations(batch.flatMap((d) => reservationWritesFromDocs(d.outbox.reservations).map((write) => ({ ...d, write }))));
     const entries = batch.flatMap((d) => (d.outbox.audit ? [d.outbox.audit] : []));
     if (entries.length > 0) await this.insertIgnoringDuplicates(entries);
@@ -335,8 +347,8 @@ export class Outbox implements OutboxLifecycle {
  * names none: then all of them, as writing any again guarded is harmless.
  */
 function duplicateKeyIndexes(error: unknown, operations: number): number[] | null {
-  if (error instanceof MongoBulkWriteError) {
-    const errors = [error.writeErrors].flat();
+  const errors = refusedWrites(error);
+  if (errors !== null) {
     if (errors.length === 0 || errors.some((e) => e.code !== 11000)) return null;
     return errors.map((e) => e.index);
   }
