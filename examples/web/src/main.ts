@@ -197,25 +197,21 @@ function offerErrors(loyalty: LoyaltyClient, config: ExampleConfig, held: Held):
       document.body.dataset.busy = 'true';
       void attempt(signedIn).then(() => {
         delete document.body.dataset.busy;
-        button.disabled = held.current === null;
+        button.disabled = document.body.dataset.state !== 'ready';
       });
     });
   }
 }
 
-/** The buttons that act in the member's session: enabled while one is held, disabled once signed out. */
+/** The buttons that act in the member's session (the error buttons, Sign out): enabled while the page is ready. */
 function enableMemberButtons(enabled: boolean): void {
-  for (const button of document.querySelectorAll<HTMLButtonElement>('.tries button')) button.disabled = !enabled;
-  const signOutButton = byId('sign-out') as HTMLButtonElement;
-  signOutButton.hidden = !enabled;
-  signOutButton.disabled = !enabled;
+  for (const button of document.querySelectorAll<HTMLButtonElement>('.tries button, #sign-out')) button.disabled = !enabled;
 }
 
 /**
  * Ends the member's session at the API (`endSession`, with the publishable
- * key and the token), then forgets the token whatever the answer and shows
- * the signed-out state: the member asked to sign out. A sign-out the API did
- * not confirm is shown for support too; the session then ends at its expiry.
+ * key and the token) and says what came of it, with the request id sent. A
+ * sign-out the API did not confirm is shown for support too.
  */
 async function signOut(loyalty: LoyaltyClient, { member, session }: SignedInMember): Promise<{ outcome: SignOutOutcome; requestId: string }> {
   const call = 'endSession';
@@ -233,16 +229,22 @@ async function signOut(loyalty: LoyaltyClient, { member, session }: SignedInMemb
   }
 }
 
+/**
+ * The Sign out button: ends the session, then forgets the token whatever the
+ * answer (the member asked to sign out; an unconfirmed session ends at its
+ * expiry), clears what the page showed of the member and offers the sign-in
+ * again.
+ */
 function offerSignOut(loyalty: LoyaltyClient, held: Held): void {
   const button = byId('sign-out') as HTMLButtonElement;
   button.addEventListener('click', () => {
     const signedIn = held.current;
     if (!signedIn) return;
-    button.disabled = true;
+    enableMemberButtons(false);
     document.body.dataset.state = 'signing-out';
     void signOut(loyalty, signedIn).then(({ outcome, requestId }) => {
       held.current = null;
-      enableMemberButtons(false);
+      button.hidden = true;
       // Nothing of the member stays on the page: a shared computer shows the next person nothing.
       for (const id of ['vouchers-result', 'reservation-result']) byId(id).replaceChildren(el('p', { class: 'muted' }, 'Waiting for the sign-in…'));
       const text = signedOutText(outcome, times.format(new Date(signedIn.session.expiresAt)));
@@ -270,6 +272,7 @@ async function main(): Promise<void> {
   offerSignIn(config, async (member, session) => {
     held.current = { member, session };
     await journey(loyalty, member, session.sessionToken);
+    byId('sign-out').hidden = false;
     enableMemberButtons(true);
     document.body.dataset.state = 'ready';
   });
