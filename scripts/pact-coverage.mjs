@@ -5,8 +5,9 @@
 //    matched exactly;
 //  - the variants the SDK's users depend on (default and explicit business
 //    unit, plain lowering, household return, item-level redemption, offline
-//    creation, Operations A and B from the partner's page with its
-//    publishable key, 401 on each operation).
+//    creation, Operations A and B and End Session from the partner's page
+//    with its publishable key, End Session from its server, 401 on each
+//    operation).
 // So a status, code or message added to the spec fails here until a
 // consumer interaction covers it.
 import { readFileSync } from 'node:fs';
@@ -106,6 +107,8 @@ const variants = [
   ['updateReservation', 'offline creation', (i) => ok(i) && requestBody(i).offline === true],
   ['listVoucherDefinitions', "the partner's page (a publishable key from its origin)", (i) => ok(i) && fromPage(i)],
   ['updateReservation', "the partner's page (a publishable key from its origin)", (i) => ok(i) && fromPage(i)],
+  ['endSession', "the partner's server (a secret key, no Origin)", (i) => i.response?.status === 204 && !fromPage(i)],
+  ['endSession', "the partner's page (a publishable key from its origin)", (i) => i.response?.status === 204 && fromPage(i)],
   // A HEAD answer has no body to carry the errorCode: its status says it.
   ...operations.map((op) => [
     op.operationId,

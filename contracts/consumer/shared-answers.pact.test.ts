@@ -2,8 +2,8 @@
  * The answers every operation shares, one table: `401` (the API key, the
  * session: each message the spec lists where the operation can give it) and
  * `429` (the client over its rate limit), each as the SDK meets it on Start
- * Session, Operation A and Operation B. HEAD on Operation A has them in its
- * own table (voucher-definitions-head.pact.test.ts).
+ * Session, Operation A, Operation B and End Session. HEAD on Operation A has
+ * them in its own table (voucher-definitions-head.pact.test.ts).
  */
 import type { TemplateHeaders } from '@pact-foundation/pact';
 import type { V4ResponseBuilder } from '@pact-foundation/pact/src/v4/http/types';
@@ -30,6 +30,7 @@ import {
 const pact = createPact();
 const sessionsPath = `/client/users/${alice}/sessions`;
 const vouchersPath = `/client/users/${alice}/voucher-definitions`;
+const currentSessionPath = `/client/users/${alice}/sessions/current`;
 const lowering = { reservationAmount: 7500 };
 const overItsLimit = state(states.rateLimitUsedUp, { clientId: clientIds.throttled });
 
@@ -40,7 +41,7 @@ interface SharedCase {
   /** The interaction's description, as the pact holds it. */
   description: string;
   given: StateSpec[];
-  request: { method: 'POST' | 'GET' | 'PUT'; path: string; headers: TemplateHeaders; body?: object };
+  request: { method: 'POST' | 'GET' | 'PUT' | 'DELETE'; path: string; headers: TemplateHeaders; body?: object };
   status: 401 | 429;
   answer: (res: V4ResponseBuilder) => V4ResponseBuilder;
   /** The 401's message, matched exactly; a 429's is matched by type. */
@@ -175,6 +176,46 @@ const cases: Array<[title: string, SharedCase]> = [
           body: lowering,
           requestId: 'contract-update-429',
         }),
+    },
+  ],
+  [
+    'End Session, 401: a token that is no session (never one, or one that has ended)',
+    {
+      description: 'a request to end a member session with an invalid session token',
+      given: [aliceExists],
+      request: { method: 'DELETE', path: currentSessionPath, headers: memberHeaders('contract-end-session-401', invalidSessionToken) },
+      status: 401,
+      answer: unauthorized('Invalid or expired session'),
+      errorMessage: 'Invalid or expired session',
+      send: (client) => client.endSession({ correlationId: alice, sessionToken: invalidSessionToken, requestId: 'contract-end-session-401' }),
+    },
+  ],
+  [
+    'End Session, 401: no session, saying how to send one',
+    {
+      description: 'a request to end a member session without a session',
+      given: [aliceExists],
+      request: { method: 'DELETE', path: currentSessionPath, headers: { ...apiKeyHeader(), ...requestIdHeader('contract-end-session-401-no-session') } },
+      status: 401,
+      answer: unauthorized(missingSession),
+      errorMessage: missingSession,
+      send: (client) =>
+        client.raw.DELETE('/client/users/{correlation_id}/sessions/current', {
+          params: { path: { correlation_id: alice } },
+          headers: { 'X-Request-Id': 'contract-end-session-401-no-session' },
+        }),
+    },
+  ],
+  [
+    'End Session, 429: a client over its rate limit',
+    {
+      description: 'a request to end a member session from a client over its rate limit',
+      given: [aliceExists, overItsLimit],
+      request: { method: 'DELETE', path: currentSessionPath, headers: memberHeaders('contract-end-session-429', undefined, apiKeys.throttled) },
+      status: 429,
+      answer: tooManyRequests,
+      apiKey: apiKeys.throttled,
+      send: (client) => client.endSession({ correlationId: alice, sessionToken: placeholderSessionToken, requestId: 'contract-end-session-429' }),
     },
   ],
 ];

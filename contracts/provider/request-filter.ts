@@ -9,8 +9,8 @@ import { listingTag } from '../../server/src/features/voucher-definitions/handle
 import { placeholderListingTag, placeholderSessionToken } from '../shared/contract';
 import { apiKeyOf } from './fixtures/records';
 
-/** Operations A and B: the member is the first path segment after /client/users/. */
-const sessionPath = /^\/client\/users\/([^/]+)\/(?:voucher-definitions|reservations\/[^/]+)$/;
+/** Operations A and B, and End Session: the member is the first path segment after /client/users/. */
+const sessionPath = /^\/client\/users\/([^/]+)\/(?:voucher-definitions|reservations\/[^/]+|sessions\/current)$/;
 
 export interface SessionFilterDeps {
   /** Services on the store without injected faults, so a session starts even in "the store is unavailable". */

@@ -37,6 +37,40 @@ interface paths {
         patch?: never;
         trace?: never;
     };
+    "/client/users/{correlation_id}/sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Correlation identifier of the loyalty member the client acts for.
+                 * @example m-alice
+                 */
+                correlation_id: components["parameters"]["CorrelationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End the member session (sign out)
+         * @description Ends the session of the bearer token, for the member in the path: from
+         *     the answer on, the token is `401` on the server process that answered,
+         *     and on every process within 2 seconds. Call it when the member signs
+         *     out, from the partner's server (a secret key) or from the member's
+         *     page (its publishable key, from one of its origins), with the token
+         *     to end. The checks are those of Operations A and B; ending a session
+         *     that has ended (or expired) is `401`, so the call cannot end another
+         *     member's session, nor tell whether a token was ever valid. A session
+         *     also ends at its expiry, and when the key that started it is revoked.
+         */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/client/users/{correlation_id}/voucher-definitions": {
         parameters: {
             query?: never;
@@ -189,8 +223,12 @@ interface components {
         /** @description A member session. Present its token as `Authorization: Bearer <sessionToken>`. */
         Session: {
             /**
-             * @description Random secret of the session (at least 128 bits), never derived from ids.
-             * @example st_9kq3ZbJ0m4W2yQ8vT1xH5cN7rL6pD0sA
+             * @description The session's bearer secret. Opaque: send it back as it is, and
+             *     never parse it (its form may change). It is sealed by the server
+             *     (see "Credentials": authenticated encryption under a server-side
+             *     key that rotates), so it reveals nothing to whoever holds it, no
+             *     member id included, and cannot be forged or altered.
+             * @example st2.k7Qd2mXc.Zb9fK3w1yTqR0vN8pL2sA6cH4jE5gU7iO9mB1xD3zW0aS2dF4gH6jK8lQ0wE2rT4yU6iO8pA0sD2fG4hJ6kL8zX0cV2bN4mQ6wE8rT0yU2iO4pA6sD8fG0hJ2kL4zX6cV8bN0mQ2wE4rT6y
              */
             sessionToken: string;
             /**
@@ -1034,6 +1072,73 @@ interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Identifier of the request for tracing, echoed in the response's
+                 *     `X-Request-Id` and logged. Used when it is 1 to 128 characters of
+                 *     `A-Z a-z 0-9 . _ -`; otherwise (and when absent) the server makes one.
+                 *     Never a reason to reject a request.
+                 * @example 0b5e2a2c-6d1f-4a57-9f0e-2f4c1f6a9d11
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /**
+                 * @description Correlation identifier of the loyalty member the client acts for.
+                 * @example m-alice
+                 */
+                correlation_id: components["parameters"]["CorrelationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session has ended. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a query parameter (the operation defines none). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "errorCode": "INVALID_REQUEST",
+                     *       "errorMessage": "Request does not match the API specification",
+                     *       "details": [
+                     *         {
+                     *           "path": "/query/all",
+                     *           "message": "Unknown query parameter 'all'"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvalidRequestError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listVoucherDefinitions: {
         parameters: {
             query?: {
@@ -1562,8 +1667,11 @@ interface UnexpectedResponseError {
 }
 type OperationId = keyof operations;
 type RawResponse<Op extends OperationId> = FetchResponse<operations[Op], Record<never, never>, `${string}/${string}`>;
-/** The success body of an operation. */
-type SuccessBody<Op extends OperationId> = NonNullable<RawResponse<Op>['data']>;
+/**
+ * The success body of an operation; `undefined` for one whose success has
+ * no body (`endSession`'s `204`), so that its `data` is typed as it comes.
+ */
+type SuccessBody<Op extends OperationId> = [NonNullable<RawResponse<Op>['data']>] extends [never] ? undefined : NonNullable<RawResponse<Op>['data']>;
 /**
  * Every error body an operation can answer with: the spec's bodies for its
  * documented statuses, plus {@link UnexpectedResponseError}. Discriminate on
@@ -1574,10 +1682,12 @@ type ErrorBody<Op extends OperationId> = NonNullable<RawResponse<Op>['error']> |
 type StartSessionError = ErrorBody<'startSession'>;
 type ListVoucherDefinitionsError = ErrorBody<'listVoucherDefinitions'>;
 type UpdateReservationError = ErrorBody<'updateReservation'>;
+type EndSessionError = ErrorBody<'endSession'>;
 /**
  * What every SDK call resolves to: openapi-fetch's `{ data, error, response }`
- * (exactly one of `data` and `error` is set; decide on it or on `response.ok`)
- * plus the request id sent in `X-Request-Id`.
+ * plus the request id sent in `X-Request-Id`. `error` is set exactly when the
+ * call failed: decide on it or on `response.ok`. Without an error, `data` is
+ * the body, but for `endSession`, whose success has none (`undefined`).
  */
 type LoyaltyResponse<Op extends OperationId> = {
     data: SuccessBody<Op>;
@@ -1614,6 +1724,11 @@ interface UpdateReservationArgs extends CallOptions {
     reservationToken: Parameters_<'updateReservation'>['path']['reservation_token'];
     body: operations['updateReservation']['requestBody']['content']['application/json'];
 }
+interface EndSessionArgs extends CallOptions {
+    correlationId: Parameters_<'endSession'>['path']['correlation_id'];
+    /** The token of the session to end, as Start Session answered it. */
+    sessionToken: Session['sessionToken'];
+}
 interface LoyaltyClient {
     /** Starts a member session (`POST .../sessions`). Never retried: each call starts a new session. */
     startSession(args: StartSessionArgs): Promise<LoyaltyResponse<'startSession'>>;
@@ -1621,6 +1736,15 @@ interface LoyaltyClient {
     listVoucherDefinitions(args: ListVoucherDefinitionsArgs): Promise<LoyaltyResponse<'listVoucherDefinitions'>>;
     /** Updates (or, with `offline`, creates) a reservation (Operation B, idempotent `PUT`). */
     updateReservation(args: UpdateReservationArgs): Promise<LoyaltyResponse<'updateReservation'>>;
+    /**
+     * Ends the member session of `sessionToken` when the member signs out
+     * (`DELETE .../sessions/current`): `204`, with no `data`. Retried like the
+     * other idempotent calls, so an attempt whose answer was lost may have
+     * ended the session already: its retry then answers `401 Invalid or
+     * expired session`, which means the token is no session of this member any
+     * more (ended, expired, or never one), as after any other sign-out.
+     */
+    endSession(args: EndSessionArgs): Promise<LoyaltyResponse<'endSession'>>;
     /**
      * The underlying openapi-fetch client, typed from the spec, with the same
      * middleware and transport (API key, request id, trace context, User-Agent,
@@ -1655,4 +1779,4 @@ declare function sessionAuth(sessionToken: string): Middleware;
  */
 declare const SDK_VERSION = "1.0.0";
 
-export { type CallOptions, type CatalogueItem, type CatalogueItemData, type CatalogueItemMessages, type Creative, type ErrorBody, type ErrorDetail, type ExpiryRule, type ForbiddenError, type ForbiddenErrorMessage, type Household, type IdentifierType, type InternalError, type InvalidCatalogueItem, type InvalidRequestError, type ListVoucherDefinitionsArgs, type ListVoucherDefinitionsError, type LoyaltyClient, type LoyaltyClientOptions, LoyaltyRequestError, type LoyaltyResponse, type MemberNotFoundError, type OperationId, type PayloadTooLargeError, type RequestFailureReason, type ReservationUpdateError, type ReservationUpdateErrorMessage, type ReservationUpdateRequest, type ReservationUpdateResponse, type RetryOptions, type RewardMetadata, SDK_VERSION, type ServiceUnavailableError, type Session, type StartSessionArgs, type StartSessionError, type SuccessBody, type TooManyRequestsError, type TraceHeaders, type TracePropagation, type UnauthorizedError, type UnauthorizedErrorMessage, type UnexpectedResponseError, type UnsupportedMediaTypeError, type UpdateReservationArgs, type UpdateReservationError, type VoucherDefinitionSummary, type VoucherDefinitionsError, type VoucherDefinitionsErrorCode, type components, createLoyaltyClient, isLoyaltyRequestError, type operations, type paths, requestIdOf, sessionAuth };
+export { type CallOptions, type CatalogueItem, type CatalogueItemData, type CatalogueItemMessages, type Creative, type EndSessionArgs, type EndSessionError, type ErrorBody, type ErrorDetail, type ExpiryRule, type ForbiddenError, type ForbiddenErrorMessage, type Household, type IdentifierType, type InternalError, type InvalidCatalogueItem, type InvalidRequestError, type ListVoucherDefinitionsArgs, type ListVoucherDefinitionsError, type LoyaltyClient, type LoyaltyClientOptions, LoyaltyRequestError, type LoyaltyResponse, type MemberNotFoundError, type OperationId, type PayloadTooLargeError, type RequestFailureReason, type ReservationUpdateError, type ReservationUpdateErrorMessage, type ReservationUpdateRequest, type ReservationUpdateResponse, type RetryOptions, type RewardMetadata, SDK_VERSION, type ServiceUnavailableError, type Session, type StartSessionArgs, type StartSessionError, type SuccessBody, type TooManyRequestsError, type TraceHeaders, type TracePropagation, type UnauthorizedError, type UnauthorizedErrorMessage, type UnexpectedResponseError, type UnsupportedMediaTypeError, type UpdateReservationArgs, type UpdateReservationError, type VoucherDefinitionSummary, type VoucherDefinitionsError, type VoucherDefinitionsErrorCode, type components, createLoyaltyClient, isLoyaltyRequestError, type operations, type paths, requestIdOf, sessionAuth };

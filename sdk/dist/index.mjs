@@ -482,6 +482,14 @@ function createLoyaltyClient(options) {
         ...init
       });
       return { ...result, requestId };
+    },
+    async endSession(args) {
+      const { requestId, init } = callInit(args, [sessionAuth(args.sessionToken)]);
+      const result = await raw.DELETE("/client/users/{correlation_id}/sessions/current", {
+        params: { path: { correlation_id: pathSegment("correlationId", args.correlationId) } },
+        ...init
+      });
+      return { ...result, requestId };
     }
   };
 }

@@ -38,6 +38,12 @@ export interface UpdateReservationArgs extends CallOptions {
   body: operations['updateReservation']['requestBody']['content']['application/json'];
 }
 
+export interface EndSessionArgs extends CallOptions {
+  correlationId: Parameters_<'endSession'>['path']['correlation_id'];
+  /** The token of the session to end, as Start Session answered it. */
+  sessionToken: Session['sessionToken'];
+}
+
 export interface LoyaltyClient {
   /** Starts a member session (`POST .../sessions`). Never retried: each call starts a new session. */
   startSession(args: StartSessionArgs): Promise<LoyaltyResponse<'startSession'>>;
@@ -45,6 +51,15 @@ export interface LoyaltyClient {
   listVoucherDefinitions(args: ListVoucherDefinitionsArgs): Promise<LoyaltyResponse<'listVoucherDefinitions'>>;
   /** Updates (or, with `offline`, creates) a reservation (Operation B, idempotent `PUT`). */
   updateReservation(args: UpdateReservationArgs): Promise<LoyaltyResponse<'updateReservation'>>;
+  /**
+   * Ends the member session of `sessionToken` when the member signs out
+   * (`DELETE .../sessions/current`): `204`, with no `data`. Retried like the
+   * other idempotent calls, so an attempt whose answer was lost may have
+   * ended the session already: its retry then answers `401 Invalid or
+   * expired session`, which means the token is no session of this member any
+   * more (ended, expired, or never one), as after any other sign-out.
+   */
+  endSession(args: EndSessionArgs): Promise<LoyaltyResponse<'endSession'>>;
   /**
    * The underlying openapi-fetch client, typed from the spec, with the same
    * middleware and transport (API key, request id, trace context, User-Agent,
@@ -129,6 +144,15 @@ export function createLoyaltyClient(options: LoyaltyClientOptions): LoyaltyClien
           },
         },
         body: args.body,
+        ...init,
+      });
+      return { ...result, requestId };
+    },
+
+    async endSession(args) {
+      const { requestId, init } = callInit(args, [sessionAuth(args.sessionToken)]);
+      const result = await raw.DELETE('/client/users/{correlation_id}/sessions/current', {
+        params: { path: { correlation_id: pathSegment('correlationId', args.correlationId) } },
         ...init,
       });
       return { ...result, requestId };

@@ -8,6 +8,7 @@
 export { createLoyaltyClient } from './client';
 export type {
   CallOptions,
+  EndSessionArgs,
   ListVoucherDefinitionsArgs,
   LoyaltyClient,
   StartSessionArgs,
@@ -27,6 +28,7 @@ export type {
   CatalogueItemData,
   CatalogueItemMessages,
   Creative,
+  EndSessionError,
   ErrorBody,
   ErrorDetail,
   ExpiryRule,

@@ -63,8 +63,11 @@ export type OperationId = keyof operations;
 // openapi-fetch's own result type for an operation, as `client.raw` returns it.
 type RawResponse<Op extends OperationId> = FetchResponse<operations[Op], Record<never, never>, `${string}/${string}`>;
 
-/** The success body of an operation. */
-export type SuccessBody<Op extends OperationId> = NonNullable<RawResponse<Op>['data']>;
+/**
+ * The success body of an operation; `undefined` for one whose success has
+ * no body (`endSession`'s `204`), so that its `data` is typed as it comes.
+ */
+export type SuccessBody<Op extends OperationId> = [NonNullable<RawResponse<Op>['data']>] extends [never] ? undefined : NonNullable<RawResponse<Op>['data']>;
 
 /**
  * Every error body an operation can answer with: the spec's bodies for its
@@ -77,11 +80,13 @@ export type ErrorBody<Op extends OperationId> = NonNullable<RawResponse<Op>['err
 export type StartSessionError = ErrorBody<'startSession'>;
 export type ListVoucherDefinitionsError = ErrorBody<'listVoucherDefinitions'>;
 export type UpdateReservationError = ErrorBody<'updateReservation'>;
+export type EndSessionError = ErrorBody<'endSession'>;
 
 /**
  * What every SDK call resolves to: openapi-fetch's `{ data, error, response }`
- * (exactly one of `data` and `error` is set; decide on it or on `response.ok`)
- * plus the request id sent in `X-Request-Id`.
+ * plus the request id sent in `X-Request-Id`. `error` is set exactly when the
+ * call failed: decide on it or on `response.ok`. Without an error, `data` is
+ * the body, but for `endSession`, whose success has none (`undefined`).
  */
 export type LoyaltyResponse<Op extends OperationId> =
   | { data: SuccessBody<Op>; error?: never; response: Response; requestId: string }

@@ -82,6 +82,44 @@ describe('updateReservation', () => {
   });
 });
 
+describe('endSession', () => {
+  it('DELETEs the current session with the API key and the bearer session, no body, and gives no data on 204', async () => {
+    const { loyalty, requests } = client(new Response(null, { status: 204, headers: { 'X-Request-Id': 'echoed' } }));
+    const result = await loyalty.endSession({ correlationId: 'm alice/1', sessionToken: session.sessionToken, requestId: 'sign-out-1' });
+
+    expect(result.data).toBeUndefined();
+    expect(result.error).toBeUndefined();
+    expect(result.requestId).toBe('sign-out-1');
+    expect(result.response.status).toBe(204);
+    expect(result.response.ok).toBe(true);
+    const [request] = requests;
+    expect(request?.method).toBe('DELETE');
+    expect(request?.url).toBe(`${baseUrl}/client/users/m%20alice%2F1/sessions/current`);
+    expect(request?.headers.get('Authorization')).toBe(`Bearer ${session.sessionToken}`);
+    expect(request?.headers.get('X-Api-Key')).toBe(apiKey);
+    expect(request?.headers.get('X-Request-Id')).toBe('sign-out-1');
+    expect(request?.body).toBeNull();
+  });
+
+  it.each([
+    [401, 'UNAUTHORIZED', 'Invalid or expired session'],
+    [403, 'FORBIDDEN', 'A publishable key works only from a page on one of its origins'],
+  ])('hands back a %i as its error body, without throwing', async (status, errorCode, errorMessage) => {
+    const body = { statusCode: status, errorCode, errorMessage };
+    const { loyalty } = client(json(status, body));
+    const result = await loyalty.endSession({ correlationId: 'm-alice', sessionToken: 'st-ended' });
+    expect(result.data).toBeUndefined();
+    expect(result.error).toEqual(body);
+    expect(result.response.status).toBe(status);
+  });
+
+  it.each(['', '.', '..'])('rejects the correlation id %j before sending anything', async (segment) => {
+    const { loyalty, requests } = client();
+    await expect(loyalty.endSession({ correlationId: segment, sessionToken: 't' })).rejects.toThrow(TypeError);
+    expect(requests).toHaveLength(0);
+  });
+});
+
 describe('request id', () => {
   it('sends a fresh UUID per call and returns it', async () => {
     const { loyalty, requests } = client(json(200, []), json(200, []));

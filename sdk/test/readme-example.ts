@@ -67,6 +67,15 @@ async function main(): Promise<void> {
   }
   const { reservationToken, reservationDuration, availablePointBalance } = updated.data;
   console.log(`Reservation ${reservationToken} holds for ${reservationDuration} s; ${availablePointBalance} points available`);
+
+  // 4. The member signs out: end the session, so that its token is refused from now on.
+  const ended = await loyalty.endSession({ correlationId, sessionToken });
+  // 401 `Invalid or expired session`: it had ended already (elsewhere, or at its expiry). Signed out all the same.
+  const endedBefore = ended.error?.errorCode === 'UNAUTHORIZED' && ended.error.errorMessage === 'Invalid or expired session';
+  if (ended.error && !endedBefore) {
+    return fail(`Sign-out not confirmed: ${ended.error.errorCode} (request ${ended.requestId}); the session ends at its expiry`);
+  }
+  console.log('Signed out');
 }
 
 main().catch((error: unknown) => {

@@ -21,7 +21,7 @@ it('README.md shows test/readme-example.ts verbatim', () => {
   expect(readmeExample()).toBe(example);
 });
 
-it('the README example runs from session to reservation update', async () => {
+it('the README example runs from session to reservation update, then signs out', async () => {
   const seen: Request[] = [];
   // Answers like the server would, by route.
   const fetchSpy = jest.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
@@ -31,6 +31,7 @@ it('the README example runs from session to reservation update', async () => {
     if (pathname === '/client/users/m-alice/sessions') return json(201, session);
     if (pathname === '/client/users/m-alice/voucher-definitions') return json(200, [voucher]);
     if (pathname === '/client/users/m-alice/reservations/rt-alice-1') return json(200, reservation);
+    if (request.method === 'DELETE' && pathname === '/client/users/m-alice/sessions/current') return new Response(null, { status: 204 });
     return json(404, { statusCode: 404, errorCode: 'NOT_FOUND', errorMessage: 'no route' });
   });
   const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
@@ -42,18 +43,21 @@ it('the README example runs from session to reservation update', async () => {
     // The example runs main() when loaded, like `node app.js` would.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded as `node app.js` loads it: synchronously, once per test
     jest.isolateModules(() => require('./readme-example'));
-    for (let i = 0; i < 100 && log.mock.calls.length < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 100 && log.mock.calls.length < 3; i++) await new Promise((resolve) => setImmediate(resolve));
 
     expect(errors).not.toHaveBeenCalled();
     expect(log.mock.calls).toEqual([
       ['vd-0001: $5 off (5000 points)'],
       ['Reservation rt-alice-1 holds for 900 s; 42500 points available'],
+      ['Signed out'],
     ]);
     expect(seen.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual([
       'POST /client/users/m-alice/sessions',
       'GET /client/users/m-alice/voucher-definitions',
       'PUT /client/users/m-alice/reservations/rt-alice-1',
+      'DELETE /client/users/m-alice/sessions/current',
     ]);
+    expect(seen[3]?.headers.get('Authorization')).toBe(`Bearer ${session.sessionToken}`);
     expect(seen[2]?.headers.get('Authorization')).toBe(`Bearer ${session.sessionToken}`);
     expect(seen[2]?.headers.get('User-Agent')).toMatch(/^coffee-kiosk\/1\.0\.0 loyalty-sdk-js\//);
   } finally {

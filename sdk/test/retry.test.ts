@@ -77,6 +77,54 @@ describe('what is retried', () => {
   });
 });
 
+describe('endSession (DELETE): retried, since ending a session twice leaves it ended', () => {
+  const signOut = { correlationId: 'm-alice', sessionToken: 'st' };
+  const noSession = () => json(401, { statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: 'Invalid or expired session' });
+  const ended = () => new Response(null, { status: 204 });
+
+  it.each([
+    ['a network error', networkError],
+    ['a 503', () => unavailable()],
+    ['a 429', () => tooMany('1')],
+  ])('after %s, retries with the same request id and credentials, then gives the 204', async (_case, first) => {
+    const { loyalty, requests } = setup([first(), ended()]);
+    const result = await loyalty.endSession(signOut);
+    expect(result.error).toBeUndefined();
+    expect(result.response.status).toBe(204);
+    expect(requests.map((r) => r.method)).toEqual(['DELETE', 'DELETE']);
+    for (const header of ['X-Request-Id', 'X-Api-Key', 'Authorization']) {
+      expect(new Set(requests.map((r) => r.headers.get(header))).size).toBe(1);
+    }
+  });
+
+  it.each([
+    ['a network error', networkError],
+    ['a 503', () => unavailable()],
+  ])(
+    "after %s whose attempt may have ended the session, hands back the retry's 401 as it came: the token is no session any more",
+    async (_case, first) => {
+      const { loyalty, requests } = setup([first(), noSession()]);
+      const result = await loyalty.endSession(signOut);
+      expect(result.response.status).toBe(401);
+      expect(result.error).toEqual({ statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: 'Invalid or expired session' });
+      expect(requests).toHaveLength(2);
+    },
+  );
+
+  it('does not retry a 401 of its own: the token was no session already', async () => {
+    const { loyalty, requests, delays } = setup([noSession(), ended()]);
+    expect((await loyalty.endSession(signOut)).response.status).toBe(401);
+    expect(requests).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+
+  it('rejects with the network error once retries are used up: whether the session ended is unknown', async () => {
+    const { loyalty, requests } = setup([networkError(), networkError(), networkError()], { limit: 2 });
+    await expect(loyalty.endSession(signOut)).rejects.toMatchObject({ name: 'LoyaltyRequestError', reason: 'network', method: 'DELETE', attempts: 3 });
+    expect(requests).toHaveLength(3);
+  });
+});
+
 describe('how many times', () => {
   it('makes 1 + retries attempts (default 2 retries), then returns the last answer', async () => {
     const { loyalty, requests } = setup([unavailable(), unavailable(), unavailable(), json(200, [])]);

@@ -6,6 +6,8 @@
 import {
   createLoyaltyClient,
   type components,
+  type EndSessionArgs,
+  type EndSessionError,
   type ForbiddenErrorMessage,
   type ListVoucherDefinitionsError,
   type LoyaltyClient,
@@ -15,6 +17,7 @@ import {
   type ReservationUpdateRequest,
   type ReservationUpdateResponse,
   type Session,
+  type SuccessBody,
   type TraceHeaders,
   type TracePropagation,
   type UnauthorizedErrorMessage,
@@ -280,4 +283,43 @@ export async function headOfOperationA(): Promise<void> {
   void response.status;
   // @ts-expect-error businessUnit is a string
   await client.raw.HEAD('/client/users/{correlation_id}/voucher-definitions', { params: { path: { correlation_id: 'm' }, query: { businessUnit: 7 } } });
+}
+
+export async function endSession(): Promise<void> {
+  const ended = await client.endSession({ ...ids, requestId: 'sign-out-1', signal: AbortSignal.timeout(5000) });
+  if (!ended.error) {
+    // A 204 has no body: without an error, data is undefined, and says so.
+    assertType<Equal<typeof ended.data, undefined>>();
+    const status: number = ended.response.status;
+    void status;
+  } else {
+    assertType<Equal<typeof ended.data, undefined>>();
+    // The 401 a retry can meet after an attempt that ended the session is one of the spec's messages.
+    if (ended.error.errorCode === 'UNAUTHORIZED') assertType<Equal<typeof ended.error.errorMessage, UnauthorizedErrorMessage>>();
+  }
+  assertType<Equal<SuccessBody<'endSession'>, undefined>>();
+  // Operations with a body keep it: no `undefined` crept into their success.
+  assertType<Equal<SuccessBody<'updateReservation'>, ReservationUpdateResponse>>();
+  assertType<Equal<SuccessBody<'listVoucherDefinitions'>, VoucherDefinitionSummary[]>>();
+  assertType<
+    Equal<
+      EndSessionError['errorCode'],
+      | 'INVALID_REQUEST'
+      | 'UNAUTHORIZED'
+      | 'FORBIDDEN'
+      | 'TOO_MANY_REQUESTS'
+      | 'REQUEST_HEADERS_TOO_LARGE'
+      | 'INTERNAL_ERROR'
+      | 'SERVICE_UNAVAILABLE'
+      | 'UNEXPECTED_RESPONSE'
+    >
+  >();
+  const args: EndSessionArgs = { correlationId: 'm', sessionToken: 'st' };
+  void args;
+  // @ts-expect-error the session token is required: it says which session ends
+  await client.endSession({ correlationId: 'm' });
+  // @ts-expect-error the operation takes no body
+  await client.endSession({ ...ids, body: {} });
+  // @ts-expect-error the operation takes no query parameter
+  await client.raw.DELETE('/client/users/{correlation_id}/sessions/current', { params: { path: { correlation_id: 'm' }, query: { all: true } } });
 }

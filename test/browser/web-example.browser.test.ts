@@ -12,7 +12,7 @@ import { listens, startExample, type RunningExample } from './support/example-pr
  * Chromium; what the page shows is checked against the API's own answers
  * and log. The page signs a member in through the partner's backend, which
  * starts the session with the secret key; the page holds only the
- * publishable key and the session token.
+ * publishable key and the session token, until the member signs out.
  */
 
 jest.setTimeout(60_000);
@@ -306,6 +306,76 @@ describe('npm run example:web, stopped by SIGTERM (a process manager)', () => {
     const page = await openExample(browser, example.pageUrl);
     try {
       expect((await shown(page)).sdkSize).toBe(`The SDK in this page: ${kB(sdk.minifiedBytes)} minified, ${kB(sdk.gzipBytes)} gzipped (with openapi-fetch).`);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it('signs out: the page ends the session (204, as the API logged it), shows nothing of the member, and the old token is refused', async () => {
+    let signInAnswer: Promise<{ sessionToken: string }> | undefined;
+    const page = await openExample(browser, example.pageUrl, {
+      onPage: (opened) => {
+        signInAnswer = opened.waitForResponse((response) => new URL(response.url()).pathname === '/sign-in').then((response) => response.json() as Promise<{ sessionToken: string }>);
+      },
+    });
+    try {
+      const { sessionToken } = await signInAnswer!;
+      await page.click('#sign-out');
+      await page.waitForSelector('body[data-state="signed-out"]', { timeout: 30_000 });
+      const after = await page.evaluate(() => ({
+        text: document.getElementById('signed-out')?.textContent,
+        outcome: document.getElementById('signed-out')?.dataset.outcome,
+        requestId: document.querySelector('#session-result .request-id')?.textContent ?? '',
+        signInOffered: document.getElementById('sign-in-form')?.hidden === false,
+        signOutOffered: document.getElementById('sign-out')?.hidden === false,
+        vouchers: document.querySelectorAll('.voucher').length,
+        balances: document.getElementById('balances') !== null,
+        memberButtonsDisabled: Array.from(document.querySelectorAll<HTMLButtonElement>('.tries button')).every((button) => button.disabled),
+        supportCards: document.querySelectorAll('#support-log .error').length,
+      }));
+      expect(after).toEqual({
+        text: 'Signed out: your loyalty session has ended.',
+        outcome: 'ended',
+        requestId: expect.stringMatching(uuid),
+        signInOffered: true,
+        signOutOffered: false,
+        vouchers: 0,
+        balances: false,
+        memberButtonsDisabled: true,
+        supportCards: 0,
+      });
+      // The request id under the sign-out is the one the API logged for the page's DELETE.
+      expect(await loggedAnswer(example, after.requestId)).toEqual({ method: 'DELETE', status: 204 });
+
+      // The old token is refused from then on, from the page (its publishable key) as from the partner's server (its secret key).
+      const fromPage = await page.evaluate(
+        async ({ apiUrl, key, token }) => {
+          const answer = await fetch(`${apiUrl}/client/users/m-alice/voucher-definitions`, { headers: { 'X-Api-Key': key, Authorization: `Bearer ${token}` } });
+          return { status: answer.status, body: (await answer.json()) as unknown };
+        },
+        { apiUrl: example.apiUrl, key: keys.publishable, token: sessionToken },
+      );
+      const fromServer = await fetch(`${example.apiUrl}/client/users/${demo.correlationId}/voucher-definitions`, {
+        headers: { 'X-Api-Key': keys.secret, Authorization: `Bearer ${sessionToken}` },
+      });
+      const refused = { statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: 'Invalid or expired session' };
+      expect(fromPage).toEqual({ status: 401, body: refused });
+      expect({ status: fromServer.status, body: await fromServer.json() }).toEqual({ status: 401, body: refused });
+      // Ending it again is 401 too: the token is no session any more.
+      const again = await fetch(`${example.apiUrl}/client/users/${demo.correlationId}/sessions/current`, {
+        method: 'DELETE',
+        headers: { 'X-Api-Key': keys.secret, Authorization: `Bearer ${sessionToken}` },
+      });
+      expect({ status: again.status, body: await again.json() }).toEqual({ status: 401, body: refused });
+
+      // The member can sign in again: a new session, the journey as before.
+      await page.selectOption('#member', demo.correlationId);
+      await page.click('#sign-in');
+      await page.waitForSelector('body[data-state="ready"]', { timeout: 30_000 });
+      const seen = await shown(page);
+      expect(seen.session).toBe(`Signed in as ${demo.name} (${demo.correlationId}): the partner's server started the session.`);
+      expect(seen.vouchers.length).toBeGreaterThan(0);
+      expect(await page.locator('#sign-out').isEnabled()).toBe(true);
     } finally {
       await page.context().close();
     }

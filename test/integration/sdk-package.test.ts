@@ -158,11 +158,11 @@ describe('the SDK package', () => {
     });
     const env = () => ({ LOYALTY_API_KEY: 'demo_secret_partner_app_0001', LOYALTY_BASE_URL: server.baseUrl });
 
-    it.each(scripts)('%s goes from session to reservation update and exits 0', async (script) => {
+    it.each(scripts)('%s goes from session to reservation update, signs out and exits 0', async (script) => {
       const outcome = await runApp(app, script, env());
       expect(outcome).toEqual({
         code: 0,
-        stdout: expect.stringMatching(/^vd-\S+: .+ points\)\n(.*\n)*Reservation rt-alice-1 holds for \d+ s; \d+ points available\n$/),
+        stdout: expect.stringMatching(/^vd-\S+: .+ points\)\n(.*\n)*Reservation rt-alice-1 holds for \d+ s; \d+ points available\nSigned out\n$/),
         stderr: '',
       });
     });

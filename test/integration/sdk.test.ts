@@ -86,6 +86,29 @@ describe('@loyalty/sdk against the server', () => {
     expect(result.error?.errorCode).toBe('UNAUTHORIZED');
   });
 
+  it('ends a session: 204 without data; then its token is refused, and ending it again is 401', async () => {
+    const token = await sessionToken();
+    const ended = await client().endSession({ correlationId: 'm-alice', sessionToken: token });
+    expect(ended.response.status).toBe(204);
+    expect(ended.error).toBeUndefined();
+    expect(ended.data).toBeUndefined();
+    expect(ended.response.headers.get('x-request-id')).toBe(ended.requestId);
+
+    const refused = { statusCode: 401, errorCode: 'UNAUTHORIZED', errorMessage: 'Invalid or expired session' };
+    const listed = await client().listVoucherDefinitions({ correlationId: 'm-alice', sessionToken: token });
+    expect(listed.error).toEqual(refused);
+    const again = await client().endSession({ correlationId: 'm-alice', sessionToken: token });
+    expect(again.error).toEqual(refused);
+  });
+
+  it("cannot end another member's session: 401, and the session goes on", async () => {
+    const solos = await sessionToken('m-solo');
+    const ended = await client().endSession({ correlationId: 'm-alice', sessionToken: solos });
+    expect(ended.error).toMatchObject({ statusCode: 401, errorMessage: 'Invalid or expired session' });
+    const listed = await client().listVoucherDefinitions({ correlationId: 'm-solo', sessionToken: solos });
+    expect(listed.response.status).toBe(200);
+  });
+
   it('rejects with a typed network error when nothing answers', async () => {
     const baseUrl = server.baseUrl;
     await server.close();
@@ -95,7 +118,7 @@ describe('@loyalty/sdk against the server', () => {
     server = await startTestApp({ fixture: baseFixture, startAt: t0 });
   });
 
-  it("runs the README's example from session to reservation update", async () => {
+  it("runs the README's example from session to reservation update, then signs out", async () => {
     const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     process.env.LOYALTY_API_KEY = keys.partner;
@@ -103,10 +126,10 @@ describe('@loyalty/sdk against the server', () => {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded as `node app.js` loads it: synchronously, once per test
       jest.isolateModules(() => require('../../sdk/test/readme-example'));
-      for (let i = 0; i < 200 && log.mock.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 5));
+      for (let i = 0; i < 200 && log.mock.calls.length < 6; i++) await new Promise((r) => setTimeout(r, 5));
       expect(errors).not.toHaveBeenCalled();
-      expect(log.mock.calls.at(-1)).toEqual(['Reservation rt-alice-1 holds for 900 s; 41000 points available']);
-      expect(log.mock.calls.slice(0, -1).map(([line]) => String(line).split(':')[0])).toEqual([
+      expect(log.mock.calls.slice(-2)).toEqual([['Reservation rt-alice-1 holds for 900 s; 41000 points available'], ['Signed out']]);
+      expect(log.mock.calls.slice(0, -2).map(([line]) => String(line).split(':')[0])).toEqual([
         'vd-0000',
         'vd-0001',
         'vd-0003',

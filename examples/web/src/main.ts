@@ -9,6 +9,7 @@ import {
 import { loadExampleConfig, signIn, type DemoMember, type ExampleConfig, type SignedIn } from './config';
 import { byId, el, facts } from './dom';
 import { chooseCreative, fallbackLocale } from './locale';
+import { signedOutText, signOutOutcome, type SignOutOutcome } from './sign-out';
 import { answerRecord, memberMessage, noAnswerRecord, supportText, type CallError, type SupportRecord } from './support';
 
 /** Set by the build (build.mjs): the SDK's size in a page. */
@@ -16,6 +17,17 @@ declare const __SDK_SIZE__: { minifiedBytes: number; gzipBytes: number };
 
 const preferredLocales: readonly string[] = navigator.languages.length > 0 ? navigator.languages : [navigator.language];
 const numbers = new Intl.NumberFormat(preferredLocales[0] ?? fallbackLocale);
+const times = new Intl.DateTimeFormat(preferredLocales[0] ?? fallbackLocale, { dateStyle: 'medium', timeStyle: 'short' });
+
+/**
+ * The member signed in on this page and their session: the page's one hold
+ * on the session token, in memory only, dropped at sign-out.
+ */
+interface SignedInMember {
+  member: DemoMember;
+  session: SignedIn;
+}
+type Held = { current: SignedInMember | null };
 
 type CallResult<T> = { data?: T; error?: CallError; response: Response; requestId: string };
 
@@ -128,6 +140,8 @@ function offerSignIn(config: ExampleConfig, signedIn: (member: DemoMember, sessi
       requestIdNote(session.requestId),
     );
     await signedIn(member, session);
+    button.disabled = false;
+    picker.disabled = false;
   };
   byId('sign-in-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -152,31 +166,93 @@ async function journey(loyalty: LoyaltyClient, member: DemoMember, sessionToken:
   if (updated) showBalances(updated.data, reservationAmount, updated.requestId);
 }
 
-/** Buttons that make the API answer each kind of error, to show what support gets. */
-function offerErrors(loyalty: LoyaltyClient, config: ExampleConfig, member: DemoMember, sessionToken: string): void {
-  const { correlationId, reservationToken } = member;
+/** Buttons that make the API answer each kind of error, to show what support gets: usable while a member is signed in. */
+function offerErrors(loyalty: LoyaltyClient, config: ExampleConfig, held: Held): void {
   const unreachable = createLoyaltyClient({ baseUrl: config.unreachableBaseUrl, apiKey: config.publishableKey, timeoutMs: 3000, retries: 1 });
-  const tries: Record<string, () => Promise<unknown>> = {
-    'try-raise': () =>
-      run('updateReservation', () => loyalty.updateReservation({ correlationId, sessionToken, reservationToken, body: { reservationAmount: member.reservationAmount + 100_000 } })),
+  const tries: Record<string, (signedIn: SignedInMember) => Promise<unknown>> = {
+    'try-raise': ({ member, session }) =>
+      run('updateReservation', () =>
+        loyalty.updateReservation({
+          correlationId: member.correlationId,
+          sessionToken: session.sessionToken,
+          reservationToken: member.reservationToken,
+          body: { reservationAmount: member.reservationAmount + 100_000 },
+        }),
+      ),
     // What a page's script would do if it tried to act for any member it likes: the publishable key starts no session.
     'try-page-session': () => run('startSession', () => loyalty.startSession({ correlationId: 'm-hh-2', identifierType: 'CARD_NUMBER' })),
-    'try-expired-session': () => run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId, sessionToken: 'st_expired_0123456789abcdefgh' })),
-    'try-business-unit': () => run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId, sessionToken, businessUnit: 'NOPE' })),
-    'try-unreachable': () => run('listVoucherDefinitions', () => unreachable.listVoucherDefinitions({ correlationId, sessionToken })),
+    'try-expired-session': ({ member }) =>
+      run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId: member.correlationId, sessionToken: 'st_expired_0123456789abcdefgh' })),
+    'try-business-unit': ({ member, session }) =>
+      run('listVoucherDefinitions', () => loyalty.listVoucherDefinitions({ correlationId: member.correlationId, sessionToken: session.sessionToken, businessUnit: 'NOPE' })),
+    'try-unreachable': ({ member, session }) =>
+      run('listVoucherDefinitions', () => unreachable.listVoucherDefinitions({ correlationId: member.correlationId, sessionToken: session.sessionToken })),
   };
   for (const [id, attempt] of Object.entries(tries)) {
     const button = byId(id) as HTMLButtonElement;
-    button.disabled = false;
     button.addEventListener('click', () => {
+      const signedIn = held.current;
+      if (!signedIn) return;
       button.disabled = true;
       document.body.dataset.busy = 'true';
-      void attempt().then(() => {
+      void attempt(signedIn).then(() => {
         delete document.body.dataset.busy;
-        button.disabled = false;
+        button.disabled = document.body.dataset.state !== 'ready';
       });
     });
   }
+}
+
+/** The buttons that act in the member's session (the error buttons, Sign out): enabled while the page is ready. */
+function enableMemberButtons(enabled: boolean): void {
+  for (const button of document.querySelectorAll<HTMLButtonElement>('.tries button, #sign-out')) button.disabled = !enabled;
+}
+
+/**
+ * Ends the member's session at the API (`endSession`, with the publishable
+ * key and the token) and says what came of it, with the request id sent. A
+ * sign-out the API did not confirm is shown for support too.
+ */
+async function signOut(loyalty: LoyaltyClient, { member, session }: SignedInMember): Promise<{ outcome: SignOutOutcome; requestId: string }> {
+  const call = 'endSession';
+  try {
+    const result = await loyalty.endSession({ correlationId: member.correlationId, sessionToken: session.sessionToken });
+    const outcome = signOutOutcome(result.error);
+    if (result.error && outcome === 'not-confirmed') {
+      showError(memberMessage(result.error), answerRecord(call, result.error, result.response, result.requestId, new Date()));
+    }
+    return { outcome, requestId: result.requestId };
+  } catch (error) {
+    if (!isLoyaltyRequestError(error)) throw error;
+    showError('The loyalty program cannot be reached: check your connection and try again.', noAnswerRecord(call, error, new Date()));
+    return { outcome: 'not-confirmed', requestId: error.requestId ?? 'none sent' };
+  }
+}
+
+/**
+ * The Sign out button: ends the session, then forgets the token whatever the
+ * answer (the member asked to sign out; an unconfirmed session ends at its
+ * expiry), clears what the page showed of the member and offers the sign-in
+ * again.
+ */
+function offerSignOut(loyalty: LoyaltyClient, held: Held): void {
+  const button = byId('sign-out') as HTMLButtonElement;
+  button.addEventListener('click', () => {
+    const signedIn = held.current;
+    if (!signedIn) return;
+    enableMemberButtons(false);
+    document.body.dataset.state = 'signing-out';
+    void signOut(loyalty, signedIn).then(({ outcome, requestId }) => {
+      held.current = null;
+      button.hidden = true;
+      // Nothing of the member stays on the page: a shared computer shows the next person nothing.
+      for (const id of ['vouchers-result', 'reservation-result']) byId(id).replaceChildren(el('p', { class: 'muted' }, 'Waiting for the sign-in…'));
+      const text = signedOutText(outcome, times.format(new Date(signedIn.session.expiresAt)));
+      byId('session-result').replaceChildren(el('p', { id: 'signed-out', 'data-outcome': outcome }, text), requestIdNote(requestId));
+      byId('sign-in-form').hidden = false;
+      document.body.dataset.state = 'signed-out';
+    });
+  });
 }
 
 function showEnvironment(config: ExampleConfig): void {
@@ -190,9 +266,14 @@ async function main(): Promise<void> {
   showEnvironment(config);
   // One client for the page: it holds the publishable key; each call says which member session it acts in.
   const loyalty = createLoyaltyClient({ baseUrl: config.apiBaseUrl, apiKey: config.publishableKey });
+  const held: Held = { current: null };
+  offerErrors(loyalty, config, held);
+  offerSignOut(loyalty, held);
   offerSignIn(config, async (member, session) => {
+    held.current = { member, session };
     await journey(loyalty, member, session.sessionToken);
-    offerErrors(loyalty, config, member, session.sessionToken);
+    byId('sign-out').hidden = false;
+    enableMemberButtons(true);
     document.body.dataset.state = 'ready';
   });
   document.body.dataset.state = 'signed-out';

@@ -1,7 +1,7 @@
-import type { ListVoucherDefinitionsError, LoyaltyRequestError, StartSessionError, UpdateReservationError } from '@loyalty/sdk';
+import type { EndSessionError, ListVoucherDefinitionsError, LoyaltyRequestError, StartSessionError, UpdateReservationError } from '@loyalty/sdk';
 
-/** Every error body the SDK's three calls can hand back, the SDK's own `UNEXPECTED_RESPONSE` included. */
-export type CallError = StartSessionError | ListVoucherDefinitionsError | UpdateReservationError;
+/** Every error body the SDK's four calls can hand back, the SDK's own `UNEXPECTED_RESPONSE` included. */
+export type CallError = StartSessionError | ListVoucherDefinitionsError | UpdateReservationError | EndSessionError;
 
 /**
  * What the member reads: one sentence per documented `errorCode`. The switch

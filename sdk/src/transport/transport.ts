@@ -40,7 +40,12 @@ export function createTransport(fetch: FetchFn, options: TransportOptions): Fetc
 
   return async function transport(request: Request): Promise<Response> {
     // Start Session (POST) is not idempotent: a retry could start a second
-    // session, so it gets exactly one attempt.
+    // session, so it gets exactly one attempt. End Session (DELETE) is
+    // retried: ending a session twice leaves it ended. When an attempt whose
+    // answer was lost had ended it, the retry's answer is `401 Invalid or
+    // expired session`, handed back as it is: the caller treats that 401 as
+    // signed out anyway, since another tab, the server or the session's
+    // expiry can end it first too, and a made-up 204 would hide a real 401.
     const maxAttempts = IDEMPOTENT_METHODS.has(request.method.toUpperCase()) ? retry.limit + 1 : 1;
     // Read once and re-sent by every attempt. Read from a clone so that the
     // original stays usable as the template of each attempt in every runtime.
