@@ -712,7 +712,7 @@ export interface components {
          * @description The credentials do not allow the call. `errorMessage` says what to fix,
          *     never whose a token is: `Missing or unknown API key` (no `X-Api-Key`,
          *     or a key the service does not know), `Missing session: send
-         *     Authorization: Bearer <sessionToken>` (Operations A and B without an
+         *     Authorization: Bearer <sessionToken>` (an operation of a session without an
          *     `Authorization` header, or with another scheme than `Bearer`), or
          *     `Invalid or expired session` (any other session failure: unknown,
          *     expired, or started by another client or for another member).
@@ -800,7 +800,7 @@ export interface components {
         };
         /**
          * @description A rate limit was hit: the API key's, the session's (a publishable key
-         *     on Operations A and B), or the client address's, whose requests were
+         *     on an operation of a session), or the client address's, whose requests were
          *     refused for their credentials too often. `errorMessage` and
          *     `RateLimit-Policy` name the limit; `Retry-After` says when to try
          *     again.
@@ -930,9 +930,10 @@ export interface components {
          * @description What is left of each rate limit the request met in its current
          *     window, as the IETF draft `RateLimit` header (draft 8): `r` requests
          *     remain, the window resets in `t` seconds. On every answer once the
-         *     credentials are accepted (the API key and, on Operations A and B, the
-         *     session), while a limit is configured: the API key's, then, with a
-         *     publishable key on Operations A and B, its session's. A `429` names
+         *     credentials are accepted (the API key and, on the operations of a
+         *     session, the session), while a limit is configured: the API key's,
+         *     then, with a publishable key on the operations of a session, its
+         *     session's. A `429` names
          *     only the limit that refused it.
          * @example "6000-in-1min"; r=5999; t=60, "session-120-in-1min"; r=119; t=60
          */
