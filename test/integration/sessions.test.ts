@@ -21,7 +21,8 @@ describe('Start Session', () => {
     });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
-      sessionToken: expect.stringMatching(/^[A-Za-z0-9_-]{22,}$/),
+      // Sealed (st2.<kid>.<nonce, ciphertext, tag>): see sign-out.test.ts.
+      sessionToken: expect.stringMatching(/^st2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{60,}$/),
       sessionId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       identifierType,
       // the client's sessionTtlSeconds is 3600

@@ -34,6 +34,9 @@ const current = (member = 'm-alice') => `/client/users/${member}/sessions/curren
 const asServer = (token: string): SendInit => ({ apiKey: keys.partner, bearer: token });
 const asPage = (token: string): SendInit => ({ apiKey: publishable, bearer: token, headers: { origin: page } });
 
+/** Ended sessions the deployment keeps at most, here (the bound's test). */
+const maxEndedSessions = 3;
+
 const source = testMongoSource();
 const stores: Array<[string, () => Promise<{ store: Store; cleanup: () => Promise<void> }>]> = [
   ['the embedded store', async () => ({ store: new MemoryStore({ clock: () => new Date(t0) }), cleanup: async () => undefined })],
@@ -64,6 +67,7 @@ describe.each(stores)('sealed sessions and sign-out, on %s', (_name, makeStore) 
       fixture,
       startAt: t0,
       instances: 2,
+      config: { maxEndedSessions },
       wrapStore: (store) =>
         around(store, async (method, _args, call) => {
           calls.push(method);
@@ -152,5 +156,21 @@ describe.each(stores)('sealed sessions and sign-out, on %s', (_name, makeStore) 
     expect((await app.send('GET', vouchers(), asServer(token))).status).toBe(401);
     app.advance(2);
     expect((await on(1)('GET', vouchers(), asServer(token))).status).toBe(401);
+  });
+
+  it(`keeps every ended session until its token expires: past MAX_ENDED_SESSIONS (${maxEndedSessions}) a sign-out is 503, and the token still works, until ended ones expire`, async () => {
+    const short = async () => app.api.startSession(keys.partner, 'm-alice');
+    for (let i = 0; i < maxEndedSessions; i++) expect((await app.send('DELETE', current(), asServer(await short()))).status).toBe(204);
+    const kept = await short();
+    const refused = await app.send('DELETE', current(), asServer(kept));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect((await app.send('GET', vouchers(), asServer(kept))).status).toBe(200);
+    // The ended sessions' tokens expire with the client's lifetime (an hour); a session started later lives on.
+    app.advance(1800);
+    const later = await short();
+    app.advance(1801 + 60);
+    expect((await app.send('DELETE', current(), asServer(later))).status).toBe(204);
+    expect((await app.send('GET', vouchers(), asServer(later))).status).toBe(401);
   });
 });

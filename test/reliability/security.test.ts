@@ -150,12 +150,13 @@ describe('sessions expire', () => {
 });
 
 describe('session tokens', () => {
-  it('are random (at least 128 bits), unique and not derived from ids', async () => {
+  it('are sealed (a 96-bit random nonce, the sealed session, a 128-bit tag), unique, and show neither the member nor the session id', async () => {
     const bodies = await Promise.all(Array.from({ length: 100 }, () => world.apis[0]!.session(keys.partner, 'm-alice')));
     expect(new Set(bodies.map((b) => b.sessionToken)).size).toBe(100);
     for (const b of bodies) {
-      expect(b.sessionToken).toMatch(/^st_[A-Za-z0-9_-]{22,}$/);
-      expect(Buffer.from(b.sessionToken.slice(3), 'base64url').length).toBeGreaterThanOrEqual(16);
+      expect(b.sessionToken).toMatch(/^st2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+      // Nonce and tag alone are 28 bytes; the sealed session (its 128-bit random id among it) comes between them.
+      expect(Buffer.from(b.sessionToken.split('.')[2]!, 'base64url').length).toBeGreaterThan(28 + 16);
       expect(b.sessionToken).not.toContain('alice');
       expect(b.sessionToken).not.toContain(b.sessionId.replace(/-/g, '').slice(0, 8));
     }

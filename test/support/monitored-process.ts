@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { depsOf } from '../../server/src/composition';
 import { loadConfig, type AppConfig } from '../../server/src/config';
 import { defaultWalletLimits } from '../../server/src/domain/limits';
+import { firstSessionKey } from '../../server/src/domain/session-keys';
 import { storeDb } from '../../server/src/store/mongo/concerns';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
@@ -31,6 +32,8 @@ export type OtherLimits = Partial<Pick<AppConfig, 'sessionRateLimitPerMinute' | 
 export async function startMonitoredProcess(uri: string, dbName: string, rateLimitPerMinute: number, limits: OtherLimits = {}): Promise<MonitoredProcess> {
   const client = await new MongoClient(uri, { monitorCommands: true, ignoreUndefined: true, serverSelectionTimeoutMS: 10_000 }).connect();
   const store = MongoStore.over(fixedConnection(client, storeDb(client, dbName)));
+  // As a server's start gives an empty database its first session key (every test database is new): sealed tokens.
+  await store.ensureFirstSessionKey(firstSessionKey(new Date()));
   const logger = pino({ level: 'silent' });
   const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute }, logger);
   const { sessionRateLimitPerMinute, authFailuresPerMinute } = loadConfig({});

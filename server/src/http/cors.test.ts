@@ -44,7 +44,7 @@ function expectPreflightAllowed(response: TestResponse, origin: string): void {
   expect(response.status).toBe(204);
   expect(response.text).toBe('');
   expect(response.headers.get('access-control-allow-origin')).toBe(origin);
-  expect(response.headers.get('access-control-allow-methods')).toBe('GET,PUT,POST,HEAD');
+  expect(response.headers.get('access-control-allow-methods')).toBe('GET,PUT,POST,DELETE,HEAD');
   expect(response.headers.get('access-control-allow-headers')).toBe(corsAllowedHeaders.join(','));
   expect(response.headers.get('access-control-max-age')).toBe(String(corsMaxAgeSeconds));
   expect(response.headers.get('access-control-allow-credentials')).toBeNull();
@@ -249,7 +249,7 @@ describe('no publishable key and no CORS_ORIGINS', () => {
 describe('the policy follows the spec', () => {
   it('allows exactly the methods of the spec, which are those the server routes', async () => {
     const spec = (await loadApiSpec()).document;
-    expect(specMethods(spec)).toEqual(['GET', 'PUT', 'POST', 'HEAD']);
+    expect(specMethods(spec)).toEqual(['GET', 'PUT', 'POST', 'DELETE', 'HEAD']);
     expect(new Set(specMethods(spec))).toEqual(new Set(Object.values(methods).map((method) => method.toUpperCase())));
   });
 

@@ -9,11 +9,12 @@ describe('the route table', () => {
   it('gives Express every operation of the spec, at its path and method', () => {
     expect(routes).toEqual({
       startSession: '/client/users/:correlation_id/sessions',
+      endSession: '/client/users/:correlation_id/sessions/current',
       listVoucherDefinitions: '/client/users/:correlation_id/voucher-definitions',
       headVoucherDefinitions: '/client/users/:correlation_id/voucher-definitions',
       updateReservation: '/client/users/:correlation_id/reservations/:reservation_token',
     });
-    expect(methods).toEqual({ startSession: 'post', listVoucherDefinitions: 'get', headVoucherDefinitions: 'head', updateReservation: 'put' });
+    expect(methods).toEqual({ startSession: 'post', endSession: 'delete', listVoucherDefinitions: 'get', headVoucherDefinitions: 'head', updateReservation: 'put' });
   });
 
   it.each([
@@ -65,9 +66,9 @@ describe('servedSpec: the document the app is given, checked once', () => {
       'an operation the server does not serve',
       (document) => {
         const item = document.paths['/client/users/{correlation_id}/sessions']!;
-        item.delete = { ...(item.post as object), operationId: 'endSession' };
+        item.delete = { ...(item.post as object), operationId: 'forgetMember' };
       },
-      /operation endSession \(DELETE \/client\/users\/\{correlation_id\}\/sessions\) is not one the server serves/,
+      /operation forgetMember \(DELETE \/client\/users\/\{correlation_id\}\/sessions\) is not one the server serves/,
     ],
   ])('stops the start on %s, naming it', async (_case, edit, message) => {
     const spec = await edited(edit);

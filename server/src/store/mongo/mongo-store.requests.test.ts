@@ -83,6 +83,9 @@ describe('MongoStore requests', () => {
       ],
       members: [{ key: { householdId: 1 } }],
       sessions: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
+      // A session key goes once it opens no more tokens; an ended session once its token has expired.
+      sessionKeys: [{ key: { verifiesUntil: 1 }, expireAfterSeconds: 0 }],
+      endedSessions: [{ key: { endedAt: 1, _id: 1 } }, { key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
       voucherDefinitions: [{ key: { businessUnit: 1, status: 1, voucherDefinitionId: 1 } }],
       audit: [{ key: { reservationToken: 1, at: 1, walletVersion: 1 } }],
       wallets: [{ key: { bucket: 1, 'outbox.at': 1 }, partialFilterExpression: { 'outbox.at': { $exists: true } } }],
