@@ -76,7 +76,8 @@ describe('GET /metrics', () => {
     expect(sample(text, 'loyalty_http_request_duration_seconds_count{operation="updateReservation"}')).toBe(2);
     expect(sample(text, 'loyalty_http_request_duration_seconds_bucket{le="+Inf",operation="updateReservation"}')).toBe(2);
     expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="saveWalletSlice"}')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="findSessionContext"}')).toBeGreaterThanOrEqual(20);
+    // The sealed session is opened, not read: the key that started it is (the embedded store keeps nothing).
+    expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="findApiKeyById"}')).toBeGreaterThanOrEqual(20);
     expect(sample(text, 'loyalty_rate_limit_rejections_total{limit="key"}')).toBe(sample(text, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="429"}'));
     // 10000 -> 7500 gave back 2500; the creation took 1200.
     expect(sample(text, 'loyalty_points_returned_total')).toBe(2500);
@@ -223,8 +224,13 @@ if (mongo.kind === 'none') {
 
       const session = await fetch(`${running.base}/client/users/m-alice/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'x-identifier-type': 'CARD_NUMBER' } });
       expect(session.status).toBe(201);
+      const { sessionToken } = (await session.json()) as { sessionToken: string };
+      const ended = await fetch(`${running.base}/client/users/m-alice/sessions/current`, { method: 'DELETE', headers: { 'x-api-key': key, authorization: `Bearer ${sessionToken}` } });
+      expect(ended.status).toBe(204);
       const after = await counts();
-      expect((after.get('insert sessions') ?? 0) - (before.get('insert sessions') ?? 0)).toBe(1);
+      // Start Session read the member; sign-out wrote the ended session.
+      expect((after.get('find members') ?? 0) - (before.get('find members') ?? 0)).toBe(1);
+      expect((after.get('update endedSessions') ?? 0) - (before.get('update endedSessions') ?? 0)).toBe(1);
       for (const labels of after.keys()) expect(labels).toMatch(/^[A-Za-z]+ [A-Za-z]+$/);
     });
 

@@ -109,7 +109,7 @@ describe('the shard key check itself', () => {
 
   it('knows a plan for every collection the store has', () => {
     expect(shardPlan.map((p) => p.collection).sort()).toEqual(
-      ['apiKeys', 'audit', 'catalogueItems', 'clients', 'members', 'meta', 'rateLimits', 'redemptions', 'reservations', 'sessions', 'voucherDefinitions', 'wallets'],
+      ['apiKeys', 'audit', 'catalogueItems', 'clients', 'endedSessions', 'members', 'meta', 'rateLimits', 'redemptions', 'reservations', 'sessionKeys', 'sessions', 'voucherDefinitions', 'wallets'],
     );
   });
 });
@@ -152,7 +152,7 @@ if (source.kind === 'none') {
         }),
       );
 
-    it('Start Session, A, B (slice, whole wallet, offline creation), their outboxes and the sweep: every command targets by its shard key', async () => {
+    it('Start Session, A, B (slice, whole wallet, offline creation), sign-out, their outboxes and the sweep: every command targets by its shard key', async () => {
       for (const [i, p] of fleet.entries()) {
         const alice = String((await session(p, 'm-alice')).body.sessionToken);
         const household = String((await session(p, 'm-hh-1')).body.sessionToken);
@@ -161,6 +161,8 @@ if (source.kind === 'none') {
         expect((await put(p, alice, 'm-alice', 'rt-alice-1', { reservationAmount: 9000 - i })).status).toBe(200);
         expect((await put(p, household, 'm-hh-1', 'rt-hh-1', { reservationAmount: 9000 - i })).status).toBe(200);
         expect((await put(p, household, 'm-hh-1', `rt-shard-${i}`, { reservationAmount: 10, offline: true })).status).toBe(200);
+        const signOut = await fetch(`${p.base}/client/users/m-alice/sessions/current`, { method: 'DELETE', headers: { 'x-api-key': key, authorization: `Bearer ${alice}` } });
+        expect(signOut.status).toBe(204);
         await p.store.outbox.settle();
       }
       const report = await fleet[1]!.store.outbox.start({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
@@ -169,7 +171,7 @@ if (source.kind === 'none') {
       const commands = fleet.flatMap((p) => p.sent.map((c) => c.event));
       const seen = new Set(commands.map((e) => `${e.commandName} ${String(e.command[e.commandName])}`));
       // The paths above were all taken: the wallets' slice and whole reads, the outbox, the sweep.
-      for (const expected of ['aggregate wallets', 'update wallets', 'update reservations', 'insert audit', 'find reservations', 'find members', 'insert sessions']) {
+      for (const expected of ['aggregate wallets', 'update wallets', 'update reservations', 'insert audit', 'find reservations', 'find members', 'update endedSessions', 'find endedSessions', 'find sessionKeys']) {
         expect(seen).toContain(expected);
       }
       expect(commands.flatMap(shardKeyProblems)).toEqual([]);
