@@ -291,8 +291,9 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         expect(serverSpan.attributes['loyalty.request_id']).toEqual(expect.any(String));
 
         // Operation B's store calls, each a child of the server span (on MongoDB the save's outbox is delivered after the answer, under the save).
-        // On MongoDB the process that started the session keeps it as if read: its first use reads no session.
-        const storeCalls = mongoUri ? ['loadWalletSlice', 'saveWalletSlice'] : ['findSessionContext', 'loadWalletSlice', 'saveWalletSlice'];
+        // The sealed session is opened, not read; the key that started it is read on the embedded store (which keeps
+        // nothing), not on MongoDB (the process read it by digest for the start, and keeps it).
+        const storeCalls = mongoUri ? ['loadWalletSlice', 'saveWalletSlice'] : ['findApiKeyById', 'loadWalletSlice', 'saveWalletSlice'];
         const trace = await eventually('the store spans', () => {
           const spans = jsonSpans(receiver.exports).filter((span) => span.traceId === caller.traceId);
           return storeCalls.every((name) => spans.some((span) => span.name === name)) ? spans : undefined;

@@ -83,8 +83,8 @@ describe('graceful shutdown', () => {
       const count = 40;
       const requests = Array.from({ length: count }, (_, i) => requestsFor(i, sessions));
       const pending = requests.map((req) => send(world.urls[0]!, req, 30_000));
-      // Every request has reached the store (its credentials' lookup), so all are in flight.
-      const reached = () => (world.calls.get('findApiKey') ?? 0) + (world.calls.get('findSessionContext') ?? 0);
+      // Every request has reached the store (its credentials' lookup: the key, or the key of its sealed session), so all are in flight.
+      const reached = () => (world.calls.get('findApiKey') ?? 0) + (world.calls.get('findApiKeyById') ?? 0);
       while (reached() < count) await new Promise((resolve) => setTimeout(resolve, 5));
 
       const stopping = world.running[0]!.stop();
