@@ -3,9 +3,11 @@ import { createKeyService } from '../../server/src/features/keys/service';
 import { fixtureKeyId, hashSecret } from '../../server/src/domain/secrets';
 import { around } from '../../server/src/store/around';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
+import { MongoStore } from '../../server/src/store/mongo/mongo-store';
+import { rolledSessionKey } from '../../server/src/domain/session-keys';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { sessionRecord } from '../../server/src/store/test-support/records';
-import { connectTestStore, dropTestDatabase, testMongoSource, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../server/src/test-support/app-harness';
 import { send, type SendInit } from '../../server/src/test-support/api-client';
 import { baseFixture, keys, t0 } from './fixture';
@@ -174,3 +176,57 @@ describe.each(stores)('sealed sessions and sign-out, on %s', (_name, makeStore) 
     expect((await app.send('GET', vouchers(), asServer(later))).status).toBe(401);
   });
 });
+
+describe('from stored sessions to sealed tokens (a fleet deployed over the release before)', () => {
+  let app: TestApp;
+  beforeEach(async () => {
+    // A store of the release before: no session key.
+    app = await startTestApp({ store: new MemoryStore({ clock: () => new Date(t0), firstSessionKey: null }), fixture, startAt: t0, instances: 2 });
+  });
+  afterEach(() => app.close());
+
+  it('keeps issuing stored sessions until the first roll takes effect, then seals; a stored session keeps working throughout', async () => {
+    const stored = await app.api.startSession(keys.partner, 'm-alice');
+    // The release before can read it: a random token, its session stored.
+    expect(stored).toMatch(/^st_[A-Za-z0-9_-]{32}$/);
+    expect(await app.store.findSession(hashSecret(stored))).not.toBeNull();
+    const { key, retireOthersAt } = rolledSessionKey(app.now());
+    await app.store.addSessionKey(key, retireOthersAt);
+    app.advance(2);
+    // Every process knows the key now, and none seals with it yet.
+    expect(await app.api.startSession(keys.partner, 'm-alice')).toMatch(/^st_/);
+    app.advance(3);
+    const sealed = await app.api.startSession(keys.partner, 'm-alice');
+    expect(sealed).toMatch(/^st2\./);
+    for (const instance of [0, 1]) {
+      for (const token of [stored, sealed]) expect((await send(app.urls[instance]!, 'GET', vouchers(), asServer(token))).status).toBe(200);
+    }
+  });
+});
+
+if (source.kind === 'uri') {
+  const uri = source.uri;
+  describe('sealed sessions across restarts, on MongoDB', () => {
+    const dbName = uniqueDbName('restarts');
+    afterAll(() => dropTestDatabase(uri, dbName));
+    const serve = async () => startTestApp({ store: await MongoStore.connect({ uri, dbName, serverSelectionTimeoutMS: 10_000 }), startAt: t0, instances: 2 });
+
+    it('a session started before both processes restart is valid after, on either; one signed out before stays ended', async () => {
+      const before = await startTestApp({ store: await MongoStore.connect({ uri, dbName, serverSelectionTimeoutMS: 10_000 }), fixture, startAt: t0, instances: 2 });
+      const kept = await before.api.startSession(keys.partner, 'm-alice');
+      const ended = await before.api.startSession(keys.partner, 'm-alice');
+      expect((await before.send('DELETE', current(), asServer(ended))).status).toBe(204);
+      await before.close();
+      const after = await serve();
+      try {
+        for (const url of after.urls) {
+          expect((await send(url, 'GET', vouchers(), asServer(kept))).status).toBe(200);
+          expect((await send(url, 'GET', vouchers(), asServer(ended))).status).toBe(401);
+        }
+      } finally {
+        await after.close();
+      }
+    });
+  });
+}
+
