@@ -169,18 +169,19 @@ if (source.kind === 'none') {
       expect(counted.writeConcerns['update endedSessions']).toEqual({ w: 'majority' });
     });
 
-    it('Operation A: at most 0.2 (the listing and the session kept; the definitions version asked at most once a second)', async () => {
+    it('Operation A: none of its own (the listing kept, the session in its token); only the shared reads of a process now and then', async () => {
       const counted = await perRequest(fleet, measured, (p) => listing(p, alice));
       expect(counted.statuses).toEqual([200]);
-      expect(counted).toMatchObject({ before: 0, after: 0 });
-      expect(counted.total).toBeLessThanOrEqual(0.2);
+      expect(counted).toMatchObject({ before: 0, after: 0, names: [] });
+      // Per second and process, whatever the traffic; the bench gives them per request at a fixed load (0.06 at 100 a second).
+      expect(counted.shared).toBeLessThanOrEqual(sharedAllowance(size));
     });
 
     it("Operation A from the member's page, with the publishable key: as with the secret key (the session's own count is kept in memory)", async () => {
       const counted = await perRequest(fleet, measured, (p) => pageListing(p, alice));
       expect(counted.statuses).toEqual([200]);
       expect(counted).toMatchObject({ before: 0, after: 0, names: [] });
-      expect(counted.total).toBeLessThanOrEqual(0.2);
+      expect(counted.shared).toBeLessThanOrEqual(sharedAllowance(size));
     });
 
     it(`Operation B, one wallet changed by ${size === 1 ? 'one process' : 'both processes in turn'}: 4, 2 before the answer (the wallet with one reservation, its compare-and-set), 2 after (the outbox); w:majority`, async () => {
