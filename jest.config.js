@@ -6,13 +6,15 @@ process.env.PACT_DO_NOT_TRACK = 'true';
 for (const name of Object.keys(process.env)) if (name.startsWith('OTEL_')) delete process.env[name];
 
 // ESM-only packages that jest must transform to CommonJS: Pact's proxy agents
-// (also when nested under @pact-foundation/pact) and @readme/openapi-parser.
+// (also when nested under @pact-foundation/pact), @readme/openapi-parser and
+// p-timeout (the server's one deadline for a promise).
 const esmPackages = [
   'https-proxy-agent',
   'agent-base',
   'proxy-agent-negotiate',
   '@readme',
   '@apidevtools',
+  'p-timeout',
 ].join('|');
 
 const transform = {

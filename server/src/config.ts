@@ -162,6 +162,11 @@ function optionalText(name: string, values: string, doc: Doc): ConfigVariable<st
   return { name, ...doc, default: null, values, read: (reader) => reader.optional(name) };
 }
 
+/** A variable read its own way: `read` is given the variable's name, written once, here. */
+function variable<T>(name: string, described: Omit<ConfigVariable, 'name' | 'read'>, read: (reader: EnvReader, name: string) => T): ConfigVariable<T> {
+  return { name, ...described, read: (reader) => read(reader, name) };
+}
+
 /**
  * A whole save of a wallet (a fixture, a wallet rid of expired reservations)
  * carries the reservations it writes in the wallet's MongoDB document until
@@ -189,41 +194,49 @@ export const configVariables = {
     section: 'server',
     meaning: 'On SIGTERM or SIGINT, after the delay, how long requests in flight may take before the remaining connections are cut.',
   }),
-  trustProxy: {
-    name: 'TRUST_PROXY',
-    section: 'server',
-    default: 'false',
-    values: 'true, false or a number of proxy hops',
-    meaning: "Express's `trust proxy`: whether (or through how many proxies) the client's address is read from `X-Forwarded-For`.",
-    read: (reader) => reader.trustProxy('TRUST_PROXY'),
-  } satisfies ConfigVariable<boolean | number>,
-  corsOrigins: {
-    name: 'CORS_ORIGINS',
-    section: 'server',
-    default: null,
-    values: 'a comma-separated list of origins such as https://app.example.com',
-    meaning:
-      "Origins whose pages may read the API's answers besides the origins of the live publishable keys (which need no setting), each exactly as a browser sends it (scheme, lower-case host, port unless the default; no path or trailing slash). It lets a page read answers, never use a key: a publishable key still works only from its own origins. Unset: the keys' origins only. See [Partner web apps](partner-web-apps.md).",
-    read: (reader) => reader.origins('CORS_ORIGINS'),
-  } satisfies ConfigVariable<string[]>,
+  trustProxy: variable(
+    'TRUST_PROXY',
+    {
+      section: 'server',
+      default: 'false',
+      values: 'true, false or a number of proxy hops',
+      meaning: "Express's `trust proxy`: whether (or through how many proxies) the client's address is read from `X-Forwarded-For`.",
+    },
+    (reader, name) => reader.trustProxy(name),
+  ),
+  corsOrigins: variable(
+    'CORS_ORIGINS',
+    {
+      section: 'server',
+      default: null,
+      values: 'a comma-separated list of origins such as https://app.example.com',
+      meaning:
+        "Origins whose pages may read the API's answers besides the origins of the live publishable keys (which need no setting), each exactly as a browser sends it (scheme, lower-case host, port unless the default; no path or trailing slash). It lets a page read answers, never use a key: a publishable key still works only from its own origins. Unset: the keys' origins only. See [Partner web apps](partner-web-apps.md).",
+    },
+    (reader, name) => reader.origins(name),
+  ),
 
-  mongoUri: {
-    name: 'MONGODB_URI',
-    section: 'store',
-    default: null,
-    values: 'a mongodb:// or mongodb+srv:// URI with a host',
-    meaning: 'The MongoDB to use. Unset: the embedded in-process store (said in the first log line), unless `ALLOW_EMBEDDED_STORE=false`. See [MongoDB and the fleet](mongodb.md).',
-    read: (reader) => reader.mongoUri('MONGODB_URI'),
-  } satisfies ConfigVariable<string | null>,
-  allowEmbeddedStore: {
-    name: 'ALLOW_EMBEDDED_STORE',
-    section: 'store',
-    default: 'true',
-    values: 'true or false',
-    meaning:
-      "`false`: a start without `MONGODB_URI` fails (exit 1, naming `MONGODB_URI`) instead of serving the embedded store, whose demo data's keys are published. The Docker image sets `false`; `npm start` keeps `true`. See [Deploying](deploying.md#docker).",
-    read: (reader) => reader.boolean('ALLOW_EMBEDDED_STORE', true),
-  } satisfies ConfigVariable<boolean>,
+  mongoUri: variable(
+    'MONGODB_URI',
+    {
+      section: 'store',
+      default: null,
+      values: 'a mongodb:// or mongodb+srv:// URI with a host',
+      meaning: 'The MongoDB to use. Unset: the embedded in-process store (said in the first log line), unless `ALLOW_EMBEDDED_STORE=false`. See [MongoDB and the fleet](mongodb.md).',
+    },
+    (reader, name) => reader.mongoUri(name),
+  ),
+  allowEmbeddedStore: variable(
+    'ALLOW_EMBEDDED_STORE',
+    {
+      section: 'store',
+      default: 'true',
+      values: 'true or false',
+      meaning:
+        "`false`: a start without `MONGODB_URI` fails (exit 1, naming `MONGODB_URI`) instead of serving the embedded store, whose demo data's keys are published. The Docker image sets `false`; `npm start` keeps `true`. See [Deploying](deploying.md#docker).",
+    },
+    (reader, name) => reader.boolean(name, true),
+  ),
   mongoDb: text('MONGODB_DB', 'loyalty', 'a database name', { section: 'store', meaning: 'The database in that MongoDB.' }),
   serverSelectionTimeoutMs: integer('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 5000, { min: 1 }, {
     section: 'store',
@@ -283,15 +296,12 @@ export const configVariables = {
       "The port `/metrics` is served on, a listener of its own with nothing else; never the API's port, where `/metrics` answers `404`. `0`: any free port, which the first log lines name (`Metrics on http://...:<port>/metrics`). Several processes on one host each need their own (or `0`). Must differ from `PORT`.",
   }),
 
-  sdkDisabled: {
-    name: 'OTEL_SDK_DISABLED',
-    section: 'tracing',
-    default: 'false',
-    values: 'true or false',
-    meaning: '`true`: no tracing, whatever else is set.',
+  sdkDisabled: variable(
+    'OTEL_SDK_DISABLED',
+    { section: 'tracing', default: 'false', values: 'true or false', meaning: '`true`: no tracing, whatever else is set.' },
     // The specification's boolean: only `true` (any case) is true.
-    read: (reader) => reader.optional('OTEL_SDK_DISABLED')?.toLowerCase() === 'true',
-  } satisfies ConfigVariable<boolean>,
+    (reader, name) => reader.optional(name)?.toLowerCase() === 'true',
+  ),
   tracesExporter: optionalText('OTEL_TRACES_EXPORTER', 'otlp or none', {
     section: 'tracing',
     meaning: '`otlp`: tracing on (to the default endpoint, `http://localhost:4318`, if none is set); `none`: off. Unset: on when an endpoint below is set.',
@@ -305,26 +315,20 @@ export const configVariables = {
     meaning: 'The full URL for spans, used as it is; wins over the one above, and also turns tracing on.',
   }),
   protocol: oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', otlpProtocols, 'http/protobuf', { section: 'tracing', meaning: 'How spans are encoded over HTTP (`grpc` is not supported).' }),
-  tracesProtocol: {
-    name: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
-    section: 'tracing',
-    default: null,
-    values: `one of ${otlpProtocols.join(', ')}`,
-    meaning: 'As the one above, for spans; wins over it. Unset: the one above.',
-    read: (reader) => (reader.optional('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') === null ? null : reader.oneOf('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', otlpProtocols, 'http/protobuf')),
-  } satisfies ConfigVariable<OtlpProtocol | null>,
+  tracesProtocol: variable(
+    'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    { section: 'tracing', default: null, values: `one of ${otlpProtocols.join(', ')}`, meaning: 'As the one above, for spans; wins over it. Unset: the one above.' },
+    (reader, name) => (reader.optional(name) === null ? null : reader.oneOf(name, otlpProtocols, 'http/protobuf')),
+  ),
   sampler: oneOf('OTEL_TRACES_SAMPLER', traceSamplers, 'parentbased_always_on', {
     section: 'tracing',
     meaning: "The standard samplers; `parentbased_*` follows the caller's sampled flag.",
   }),
-  samplerArg: {
-    name: 'OTEL_TRACES_SAMPLER_ARG',
-    section: 'tracing',
-    default: '1',
-    values: 'a number from 0 to 1',
-    meaning: 'The ratio of the `*traceidratio` samplers (read only with one of them).',
-    read: (reader) => reader.ratio('OTEL_TRACES_SAMPLER_ARG'),
-  } satisfies ConfigVariable<void>,
+  samplerArg: variable(
+    'OTEL_TRACES_SAMPLER_ARG',
+    { section: 'tracing', default: '1', values: 'a number from 0 to 1', meaning: 'The ratio of the `*traceidratio` samplers (read only with one of them).' },
+    (reader, name) => reader.ratio(name),
+  ),
 } as const satisfies Record<string, ConfigVariable>;
 
 /** Thrown by `loadConfig`; its message lists every invalid variable. */

@@ -1,5 +1,6 @@
 import type { LRUCache } from 'lru-cache';
 import { boundedCache } from './bounded-cache';
+import { InFlight } from './in-flight';
 
 /** How a process keeps reads of records that change rarely (API keys, sessions) for a moment. */
 export interface ReadCacheSettings {
@@ -55,7 +56,7 @@ export class ReadCache<V> {
   /** The answers of `null`, bounded on their own (`maxAbsentEntries`). */
   private readonly absent: LRUCache<string, Entry<V>>;
   /** Reads under way, by key: as many as the lookups waiting for them. */
-  private readonly reads = new Map<string, { askedAt: number; answer: Promise<V> }>();
+  private readonly reads = new InFlight<{ askedAt: number; promise: Promise<V> }>();
   private readonly now: () => number;
 
   constructor(
@@ -83,7 +84,7 @@ export class ReadCache<V> {
     // Only a read whose answer may still be kept: an older one may answer with what changed since.
     if (underway && askedAt - underway.askedAt < this.options.ttlMs) {
       this.options.onLookup?.(true);
-      return underway.answer;
+      return underway.promise;
     }
     beforeRead?.();
     this.options.onLookup?.(false);
@@ -92,13 +93,7 @@ export class ReadCache<V> {
       this.set(key, frozen, askedAt);
       return frozen;
     });
-    const read = { askedAt, answer };
-    this.reads.set(key, read);
-    const forget = () => {
-      if (this.reads.get(key) === read) this.reads.delete(key);
-    };
-    answer.then(forget, forget);
-    return answer;
+    return this.reads.track(key, { askedAt, promise: answer });
   }
 
   /** The value kept under `key` while fresh, without reading it (undefined: none), not counted as a lookup. */

@@ -1,4 +1,4 @@
-import type { MemberMove, ReservationRecord } from './model';
+import { isLiveReservation, type MemberMove, type ReservationRecord } from './model';
 
 /*
  * What a wallet's member moves (`MemberMove`) mean to the readers and
@@ -36,7 +36,7 @@ export function ownsOrFunds(reservation: Pick<ReservationRecord, 'correlationId'
 /** Tokens of the live reservations of `reservations` the member owns or funds: points it holds in that wallet. */
 export function liveReservationsOf(reservations: readonly ReservationRecord[], correlationId: string, now: Date): string[] {
   return reservations
-    .filter((r) => r.expiresAt.getTime() > now.getTime() && ownsOrFunds(r, correlationId))
+    .filter((r) => isLiveReservation(r, now) && ownsOrFunds(r, correlationId))
     .map((r) => r.reservationToken);
 }
 

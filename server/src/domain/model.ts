@@ -185,6 +185,11 @@ export interface ReservationRecord {
   excludedFromCap: boolean;
 }
 
+/** A reservation exists until it expires: from `expiresAt` on, it counts as not existing. */
+export function isLiveReservation(reservation: Pick<ReservationRecord, 'expiresAt'>, now: Date): boolean {
+  return reservation.expiresAt.getTime() > now.getTime();
+}
+
 export interface MemberBalance {
   correlationId: string;
   pointBalance: number;
@@ -231,6 +236,11 @@ export interface ReservationKey {
   clientId: string;
   correlationId: string;
   reservationToken: string;
+}
+
+/** Whether `a` and `b` name the same reservation (a reservation record is its own key). */
+export function sameKey(a: ReservationKey, b: ReservationKey): boolean {
+  return a.reservationToken === b.reservationToken && a.clientId === b.clientId && a.correlationId === b.correlationId;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import pTimeout from 'p-timeout';
 import { AppError, serviceUnavailable } from '../domain/errors';
 import type { StoreLifecycle } from '../store/port';
 
@@ -41,16 +42,12 @@ const alwaysLive: Liveness = () => ({ live: true });
 const never = (): boolean => false;
 
 /** True when `pending` resolves within `ms`; false when it rejects or takes longer. */
-async function answersWithin(pending: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([pending.then(() => true), timeout]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+function answersWithin(pending: Promise<unknown>, ms: number): Promise<boolean> {
+  return pTimeout(
+    pending.then(
+      () => true,
+      () => false,
+    ),
+    { milliseconds: ms, fallback: () => false },
+  );
 }

@@ -12,6 +12,7 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import pTimeout from 'p-timeout';
 import type { OtlpProtocol, TracingConfig } from '../config';
 import type { Tracing } from './tracing-handle';
 import { httpInstrumentation } from './http-spans';
@@ -62,14 +63,7 @@ function spanExporter(protocol: OtlpProtocol): SpanExporter {
   return protocol === 'http/json' ? new JsonTraceExporter() : new ProtobufTraceExporter();
 }
 
+/** Waits for `pending` at most `ms`; whether it fails or is cut short, the shutdown goes on. */
 async function withinLimit(pending: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  try {
-    await Promise.race([pending.catch(() => undefined), limit]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await pTimeout(pending.catch(() => undefined), { milliseconds: ms, message: false });
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { BlockQuotaCounter, type Claim } from './block-quota';
+import { BlockQuotaCounter, closeTimeoutMs, type Claim, type GiveBack } from './block-quota';
 import type { WindowCount } from './counter';
 import { windowOf } from './windows';
 import { SharedCounts } from './test-support/shared-counts';
@@ -155,6 +155,39 @@ describe('BlockQuotaCounter: tokens that come back', () => {
     await counter!.close();
     expect(counts.givenBack).toEqual([]);
     expect(admits(limit)(await counter!.hit(key))).toBe(true);
+  });
+});
+
+describe('BlockQuotaCounter: close waits for its give-back at most closeTimeoutMs, and leaves no timer behind', () => {
+  const limit = 6000;
+  const refused = new Error('refused');
+  const giveBacks: Array<[string, GiveBack, 'resolves' | 'rejects', number]> = [
+    ['answers', async () => undefined, 'resolves', 0],
+    ['never answers', () => new Promise<void>(() => undefined), 'resolves', closeTimeoutMs],
+    [
+      'fails at once (it throws)',
+      () => {
+        throw refused;
+      },
+      'rejects',
+      0,
+    ],
+  ];
+
+  afterEach(() => jest.useRealTimers());
+
+  it.each(giveBacks)('a give-back that %s', async (_case, giveBack, outcome, waitMs) => {
+    const counts = new SharedCounts();
+    const clock = testClock();
+    const counter = new BlockQuotaCounter({ limit, windowMs, claim: counts.claimOf('p0'), giveBack, now: clock.now });
+    // Holds tokens: close has something to give back.
+    await counter.hit(key);
+    jest.useFakeTimers();
+    const closing = counter.close();
+    const settled = outcome === 'resolves' ? expect(closing).resolves.toBeUndefined() : expect(closing).rejects.toBe(refused);
+    await jest.advanceTimersByTimeAsync(waitMs);
+    await settled;
+    expect(jest.getTimerCount()).toBe(0);
   });
 });
 

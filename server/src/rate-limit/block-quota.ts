@@ -1,4 +1,5 @@
 import type { LRUCache } from 'lru-cache';
+import pTimeout from 'p-timeout';
 import { boundedCache } from '../caching/bounded-cache';
 import type { QuotaClaim, QuotaClaimAnswer, QuotaReturn, QuotaWindow, SharedQuotaStore } from '../store/port';
 import { blockBounds, blockSize, FleetSize, grantOf, type BlockBounds } from './block-sizing';
@@ -133,14 +134,14 @@ export class BlockQuotaCounter implements RequestCounter {
     this.idleCheck.unref();
   }
 
-  /** Stops the idle check and gives back every token held (the process stops), waiting at most `closeTimeoutMs`. */
+  /**
+   * Stops the idle check and gives back every token held (the process
+   * stops), waiting at most `closeTimeoutMs`; fails when the give-back does.
+   */
   async close(): Promise<void> {
     if (this.idleCheck) clearInterval(this.idleCheck);
     this.idleCheck = null;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, closeTimeoutMs)));
-    await Promise.race([this.returnAll(), deadline]);
-    clearTimeout(timer);
+    await pTimeout(this.returnAll(), { milliseconds: closeTimeoutMs, message: false });
   }
 
   /** Gives back the tokens of every key whose block has sat unused for `blockMs` (its requests go elsewhere). */
@@ -265,16 +266,13 @@ export class BlockQuotaCounter implements RequestCounter {
           if (inTime) this.markAway();
         },
       );
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
+    const claim: Promise<void> = pTimeout(answered, {
+      milliseconds: this.timeoutMs,
+      fallback: () => {
         inTime = false;
         this.markAway();
-        resolve();
-      }, this.timeoutMs);
-    });
-    const claim: Promise<void> = Promise.race([answered, deadline]).finally(() => {
-      clearTimeout(timer);
+      },
+    }).finally(() => {
       if (q.claiming === claim) q.claiming = null;
     });
     return claim;

@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import { systemClock, type Clock } from '../domain/clock';
 import { moveOf, withMove } from '../domain/member-moves';
 import type { ApiKeyKind, ApiKeyRecord, ClientRecord, MemberMove, MemberRecord, ReservationRecord, VoucherDefinitionRecord, Wallet } from '../domain/model';
-import { walletIdOf } from '../domain/model';
+import { isLiveReservation, walletIdOf } from '../domain/model';
 import { apiKeyForm, apiKeyPrefixes } from '../domain/api-key-format';
 import { fixtureKeyId, hashSecret } from '../domain/secrets';
 import {
@@ -600,10 +600,10 @@ async function checkWalletSizes(
     const wallet = await store.loadWallet(walletId);
     if (wallet) recordedMoves.set(walletId, wallet.moves ?? []);
     const stored = wallet?.reservations ?? [];
-    let live = stored.filter((r) => isLive(r, now) && !incoming.has(reservationKey(r))).length;
+    let live = stored.filter((r) => isLiveReservation(r, now) && !incoming.has(reservationKey(r))).length;
     let firstPast: string | undefined;
     change.reservations.forEach((r, i) => {
-      if (!isLive(r, now)) return;
+      if (!isLiveReservation(r, now)) return;
       live++;
       if (live > limit) firstPast ??= change.paths[i];
     });
@@ -615,10 +615,6 @@ async function checkWalletSizes(
     }
   }
   return recordedMoves;
-}
-
-function isLive(r: ReservationRecord, now: Date): boolean {
-  return r.expiresAt.getTime() > now.getTime();
 }
 
 /** Stored records of the fixture's members and of every member its reservations name. */

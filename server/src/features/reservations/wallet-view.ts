@@ -1,4 +1,14 @@
-import type { AuditEntry, MemberBalance, MemberMove, MemberRecord, ReservationKey, ReservationRecord, Wallet } from '../../domain/model';
+import {
+  isLiveReservation,
+  sameKey,
+  type AuditEntry,
+  type MemberBalance,
+  type MemberMove,
+  type MemberRecord,
+  type ReservationKey,
+  type ReservationRecord,
+  type Wallet,
+} from '../../domain/model';
 import { heldOf, isStale, reservedOn, totalsOf, utcDay, withChange, type WalletTotals } from '../../domain/wallet-totals';
 import type { ReservationStore } from '../../store/port';
 
@@ -25,20 +35,6 @@ export interface WalletState {
   member?: MemberRecord | null;
 }
 
-/** An expired reservation counts as not existing. */
-export function isActive(reservation: ReservationRecord, now: Date): boolean {
-  return reservation.expiresAt.getTime() > now.getTime();
-}
-
-/** A token names a reservation only for the client that made it and on its member's path. */
-export function sameKey(reservation: ReservationRecord, key: ReservationKey): boolean {
-  return (
-    reservation.reservationToken === key.reservationToken &&
-    reservation.clientId === key.clientId &&
-    reservation.correlationId === key.correlationId
-  );
-}
-
 /** The wallet's state for a change of the reservation under `key`; null when there is no such wallet. */
 export async function loadWalletState(store: ReservationStore, walletId: string, key: ReservationKey, now: Date, withMember?: string): Promise<WalletState | null> {
   const slice = await store.loadWalletSlice(walletId, key, withMember === undefined ? undefined : { withMember });
@@ -47,7 +43,7 @@ export async function loadWalletState(store: ReservationStore, walletId: string,
   // Not stale: no stored reservation has expired by the totals. The one under
   // the key is checked too: the totals cannot vouch for a reservation they
   // do not include (a late delivery that put it back after its tombstone was gone).
-  if (!isStale(slice.totals, now) && (slice.reservation === null || isActive(slice.reservation, now))) {
+  if (!isStale(slice.totals, now) && (slice.reservation === null || isLiveReservation(slice.reservation, now))) {
     return {
       walletId,
       version: slice.version,
@@ -64,7 +60,7 @@ export async function loadWalletState(store: ReservationStore, walletId: string,
 }
 
 function stateOfWhole(wallet: Wallet, key: ReservationKey, now: Date): WalletState {
-  const live = wallet.reservations.filter((r) => isActive(r, now));
+  const live = wallet.reservations.filter((r) => isLiveReservation(r, now));
   return {
     walletId: wallet.walletId,
     version: wallet.version,
@@ -102,7 +98,7 @@ export async function saveChange(
  */
 function withReservation(wallet: Wallet, replaced: ReservationRecord | null, reservation: ReservationRecord, now: Date): Wallet {
   const reservations: ReservationRecord[] = [];
-  for (const r of wallet.reservations) if (r !== replaced && isActive(r, now)) reservations.push(r);
+  for (const r of wallet.reservations) if (r !== replaced && isLiveReservation(r, now)) reservations.push(r);
   reservations.push(reservation);
   return { ...wallet, reservations };
 }

@@ -156,6 +156,14 @@ describe('authentication with credential caching (processes sharing a database)'
     return memberRequestThrough(undefined);
   }
 
+  /** A member request whose session read the store holds, then the key's revocation: the request is still under way. */
+  async function revokedWhileAReadIsHeld(): Promise<{ inFlight: Promise<boolean> }> {
+    holdNextSessionRead = true;
+    const inFlight = memberRequest();
+    await keys.revoke('partner-app', operatorKey.keyId);
+    return { inFlight };
+  }
+
   /** The same, each lookup behind `gate`. */
   async function memberRequestThrough(gate: (() => void) | undefined): Promise<boolean> {
     const lookup = await auth.lookUpSession(sessionToken, gate);
@@ -248,9 +256,7 @@ describe('authentication with credential caching (processes sharing a database)'
   });
 
   it('holds a revocation within 2 s of it whatever the store takes: a slow read keeps what it brought 2 s from when it was asked', async () => {
-    holdNextSessionRead = true;
-    const inFlight = memberRequest();
-    await keys.revoke('partner-app', operatorKey.keyId);
+    const { inFlight } = await revokedWhileAReadIsHeld();
     // The read asked before the revocation answers 3 s later (its own request, under way since before the revocation, may go either way).
     monotonicMs += 3000;
     releaseHeldRead();
@@ -260,9 +266,7 @@ describe('authentication with credential caching (processes sharing a database)'
   });
 
   it('holds a revocation within 2 s of it whatever the store takes: a lookup does not join a read asked 2 s or more before it', async () => {
-    holdNextSessionRead = true;
-    const inFlight = memberRequest();
-    await keys.revoke('partner-app', operatorKey.keyId);
+    const { inFlight } = await revokedWhileAReadIsHeld();
     monotonicMs += 2000;
     // The first read is still under way: this request reads again, and sees the revocation.
     expect(await memberRequest()).toBe(false);

@@ -1,4 +1,5 @@
 import { MongoClient, type CommandStartedEvent, type Db, type MongoClientOptions } from 'mongodb';
+import pTimeout from 'p-timeout';
 import { StoreUnavailableError } from '../port';
 import { storeDb } from './concerns';
 import { toStoreError, unreachableReason } from './errors';
@@ -179,16 +180,17 @@ export class MongoConnection implements StoreConnection {
    * operation past its deadline become `StoreUnavailableError`.
    */
   async run<T>(operation: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(`no answer within ${this.operationDeadlineMs} ms`)), this.operationDeadlineMs);
-    });
+    const ms = this.operationDeadlineMs;
     try {
-      return await Promise.race([operation(), deadline]);
+      // The error is made only when the deadline passes: not once per call.
+      return await pTimeout(operation(), {
+        milliseconds: ms,
+        fallback: () => {
+          throw new StoreUnavailableError(`no answer within ${ms} ms`);
+        },
+      });
     } catch (error) {
       throw toStoreError(error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -222,14 +224,13 @@ export class MongoConnection implements StoreConnection {
     // A check under way stops at its next step (it sees `closed`); a client
     // it is connecting is closed by it. Shutdown waits for neither for long:
     // closing a stuck client may never finish.
-    const bounded = (pending: Promise<unknown>) => withTimeout(pending, this.probeTimeoutMs()).catch(() => undefined);
-    await bounded(this.checking ?? Promise.resolve());
+    await this.settledWithinProbe(this.checking ?? Promise.resolve());
     for (const stale of this.staleClients) {
       clearTimeout(stale.timer);
-      void bounded(stale.client.close());
+      void this.settledWithinProbe(stale.client.close());
     }
     this.staleClients.clear();
-    await bounded(this.client.close());
+    await this.settledWithinProbe(this.client.close());
   }
 
   private async checkOnce(): Promise<void> {
@@ -284,7 +285,7 @@ export class MongoConnection implements StoreConnection {
       client: stale,
       timer: setTimeout(() => {
         this.staleClients.delete(entry);
-        void withTimeout(stale.close(), this.probeTimeoutMs()).catch(() => undefined);
+        void this.settledWithinProbe(stale.close());
       }, this.operationDeadlineMs),
     };
     entry.timer.unref();
@@ -317,17 +318,22 @@ export class MongoConnection implements StoreConnection {
         await probe.db('admin').command({ ping: 1 });
       });
     } finally {
-      void withTimeout(probe.close(), timeout).catch(() => undefined);
+      void this.settledWithinProbe(probe.close());
     }
   }
 
   private async answersWithin(operation: () => Promise<unknown>): Promise<boolean> {
     try {
-      await withTimeout(operation(), this.probeTimeoutMs());
+      await pTimeout(operation(), { milliseconds: this.probeTimeoutMs() });
       return true;
     } catch {
       return false;
     }
+  }
+
+  /** Waits for `pending` to settle, at most a probe's time, and never fails: for what may hang on a stuck client (closing it). */
+  private async settledWithinProbe(pending: Promise<unknown>): Promise<void> {
+    await pTimeout(pending, { milliseconds: this.probeTimeoutMs(), message: false }).catch(() => undefined);
   }
 
   private probeTimeoutMs(): number {
@@ -346,14 +352,6 @@ async function connectClient(environment: ConnectionEnvironment, uri: string, op
     const mapped = toStoreError(error);
     throw mapped instanceof StoreUnavailableError ? new StoreUnavailableError(unreachableReason(error), { cause: error }) : mapped;
   }
-}
-
-function withTimeout<T>(pending: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** The options of the store's own clients (not the watchdog's probes): command monitoring when observed. */

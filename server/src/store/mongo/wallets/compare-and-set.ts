@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { ReservationKey, ReservationRecord, Wallet, WalletSlice, WalletSliceChange } from '../../../domain/model';
+import { sameKey, type ReservationKey, type ReservationRecord, type Wallet, type WalletSlice, type WalletSliceChange } from '../../../domain/model';
 import { totalsOf } from '../../../domain/wallet-totals';
 import { StoreUnavailableError, type ReservationStore, type WholeWalletStore } from '../../port';
 import { assertExpectedVersion } from '../../wallet-update';
@@ -291,8 +291,4 @@ function differences(before: ReservationRecord[], after: ReservationRecord[]): R
 
 function sameReservation(a: ReservationRecord, b: ReservationRecord): boolean {
   return JSON.stringify(reservationFields(a)) === JSON.stringify(reservationFields(b));
-}
-
-function sameKey(a: ReservationKey, b: ReservationKey): boolean {
-  return a.clientId === b.clientId && a.correlationId === b.correlationId && a.reservationToken === b.reservationToken;
 }

@@ -1,6 +1,7 @@
 import type { LRUCache } from 'lru-cache';
 import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
 import { boundedCache } from '../../../caching/bounded-cache';
+import { InFlight } from '../../../caching/in-flight';
 import { withMemberIds } from '../../../domain/member-ids';
 import type { AuditEntry } from '../../../domain/model';
 import { isDuplicateKey, refusedWrites } from '../errors';
@@ -105,7 +106,7 @@ export interface OutboxLifecycle {
 
 export class Outbox implements OutboxLifecycle {
   /** Deliveries under way in this process, by wallet: a reader of that version joins one instead of sending it again. */
-  private readonly underway = new Map<string, { version: number; done: Promise<void> }>();
+  private readonly underway = new InFlight<{ version: number; promise: Promise<void> }>();
   /** Per wallet, the version this process saw delivered (read from the database, or delivered itself). */
   private readonly delivered: LRUCache<string, number>;
   /** Deliveries after answers waiting for the next batch, and when the oldest was queued. */
@@ -146,7 +147,7 @@ export class Outbox implements OutboxLifecycle {
 
   async settle(): Promise<void> {
     this.sendBatch();
-    await Promise.allSettled([...this.underway.values()].map((delivery) => delivery.done));
+    await Promise.allSettled(this.underway.promises());
   }
 
   /** The collections of the store's current client. */
@@ -206,7 +207,7 @@ export class Outbox implements OutboxLifecycle {
     if (underway?.version === doc.version) {
       this.sendBatch();
       // One that failed is tried again below, as by any other reader.
-      await underway.done.catch(() => undefined);
+      await underway.promise.catch(() => undefined);
       if (this.knowsDelivered(doc._id, doc.version)) return;
     }
     await this.track(doc._id, doc.version, () => this.write([{ walletId: doc._id, version: doc.version, outbox: doc.outbox! }]));
@@ -221,7 +222,7 @@ export class Outbox implements OutboxLifecycle {
     const underway = this.underway.get(walletId);
     if (underway?.version === version) {
       this.sendBatch();
-      await underway.done.catch(() => undefined);
+      await underway.promise.catch(() => undefined);
     }
     if (this.knowsDelivered(walletId, version)) return;
     const [doc] = await this.deps.run(() =>
@@ -278,13 +279,7 @@ export class Outbox implements OutboxLifecycle {
   /** Runs `deliver`, known as the delivery under way of that wallet version until it ends. */
   private track(walletId: string, version: number, deliver: () => Promise<void>): Promise<void> {
     const done = deliver().then(() => this.remember(walletId, version));
-    const entry = { version, done };
-    this.underway.set(walletId, entry);
-    const forget = () => {
-      if (this.underway.get(walletId) === entry) this.underway.delete(walletId);
-    };
-    done.then(forget, forget);
-    return done;
+    return this.underway.track(walletId, { version, promise: done });
   }
 
   private knowsDelivered(walletId: string, version: number): boolean {
