@@ -11,6 +11,17 @@ import { defaultMoveLeaseMs, finishMove, MemberMoveSteps, type RefusedMove } fro
 import { planLoad, type LoadPlan } from './plan-load';
 import { newFixtureKeys } from './stored-keys';
 
+/*
+ * The loader of fixtures, for `loyalty-admin load` (admin/data.ts) and
+ * SEED_FILE (composition.ts). A fixture is read (read-fixture.ts), parsed
+ * against its schema (parse-fixture.ts, fixture-schema.ts) and checked on
+ * its own (check-fixture.ts); then `loadFixture` plans every write and
+ * move against the store (plan-load.ts, plan-moves.ts, stored-keys.ts),
+ * fences the moving members, writes, and commits and finishes the moves
+ * (member-move-steps.ts), each wallet through its compare-and-set
+ * (apply-wallet-change.ts).
+ */
+
 export interface LoadOptions {
   /** Told after each wallet written (the bulk of a large fixture): `loyalty-admin load` shows it. */
   onProgress?: (walletsDone: number, wallets: number) => void;

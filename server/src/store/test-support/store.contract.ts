@@ -14,6 +14,7 @@ import { describeKeyStoreContract } from './contract/key-store.contract';
 import { describeListingStoreContract } from './contract/listing-store.contract';
 import { describeMemberStoreContract } from './contract/member-store.contract';
 import { describeReservationStoreContract } from './contract/reservation-store.contract';
+import { describeSessionStateStoreContract } from './contract/session-state-store.contract';
 import { describeStoreLifecycleContract } from './contract/store-lifecycle.contract';
 import { describeWholeWalletStoreContract } from './contract/whole-wallet-store.contract';
 
@@ -41,6 +42,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     const currentStore: CurrentStore = () => current;
     describeMemberStoreContract(currentStore);
     describeAuthStoreContract(currentStore);
+    describeSessionStateStoreContract(currentStore);
     describeKeyStoreContract(currentStore);
     describeListingStoreContract(currentStore);
     describeWholeWalletStoreContract(currentStore);
