@@ -10,6 +10,13 @@
  * level, as do otel/ and admin/: they may import each other. Packages and
  * @loyalty/sdk (the spec's types) are below every layer.
  *
+ * features/ holds one folder per operation, and the operator's loader
+ * (features/load/, used by `loyalty-admin load` and SEED_FILE): a feature
+ * of the application, above the store it writes through. It runs outside
+ * any request, so it imports nothing of http/, rate-limit/ or the other
+ * features, and reaches the store through its port only (rule
+ * loader-through-the-store-port).
+ *
  * "The rest" is the top: the top-level files (app.ts, composition.ts, main.ts,
  * tracing.ts, start-failure.ts, logger.ts, version.ts, ...), the top-level
  * test-support/ and any top-level folder not named above, so a new one is
@@ -99,6 +106,14 @@ module.exports = {
       comment: 'Production code (not a test, not under test-support/) imports no test-support, test or contract code',
       from: { path: src, pathNot: [testFile, testSupport] },
       to: { path: [testSupport, testFile, '^test/', '^contracts/'] },
+    },
+    {
+      name: 'loader-through-the-store-port',
+      severity: 'error',
+      comment:
+        'The loader (features/load/) runs outside any request and writes through the store port: it imports no http/, rate-limit/, other feature or store adapter',
+      from: { path: `${src}features/load/`, pathNot: [testFile, testSupport] },
+      to: { path: `${src}(http/|rate-limit/|features/(?!load/)|store/(memory|mongo)/)` },
     },
     {
       name: 'domain-without-express-or-mongodb',

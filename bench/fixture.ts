@@ -5,8 +5,8 @@
  *
  * Deterministic: the same options and `now` give the same fixture.
  */
-import type { FixtureClient, FixtureMember, FixtureReservation, FixtureVoucherDefinition } from '../server/src/store/fixture-schema';
-import { fixtureClient, fixtureDefinition, fixtureMember, fixtureReservation } from '../server/src/store/test-support/records';
+import type { FixtureClient, FixtureMember, FixtureReservation, FixtureVoucherDefinition } from '../server/src/features/load/fixture-schema';
+import { fixtureClient, fixtureDefinition, fixtureMember, fixtureReservation } from '../server/src/test-support/fixture-entries';
 
 export interface FixtureOptions {
   /** Voucher definitions in total, over `businessUnits` units (default 2,000). */
@@ -74,9 +74,9 @@ export interface BenchPlan {
 }
 
 /**
- * The fixture JSON shape (server/src/store/fixture-schema.ts); the server
- * validates it on load. No catalogue items or redemptions: neither operation
- * the bench measures uses them, and the schema makes them optional.
+ * The fixture JSON shape (server/src/features/load/fixture-schema.ts); the
+ * server validates it on load. No catalogue items or redemptions: neither
+ * operation the bench measures uses them, and the schema makes them optional.
  */
 export interface FixtureJson {
   clients: FixtureClient[];

@@ -26,7 +26,7 @@ const distUrl = pathToFileURL(`${__dirname}/../server/dist/`).href;
 const { startServer } = require('../server/dist/main');
 const { buildDeps } = require('../server/dist/composition');
 const { loadConfig } = require('../server/dist/config');
-const { demoFixturePath } = require('../server/dist/store/fixture');
+const { demoFixturePath } = require('../server/dist/features/load/read-fixture');
 
 const key = 'demo_secret_partner_app_0001';
 const warmUpRequests = 30;

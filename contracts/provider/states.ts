@@ -11,10 +11,11 @@ import type { StateHandlers } from '@pact-foundation/pact/src/dsl/verifier/proxy
 import { defaultWalletLimits } from '../../server/src/domain/limits';
 import type { IdentifierType } from '../../server/src/domain/model';
 import { walletIdOf } from '../../server/src/domain/model';
-import { loadFixture, parseFixture } from '../../server/src/store/fixture';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
+import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import type { Store } from '../../server/src/store/port';
 import type { FaultInjectingStore } from '../../server/src/store/test-support/fault-injecting-store';
-import { fixtureRedemption } from '../../server/src/store/test-support/records';
+import { fixtureRedemption } from '../../server/src/test-support/fixture-entries';
 import { updateWallet } from '../../server/src/store/wallet-update';
 import { clientIds, states, type StateName, type StateParams } from '../shared/contract';
 import {

@@ -182,7 +182,7 @@ export const configVariables = {
   seedFile: optionalText('SEED_FILE', 'a file path', {
     section: 'server',
     meaning:
-      'Fixture JSON (format: `server/src/store/fixture-schema.ts`) loaded at start-up, replacing the records it names; a bad fixture stops the start with the offending path. Unset: the embedded store starts with the demo fixture (`server/fixtures/demo.json`), and MongoDB is seeded only when asked.',
+      'Fixture JSON (format: `server/src/features/load/fixture-schema.ts`) loaded at start-up, replacing the records it names; a bad fixture stops the start with the offending path. Unset: the embedded store starts with the demo fixture (`server/fixtures/demo.json`), and MongoDB is seeded only when asked.',
   }),
   bodyLimitBytes: integer('BODY_LIMIT_BYTES', 16384, { min: 1 }, { section: 'server', meaning: 'Largest request body; a larger one is answered `413`.' }),
   shutdownDelayMs: integer('SHUTDOWN_DELAY_MS', 0, { min: 0, max: maxShutdownDelayMs }, {

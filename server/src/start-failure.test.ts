@@ -2,7 +2,7 @@ import { EmbeddedStoreRefusedError } from './composition';
 import { ConfigError, loadConfig } from './config';
 import { InvalidSpecError } from './http/spec';
 import { describeStartFailure } from './start-failure';
-import { FixtureError } from './store/fixture';
+import { FixtureError } from './features/load/fixture-error';
 import { LayoutMismatchError } from './store/mongo/layout';
 import { StoreUnavailableError } from './store/port';
 

@@ -8,7 +8,7 @@
 import { describeStore, EmbeddedStoreRefusedError } from './composition';
 import { ConfigError, type AppConfig } from './config';
 import { InvalidSpecError } from './http/spec';
-import { FixtureError } from './store/fixture';
+import { FixtureError } from './features/load/fixture-error';
 import { LayoutMismatchError } from './store/mongo/layout';
 import { StoreUnavailableError } from './store/port';
 

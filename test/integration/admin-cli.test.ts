@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { runAdmin } from '../../server/src/admin/cli';
 import { exitCodes } from '../../server/src/admin/exit-codes';
-import { demoFixturePath } from '../../server/src/store/fixture';
+import { demoFixturePath } from '../../server/src/features/load/read-fixture';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { currentLayout } from '../../server/src/store/mongo/layout';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';

@@ -1,11 +1,13 @@
 import { around } from '../../server/src/store/around';
 import { createKeyService, type IssuedKey } from '../../server/src/features/keys/service';
 import { hashSecret } from '../../server/src/domain/secrets';
-import { loadFixture, parseFixture } from '../../server/src/store/fixture';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
+import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
-import { apiKeyRecord, fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
+import { apiKeyRecord } from '../../server/src/store/test-support/records';
+import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { startMonitoredProcess, type MonitoredProcess } from '../support/monitored-process';
 

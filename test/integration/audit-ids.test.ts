@@ -1,11 +1,12 @@
 import { MongoClient, type Document } from 'mongodb';
 import { defaultWalletLimits } from '../../server/src/domain/limits';
 import { createReservationService } from '../../server/src/features/reservations/service';
-import { loadFixture } from '../../server/src/store/fixture';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import type { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
-import { fixtureClient, fixtureMember, fixtureReservation, sessionRecord } from '../../server/src/store/test-support/records';
+import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/test-support/fixture-entries';
+import { sessionRecord } from '../../server/src/store/test-support/records';
 
 /*
  * Audit ids on MongoDB when a wallet goes back to a version it had: its

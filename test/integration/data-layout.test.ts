@@ -10,8 +10,9 @@ import { startTestApp } from '../../server/src/test-support/app-harness';
 import { layoutOneDatabase, layoutOneFacts } from './data-layout/layout-one';
 import { layoutThreeDatabase } from './data-layout/layout-three';
 import { createKeyService } from '../../server/src/features/keys/service';
-import { loadFixture, parseFixture } from '../../server/src/store/fixture';
-import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
+import { parseFixture } from '../../server/src/features/load/parse-fixture';
+import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
 
 /*
  * The recorded data layout: a server starts only on the layout it knows,

@@ -1,10 +1,12 @@
 import { around } from '../../server/src/store/around';
-import { FixtureError, loadFixture, type Fixture } from '../../server/src/store/fixture';
-import { defaultMoveLeaseMs } from '../../server/src/store/member-moves';
+import { FixtureError } from '../../server/src/features/load/fixture-error';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
+import type { Fixture } from '../../server/src/features/load/fixture-schema';
+import { defaultMoveLeaseMs } from '../../server/src/features/load/member-move-steps';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
-import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
+import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
 import type { StoreFactory } from '../../server/src/store/test-support/store.contract';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 

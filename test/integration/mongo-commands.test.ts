@@ -1,5 +1,7 @@
-import { demoFixturePath, loadFixture, parseFixture, readFixtureFile } from '../../server/src/store/fixture';
-import { fixtureMember } from '../../server/src/store/test-support/records';
+import { demoFixturePath, readFixtureFile } from '../../server/src/features/load/read-fixture';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
+import { parseFixture } from '../../server/src/features/load/parse-fixture';
+import { fixtureMember } from '../../server/src/test-support/fixture-entries';
 import { fixtureKeyId } from '../../server/src/domain/secrets';
 import { startMonitoredProcess as startProcess, type MonitoredProcess as Process } from '../support/monitored-process';
 import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';

@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { ApiClient } from '../../server/src/test-support/api-client';
-import { fixtureMember, fixtureReservation } from '../../server/src/store/test-support/records';
+import { fixtureMember, fixtureReservation } from '../../server/src/test-support/fixture-entries';
 import { baseFixture, keys, t0 } from './fixture';
 
 /**

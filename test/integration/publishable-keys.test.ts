@@ -2,12 +2,13 @@ import { around } from '../../server/src/store/around';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
-import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/store/test-support/records';
+import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/test-support/fixture-entries';
 import { createKeyService } from '../../server/src/features/keys/service';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { SendInit, TestResponse } from '../../server/src/test-support/api-client';
 import { startMonitoredProcess, type MonitoredProcess } from '../support/monitored-process';
-import { loadFixture, parseFixture } from '../../server/src/store/fixture';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
+import { parseFixture } from '../../server/src/features/load/parse-fixture';
 
 /*
  * The rules of the two kinds of key over HTTP, on the embedded store and on

@@ -1,5 +1,5 @@
 import { around } from '../../server/src/store/around';
-import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
+import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { AppConfig } from '../../server/src/config';
 import type { SendInit, TestResponse } from '../../server/src/test-support/api-client';

@@ -2,7 +2,7 @@ import { execFile, execFileSync, type ExecFileException } from 'node:child_proce
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { demoFixturePath } from '../../server/src/store/fixture';
+import { demoFixturePath } from '../../server/src/features/load/read-fixture';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { childProcessEnv } from '../support/process-env';
 

@@ -3,7 +3,7 @@ import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
+import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
 
 /*
  * A session lives a day at most, whatever its client says. A fixture or a

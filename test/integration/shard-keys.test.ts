@@ -1,11 +1,13 @@
 import type { CommandStartedEvent, Document } from 'mongodb';
 import { fixtureKeyId } from '../../server/src/domain/secrets';
-import { demoFixturePath, loadFixture, parseFixture, readFixtureFile } from '../../server/src/store/fixture';
+import { demoFixturePath, readFixtureFile } from '../../server/src/features/load/read-fixture';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
+import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import { planOf, shardPlan, type ShardKey } from '../../server/src/store/mongo/shard-plan';
 import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
-import { fixtureReservation } from '../../server/src/store/test-support/records';
+import { fixtureReservation } from '../../server/src/test-support/fixture-entries';
 import { startMonitoredProcess, type MonitoredProcess } from '../support/monitored-process';
 
 /*

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { demoFixturePath } from '../../server/src/store/fixture';
+import { demoFixturePath } from '../../server/src/features/load/read-fixture';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 
 // scripts/smoke.mjs is what the GitHub workflow runs against the built image:

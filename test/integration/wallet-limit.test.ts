@@ -1,8 +1,8 @@
 import { defaultWalletLimits } from '../../server/src/domain/limits';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { ApiClient } from '../../server/src/test-support/api-client';
-import type { FixtureReservation } from '../../server/src/store/fixture-schema';
-import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/store/test-support/records';
+import type { FixtureReservation } from '../../server/src/features/load/fixture-schema';
+import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/test-support/fixture-entries';
 import { keys, t0 } from './fixture';
 
 /*

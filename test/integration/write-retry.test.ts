@@ -2,7 +2,8 @@ import { MongoClient, MongoNetworkError, type Collection, type Db } from 'mongod
 import { pino } from 'pino';
 import { depsOf } from '../../server/src/composition';
 import { defaultWalletLimits } from '../../server/src/domain/limits';
-import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/store/fixture';
+import { demoFixturePath, readFixtureFile } from '../../server/src/features/load/read-fixture';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
 import { storeDb } from '../../server/src/store/mongo/concerns';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';

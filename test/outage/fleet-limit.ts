@@ -24,7 +24,7 @@ import { rateLimitWindowMs, windowOf } from '../../server/src/rate-limit/windows
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { windowDocumentKey } from '../../server/src/store/mongo/quota-claim';
 import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
-import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
+import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
 import { send } from '../reliability/support/http';
 import { startServerProcess } from './server-process';
 

@@ -1,6 +1,7 @@
 import { runAdmin } from '../../server/src/admin/cli';
 import { systemClock } from '../../server/src/domain/clock';
-import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/store/fixture';
+import { demoFixturePath, readFixtureFile } from '../../server/src/features/load/read-fixture';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';

@@ -1,7 +1,8 @@
 import { systemClock } from '../../server/src/domain/clock';
 import { fixtureKeyId } from '../../server/src/domain/secrets';
 import type { AuditEntry, Wallet } from '../../server/src/domain/model';
-import { loadFixture, parseFixture } from '../../server/src/store/fixture';
+import { loadFixture } from '../../server/src/features/load/load-fixture';
+import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { blockBounds } from '../../server/src/rate-limit/block-sizing';
 import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';

@@ -1,7 +1,10 @@
 import type { Db } from 'mongodb';
 import { systemClock } from '../domain/clock';
 import type { AppConfig, MongoConfig } from '../config';
-import { loadFixture, readFixtureFile, FixtureError, type Fixture } from '../store/fixture';
+import { loadFixture } from '../features/load/load-fixture';
+import { readFixtureFile } from '../features/load/read-fixture';
+import { FixtureError } from '../features/load/fixture-error';
+import type { Fixture } from '../features/load/fixture-schema';
 import { collectionNames } from '../store/mongo/collections';
 import { applyAuditRetention, auditRetentionProblem } from '../store/mongo/audit-retention';
 import { ensureIndexes, indexSpecs, missingIndexes } from '../store/mongo/indexes';

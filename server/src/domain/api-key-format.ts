@@ -30,9 +30,9 @@ import type { ApiKeyKind } from './model';
  * Keys of any other form (`key_<id>.<secret>`, made before this form, and
  * fixtures' free-form keys) are looked up as before. The two prefixes are
  * kept for generated keys (a fixture's key that starts with one must be a
- * generated key too: fixture.ts), so a value that starts with one but is
- * not a whole, checksummed key matches no key: it is refused unread, and
- * a scanner's match is always a real key's form.
+ * generated key too: features/load/check-fixture.ts), so a value that
+ * starts with one but is not a whole, checksummed key matches no key: it is
+ * refused unread, and a scanner's match is always a real key's form.
  */
 
 /** The first characters of a generated key, by its kind. */

@@ -197,7 +197,7 @@ export interface MemberBalance {
 
 /**
  * A member's move from one wallet to another under way, as each wallet
- * records it (an operator's load moves members: store/member-moves.ts). In
+ * records it (an operator's load moves members: features/load/member-move-steps.ts). In
  * the wallet it leaves: `leaving` while the load fences it (until `until`:
  * nothing new may draw on its points there), then `left` once the move is
  * decided there (its balance gone; its requests follow `walletId`). In the

@@ -174,9 +174,9 @@ export interface KeyStore extends Pick<AuthStore, 'listLivePublishableKeys'> {
 }
 
 /**
- * What loading a fixture (`loadFixture` in ./fixture.ts) needs: each upsert
- * replaces the stored record with the same key; the stored members, keys
- * and wallets are read to merge the fixture with them.
+ * What loading a fixture (`loadFixture`, features/load/) needs: each
+ * upsert replaces the stored record with the same key; the stored members,
+ * keys and wallets are read to merge the fixture with them.
  */
 export interface FixtureStore extends MemberStore, WholeWalletStore, Pick<KeyStore, 'listApiKeys' | 'listLivePublishableKeys'> {
   upsertClients(clients: ClientRecord[]): Promise<void>;

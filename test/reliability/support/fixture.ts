@@ -14,7 +14,7 @@ import {
   fixtureMember,
   fixtureRedemption,
   fixtureReservation,
-} from '../../../server/src/store/test-support/records';
+} from '../../../server/src/test-support/fixture-entries';
 
 export { identifierTypes };
 export const t0 = Date.parse('2026-11-21T12:00:00.000Z');

@@ -1,7 +1,7 @@
 import { MemoryStore } from '../../store/memory/memory-store';
 import { hashSecret } from '../../domain/secrets';
-import { loadFixture } from '../../store/fixture';
-import { fixtureClient } from '../../store/test-support/records';
+import { loadFixture } from '../load/load-fixture';
+import { fixtureClient } from '../../test-support/fixture-entries';
 import { createAuthService } from '../sessions/auth-service';
 import { SessionState } from '../sessions/session-state';
 import { maxLivePublishableKeys } from '../../domain/limits';

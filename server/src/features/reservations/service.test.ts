@@ -1,9 +1,10 @@
 import type { MemberRecord } from '../../domain/model';
 import { defaultWalletLimits } from '../../domain/limits';
-import { loadFixture } from '../../store/fixture';
+import { loadFixture } from '../load/load-fixture';
 import { MemoryStore } from '../../store/memory/memory-store';
 import { around } from '../../store/around';
-import { fixtureClient, fixtureMember, fixtureReservation, sessionRecord } from '../../store/test-support/records';
+import { fixtureClient, fixtureMember, fixtureReservation } from '../../test-support/fixture-entries';
+import { sessionRecord } from '../../store/test-support/records';
 import { createReservationService } from './service';
 
 /*

@@ -2,7 +2,7 @@ import type { Clock } from '../../domain/clock';
 import type { WalletLimits } from '../../domain/limits';
 import { AppError, reservationError, serviceUnavailable } from '../../domain/errors';
 import { withMemberIds } from '../../domain/member-ids';
-import { fundsOthers, isFenced, moveOf } from '../../domain/member-moves';
+import { fundsOthers, isFenced, moveOf } from '../../domain/member-move-rules';
 import { newAuditEntryId, type AuditEntry, type Contribution, type MemberRecord, type ReservationKey, type ReservationRecord } from '../../domain/model';
 import type {
   ReservationContext,

@@ -1,7 +1,7 @@
 import type { SessionRecord } from '../../domain/model';
 import { MemoryStore } from '../../store/memory/memory-store';
-import { loadFixture } from '../../store/fixture';
-import { fixtureClient, fixtureMember } from '../../store/test-support/records';
+import { loadFixture } from '../load/load-fixture';
+import { fixtureClient, fixtureMember } from '../../test-support/fixture-entries';
 import { createKeyService } from '../keys/service';
 import { createAuthService } from './auth-service';
 import { createSessionService } from './service';

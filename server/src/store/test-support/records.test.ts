@@ -1,19 +1,15 @@
-import { loadFixture, parseFixture } from '../fixture';
+import { loadFixture } from '../../features/load/load-fixture';
+import { parseFixture } from '../../features/load/parse-fixture';
 import { MemoryStore } from '../memory/memory-store';
+import { catalogueItemRecord, clientRecord, definitionRecord, memberRecord, redemptionRecord, reservationRecord } from './records';
 import {
-  catalogueItemRecord,
-  clientRecord,
-  definitionRecord,
   fixtureCatalogueItem,
   fixtureClient,
   fixtureDefinition,
   fixtureMember,
   fixtureRedemption,
   fixtureReservation,
-  memberRecord,
-  redemptionRecord,
-  reservationRecord,
-} from './records';
+} from '../../test-support/fixture-entries';
 
 const now = new Date('2030-01-01T00:00:00.000Z');
 

@@ -4,15 +4,15 @@
  * copied, so that one preset may serve many records and a test that changes
  * a record changes no other. Two families:
  *
- * - `fixture...`: entries of a fixture file (store/fixture-schema.ts), the
- *   JSON `parseFixture` takes; as small as the schema allows, so that the
- *   loader's defaults apply to what an override does not give;
- * - `...Record`, `wallet`, `auditEntry`: domain records (domain/model.ts), as
- *   the store keeps them and the Store port takes them.
+ * - `...Record`, `wallet`, `auditEntry` (here): domain records
+ *   (domain/model.ts), as the store keeps them and the Store port takes them;
+ * - `fixture...` (src/test-support/fixture-entries.ts, above the loader
+ *   whose format they follow): entries of a fixture file, the JSON
+ *   `parseFixture` takes.
  *
  * The bench compiles this file too, so it stays light: at run time it loads
- * the domain model, the secrets' hash (node:crypto) and the fixture schema,
- * none of which loads a library, and never the rest of the server.
+ * the domain model and the secrets' hash (node:crypto), none of which loads
+ * a library, and never the rest of the server.
  */
 import {
   auditEntryIdPrefix,
@@ -30,15 +30,7 @@ import {
   type Wallet,
 } from '../../domain/model';
 import { hashSecret } from '../../domain/secrets';
-import {
-  clientDefaults,
-  type FixtureCatalogueItem,
-  type FixtureClient,
-  type FixtureMember,
-  type FixtureRedemption,
-  type FixtureReservation,
-  type FixtureVoucherDefinition,
-} from '../fixture-schema';
+import { clientDefaults } from '../../domain/client-defaults';
 
 /** Who funds a reservation: points by member (in that order), or the contributions themselves. */
 export type Contributions = Record<string, number> | readonly Contribution[];
@@ -49,12 +41,13 @@ function contributionsOf(contributions: Contributions): Contribution[] {
     : Object.entries(contributions).map(([correlationId, points]) => ({ correlationId, points }));
 }
 
-const copied = <T>(overrides: T): T => structuredClone(overrides);
+/** The overrides as the builders take them: a copy, which nothing the caller keeps can change. */
+export const copied = <T>(overrides: T): T => structuredClone(overrides);
 
 const sumOf = (contributions: readonly Contribution[]): number => contributions.reduce((sum, c) => sum + c.points, 0);
 
 /** What a fixture's reservation and the domain's share: partner-app's, by card number, its amount the sum of its contributions. */
-function reservationOf(reservationToken: string, correlationId: string, contributions: Contributions) {
+export function reservationOf(reservationToken: string, correlationId: string, contributions: Contributions) {
   const funded = contributionsOf(contributions);
   return {
     reservationToken,
@@ -67,50 +60,9 @@ function reservationOf(reservationToken: string, correlationId: string, contribu
 }
 
 // ---------------------------------------------------------------------------
-// Fixture entries
-
-/** A client with one API key, enabled for LCL; the schema's defaults for the rest. */
-export function fixtureClient(clientId: string, apiKey: string, overrides: Partial<FixtureClient> = {}): FixtureClient {
-  return { clientId, apiKey, enabledBusinessUnits: ['LCL'], ...copied(overrides) };
-}
-
-/** A member of no household; the schema's defaults for the rest (eligible, no privileges). */
-export function fixtureMember(correlationId: string, pointBalance: number, overrides: Partial<FixtureMember> = {}): FixtureMember {
-  return { correlationId, pointBalance, ...copied(overrides) };
-}
-
-/**
- * A reservation of partner-app made with a card number, its amount the sum of
- * its contributions; expiry and creation are the loader's (now) unless given.
- */
-export function fixtureReservation(
-  reservationToken: string,
-  correlationId: string,
-  contributions: Contributions,
-  overrides: Partial<FixtureReservation> = {},
-): FixtureReservation {
-  return { ...reservationOf(reservationToken, correlationId, contributions), ...copied(overrides) };
-}
-
-/** See `definitionRecord`: a fixture gives a definition in the same shape. */
-export function fixtureDefinition(voucherDefinitionId: string, overrides: Partial<FixtureVoucherDefinition> = {}): FixtureVoucherDefinition {
-  return definitionRecord(voucherDefinitionId, overrides);
-}
-
-/** See `catalogueItemRecord`: a fixture gives an item in the same shape. */
-export function fixtureCatalogueItem(productCode: string, overrides: Partial<FixtureCatalogueItem> = {}): FixtureCatalogueItem {
-  return catalogueItemRecord(productCode, overrides);
-}
-
-/** See `redemptionRecord`: a fixture gives a redemption in the same shape. */
-export function fixtureRedemption(redemptionId: string, redeemerId: string, overrides: Partial<FixtureRedemption> = {}): FixtureRedemption {
-  return redemptionRecord(redemptionId, redeemerId, overrides);
-}
-
-// ---------------------------------------------------------------------------
 // Domain records
 
-/** A client enabled for LCL, its default unit; the fixture schema's defaults for the rest. */
+/** A client enabled for LCL, its default unit; a client's defaults for the rest (domain/client-defaults.ts). */
 export function clientRecord(clientId: string, overrides: Partial<ClientRecord> = {}): ClientRecord {
   return { ...clientDefaults, clientId, enabledBusinessUnits: ['LCL'], defaultBusinessUnit: 'LCL', ...copied(overrides) };
 }

@@ -1,6 +1,7 @@
-import type { CatalogueItemRecord, Contribution, RedemptionRecord, VoucherDefinitionRecord } from '../domain/model';
-import { maxSessionTtlSeconds } from '../domain/limits';
-import { maxOriginLength, maxOriginsPerKey } from '../domain/origins';
+import { clientDefaults } from '../../domain/client-defaults';
+import type { CatalogueItemRecord, Contribution, RedemptionRecord, VoucherDefinitionRecord } from '../../domain/model';
+import { maxSessionTtlSeconds } from '../../domain/limits';
+import { maxOriginLength, maxOriginsPerKey } from '../../domain/origins';
 
 /**
  * JSON schema of a fixture, the project's own copy of the shared fixture
@@ -9,7 +10,7 @@ import { maxOriginLength, maxOriginsPerKey } from '../domain/origins';
  * `apiKey`, and publishable keys for its web pages, each with its origins
  * (`publishableKeys`); each key at most 256 characters (longer keys are
  * never accepted), free-form except that a key starting `lsk_` or `lpk_`
- * must be a whole generated key of its kind (fixture.ts, keyFormIssues).
+ * must be a whole generated key of its kind (check-fixture.ts, keyFormIssues).
  * One point is stricter:
  * a voucher definition's `rewardMetadata` must carry `amount` (number) and
  * `scopeType` (string), because the member-facing summary derives
@@ -71,12 +72,18 @@ export const fixtureSchema = {
           },
           enabledBusinessUnits: { type: 'array', items: { type: 'string' } },
           defaultBusinessUnit: { type: ['string', 'null'], description: 'Must be one of enabledBusinessUnits when set.' },
-          vouchersEnabled: { type: 'boolean', default: true },
-          sessionTtlSeconds: { type: 'integer', minimum: 1, maximum: maxSessionTtlSeconds, default: 3600, description: 'Seconds a session lives, at most a day.' },
-          reservationDurationSeconds: { type: 'integer', minimum: 1, default: 900 },
-          extendedDurationSeconds: { type: 'integer', minimum: 1, default: 3600 },
-          redemptionTiers: { type: ['array', 'null'], items: { type: 'integer', minimum: 1 }, default: null },
-          dailyRedemptionCap: { type: ['integer', 'null'], minimum: 0, default: null },
+          vouchersEnabled: { type: 'boolean', default: clientDefaults.vouchersEnabled },
+          sessionTtlSeconds: {
+            type: 'integer',
+            minimum: 1,
+            maximum: maxSessionTtlSeconds,
+            default: clientDefaults.sessionTtlSeconds,
+            description: 'Seconds a session lives, at most a day.',
+          },
+          reservationDurationSeconds: { type: 'integer', minimum: 1, default: clientDefaults.reservationDurationSeconds },
+          extendedDurationSeconds: { type: 'integer', minimum: 1, default: clientDefaults.extendedDurationSeconds },
+          redemptionTiers: { type: ['array', 'null'], items: { type: 'integer', minimum: 1 }, default: clientDefaults.redemptionTiers },
+          dailyRedemptionCap: { type: ['integer', 'null'], minimum: 0, default: clientDefaults.dailyRedemptionCap },
         },
       },
     },
@@ -232,19 +239,6 @@ export const fixtureSchema = {
     },
   },
 } as const;
-
-const clientSettings = fixtureSchema.properties.clients.items.properties;
-
-/** The schema's defaults of a client's optional settings (one place to change them: the schema above). */
-export const clientDefaults = {
-  defaultBusinessUnit: null,
-  vouchersEnabled: clientSettings.vouchersEnabled.default,
-  sessionTtlSeconds: clientSettings.sessionTtlSeconds.default,
-  reservationDurationSeconds: clientSettings.reservationDurationSeconds.default,
-  extendedDurationSeconds: clientSettings.extendedDurationSeconds.default,
-  redemptionTiers: clientSettings.redemptionTiers.default,
-  dailyRedemptionCap: clientSettings.dailyRedemptionCap.default,
-};
 
 /** A publishable key as a fixture gives it: in clear, with the exact origins of the pages that may send it. */
 export interface FixturePublishableKey {

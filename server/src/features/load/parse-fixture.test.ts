@@ -1,12 +1,15 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { newApiKey } from '../domain/secrets';
-import { deepCopy } from './copy';
-import { demoFixturePath, FixtureError, parseFixture, readFixtureFile, type Fixture } from './fixture';
+import { newApiKey } from '../../domain/secrets';
+import { deepCopy } from '../../store/copy';
+import { FixtureError } from './fixture-error';
+import type { Fixture } from './fixture-schema';
+import { parseFixture } from './parse-fixture';
+import { demoFixturePath, readFixtureFile } from './read-fixture';
 
 /** A verbatim copy of the shared example fixture (the repository must not read the shared folder). */
-const examplePath = path.resolve(__dirname, '..', '..', 'fixtures', 'example.json');
+const examplePath = path.resolve(__dirname, '..', '..', '..', 'fixtures', 'example.json');
 
 type Json = Record<string, unknown>;
 

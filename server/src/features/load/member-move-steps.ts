@@ -1,8 +1,8 @@
-import type { Clock } from '../domain/clock';
-import { liveReservationsOf, moveOf, ownsOrFunds, withMove } from '../domain/member-moves';
-import type { MemberMove, Wallet } from '../domain/model';
-import type { WholeWalletStore } from './port';
-import { updateWallet } from './wallet-update';
+import type { Clock } from '../../domain/clock';
+import { liveReservationsOf, moveOf, ownsOrFunds, withMove } from '../../domain/member-move-rules';
+import type { MemberMove, Wallet } from '../../domain/model';
+import type { WholeWalletStore } from '../../store/port';
+import { updateWallet } from '../../store/wallet-update';
 
 /*
  * Moving members between wallets while requests are served, with no
@@ -17,13 +17,13 @@ import { updateWallet } from './wallet-update';
  *    new draws on its points there (Operation B answers the member 503, and
  *    its household does not draw on it). A refusal lifts every fence set, so
  *    a refused load changes nothing.
- * 2. the new wallet gets the member's balance as `arriving` (fixture.ts):
+ * 2. the new wallet gets the member's balance as `arriving` (apply-wallet-change.ts):
  *    not counted for the others there until the move is finished.
  * 3. commit: the old wallet drops the member's balance and marks it `left`,
  *    pointing to the new wallet (the member's requests follow it), if it
  *    still holds no live reservation of the member (it cannot, unless the
  *    fence lapsed: then the move is refused and undone, alone).
- * 4. the member's record points to the new wallet (fixture.ts).
+ * 4. the member's record points to the new wallet (load-fixture.ts).
  * 5. finish: the new wallet counts the balance for everyone; the old wallet
  *    forgets the member.
  *
@@ -48,7 +48,7 @@ export interface RefusedMove {
 /** How long a fence holds unless renewed; a load renews its fences at half of it. */
 export const defaultMoveLeaseMs = 60_000;
 
-export interface MemberMovesOptions {
+export interface MemberMoveStepsOptions {
   /** Liveness of reservations is judged at this time (the load's). */
   now: Date;
   /** Dates the fences' leases. */
@@ -56,7 +56,8 @@ export interface MemberMovesOptions {
   leaseMs: number;
 }
 
-export class MemberMoves {
+/** The steps of one load's moves, each a compare-and-set of one wallet. */
+export class MemberMoveSteps {
   /** Moves fenced in their old wallet (one that does not exist needs none). */
   private fenced: PlannedMove[] = [];
   private fencedAt = 0;
@@ -66,7 +67,7 @@ export class MemberMoves {
   constructor(
     private readonly store: WholeWalletStore,
     private readonly moves: readonly PlannedMove[],
-    private readonly options: MemberMovesOptions,
+    private readonly options: MemberMoveStepsOptions,
   ) {}
 
   /**

@@ -1,11 +1,12 @@
 import { isLiveReservation, type MemberMove, type ReservationRecord } from './model';
 
 /*
- * What a wallet's member moves (`MemberMove`) mean to the readers and
- * writers of that wallet. An operator's load moves a member in steps, each a
- * compare-and-set of one wallet (store/member-moves.ts), so that the
- * decision to let the member go is taken where its points are held, and a
- * reservation can never be made there once it is taken.
+ * The rules of a member's move as its wallet records it (`MemberMove`):
+ * what it means to the readers and writers of that wallet, and what holds
+ * a member there. An operator's load moves a member in steps, each a
+ * compare-and-set of one wallet (features/load/member-move-steps.ts), so
+ * that the decision to let the member go is taken where its points are
+ * held, and a reservation can never be made there once it is taken.
  */
 
 /** The member's move recorded in these moves, if any. */

@@ -1,6 +1,6 @@
-import { MemoryStore } from './memory/memory-store';
-import { MemberMoves } from './member-moves';
-import { wallet } from './test-support/records';
+import { MemoryStore } from '../../store/memory/memory-store';
+import { wallet } from '../../store/test-support/records';
+import { MemberMoveSteps } from './member-move-steps';
 
 /*
  * The fences' leases, on a clock the test moves (the races of a load
@@ -14,7 +14,7 @@ async function setUp() {
   const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
   await store.saveWallet(wallet('household:hh-1', { 'm-a': 100, 'm-b': 50 }), 0);
   let nowMs = start;
-  const moves = new MemberMoves(store, [move], { now: new Date(start), clock: () => new Date(nowMs), leaseMs: 60_000 });
+  const moves = new MemberMoveSteps(store, [move], { now: new Date(start), clock: () => new Date(nowMs), leaseMs: 60_000 });
   const fenceUntil = async () => {
     const fence = (await store.loadWallet('household:hh-1'))?.moves?.[0];
     return fence?.state === 'leaving' ? fence.until.getTime() - start : null;
@@ -22,7 +22,7 @@ async function setUp() {
   return { store, moves, fenceUntil, advance: (ms: number) => (nowMs += ms) };
 }
 
-describe('MemberMoves', () => {
+describe('MemberMoveSteps', () => {
   it('renews its fences once half their lease has passed, not before', async () => {
     const { moves, fenceUntil, advance } = await setUp();
     expect(await moves.fence()).toEqual([]);
@@ -37,7 +37,7 @@ describe('MemberMoves', () => {
 
   it('makes no wallet to fence a member whose old wallet does not exist', async () => {
     const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
-    const moves = new MemberMoves(store, [move], { now: new Date(start), clock: () => new Date(start), leaseMs: 60_000 });
+    const moves = new MemberMoveSteps(store, [move], { now: new Date(start), clock: () => new Date(start), leaseMs: 60_000 });
     expect(await moves.fence()).toEqual([]);
     expect(await moves.commit()).toEqual([]);
     await moves.finish();
