@@ -116,6 +116,13 @@ module.exports = {
       to: { path: `${src}(http/|rate-limit/|features/(?!load/)|store/(memory|mongo)/)` },
     },
     {
+      name: 'app-wires-handlers-only',
+      severity: 'error',
+      comment: "app.ts wires and decides nothing: of features/ it imports the handler modules only (an operation's rules reach it through them)",
+      from: { path: `${src}app\\.ts$` },
+      to: { path: `${src}features/`, pathNot: '(^|/|-)handler\\.ts$' },
+    },
+    {
       name: 'domain-without-express-or-mongodb',
       severity: 'error',
       comment: 'Domain code (domain/, features/) imports neither Express nor the MongoDB driver',

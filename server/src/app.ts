@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import { noMemberIds, type MemberIdPolicy } from './domain/member-ids';
 import type { Services } from './domain/services';
-import { documentedAnswerToRefusedBody } from './features/reservations/body-rules';
-import { updateReservation } from './features/reservations/handler';
+import { answerRefusedReservationBody, updateReservation } from './features/reservations/handler';
 import { endSession } from './features/sessions/end-handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
@@ -85,9 +84,11 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   // The API, its checks in the spec's order: API key, the key's use (its
   // kind, the request's Origin), session, rate limit (after the credentials,
   // so that a request refused for them counts against nothing), body size
-  // and content type, request schema, then the operation's rules, each
-  // operation's route on the app itself. Any other request under the prefix
-  // gets the API key and rate limit checks, then the validator's 404 or 405.
+  // and content type, request schema (a body it refuses gets the answer the
+  // operation's handler module gives, when it has one), then the operation's
+  // rules, each operation's route on the app itself. Any other request under
+  // the prefix gets the API key and rate limit checks, then the validator's
+  // 404 or 405.
   const checks: CredentialChecks = {
     auth: services.auth,
     failures: config.authFailuresPerMinute ? new AuthFailureLimiter({ perMinute: config.authFailuresPerMinute }) : null,
@@ -145,8 +146,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     requireSession(checks),
     ...limited({ perSession: true }),
     ...jsonBody(config.bodyLimitBytes),
-    // The documented messages of Operation B's body rules win over the validator's wording where one applies.
-    validation.forOperation('updateReservation', (req) => documentedAnswerToRefusedBody(services.reservations, req.body)),
+    validation.forOperation('updateReservation', answerRefusedReservationBody(services)),
     updateReservation(services),
   );
   app.use(apiPrefix, requireApiKey(checks), ...limited({ perSession: false }), validation.fallback);

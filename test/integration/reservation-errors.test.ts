@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { ApiClient } from '../../server/src/test-support/api-client';
+import { expectDocumentedBody } from '../../server/src/test-support/documented-response';
 import { baseFixture, keys, t0 } from './fixture';
 
 let server: TestApp;
@@ -122,6 +123,38 @@ const cases: Case[] = [
     body: { reservationAmount: 90000, offline: true, ...items([{ productCode: '0000000001', quantity: 50 }]) },
   },
 ];
+
+// A bad quantity fails the schema, so the validator refuses the body; an
+// unknown code only the catalogue knows. Operation B's body rules
+// (features/reservations/body-rules.ts) ask it, and name both in one answer.
+describe('a bad quantity and an unknown product code in one body: one answer names both, in request order', () => {
+  const known = '0000000001';
+  const unknown = { productCode: 'NOPE-1' };
+  it.each<[string, unknown]>([
+    ['a zero quantity', 0],
+    ['a negative quantity', -1],
+    ['a fractional quantity', 1.5],
+    ['a string quantity', '2'],
+    ['a null quantity', null],
+    ['a quantity over 10000', 10001],
+  ])('%s, before and after the unknown code', async (_name, quantity) => {
+    const badQuantity = { productCode: known, quantity };
+    const token = await api.startSession(keys.partner, 'm-alice');
+    const before = await server.store.loadWallet('member:m-alice');
+    for (const entries of [[badQuantity, { productCode: known }, unknown], [unknown, { productCode: known, quantity: 1 }, badQuantity]]) {
+      const response = await api.updateReservation(keys.partner, token, 'm-alice', 'rt-alice-1', { reservationAmount: 10000, ...items(entries) });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        statusCode: 400,
+        errorCode: 'INVALID_REQUEST',
+        errorMessage: 'Invalid catalogue item(s)',
+        invalidCatalogueItems: entries.filter((entry) => entry !== entries[1]),
+      });
+      expectDocumentedBody('updateReservation', 400, response.body);
+    }
+    expect(await server.store.loadWallet('member:m-alice')).toEqual(before);
+  });
+});
 
 describe('Operation B errors: 400 INVALID_REQUEST with the documented message, and nothing changes', () => {
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {

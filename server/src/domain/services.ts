@@ -1,6 +1,7 @@
 // The spec's types, as the SDK generates them from openapi/openapi.yaml (one generated file for both).
 import type { components } from '@loyalty/sdk';
 import type { ApiKeyRecord, ClientRecord, IdentifierType, MemberRecord, MemberSession } from './model';
+import type { AppError } from './errors';
 
 type Schemas = components['schemas'];
 export type VoucherDefinitionSummary = Schemas['VoucherDefinitionSummary'];
@@ -116,10 +117,12 @@ export interface ReservationService {
   /** Throws AppError INVALID_REQUEST with the documented messages. */
   updateReservation(context: ReservationContext, request: ReservationUpdateRequest): Promise<ReservationUpdateResponse>;
   /**
-   * The entries of a request's `catalogueItems` that are malformed or name no
-   * catalogue item, exactly as sent, in request order.
+   * The documented answer to a body the request validation refused: the
+   * message of the first of Operation B's body rules it breaks, malformed
+   * catalogue items named with the unknown product codes; null when no rule
+   * words it (the validator's answer stands).
    */
-  findInvalidCatalogueItems(entries: readonly unknown[]): Promise<unknown[]>;
+  documentedAnswerToRefusedBody(body: unknown): Promise<AppError | null>;
 }
 
 export interface Services {

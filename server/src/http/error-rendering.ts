@@ -21,16 +21,19 @@ const retrySoon = { 'Retry-After': '1' };
  * parser's message.
  */
 export function renderError(thrown: unknown): RenderedError {
-  if (thrown instanceof AppError) return clientFault(thrown);
-  if (thrown instanceof StoreUnavailableError) return clientFault(serviceUnavailable());
+  if (thrown instanceof AppError) return renderAppError(thrown);
+  if (thrown instanceof StoreUnavailableError) return renderAppError(serviceUnavailable());
   if (isValidatorError(thrown)) return fromValidatorError(thrown);
   if (isBodyParserError(thrown)) return fromBodyParserError(thrown);
-  if (isUndecodablePath(thrown)) return clientFault(schemaError());
+  if (isUndecodablePath(thrown)) return renderAppError(schemaError());
   return internalError();
 }
 
-/** An error the body may tell as it is (an `AppError`): logged when it is the server's (5xx). */
-function clientFault(error: AppError, headers: Record<string, string> = {}): RenderedError {
+/**
+ * An `AppError` rendered as it is, whatever its status (the client's 4xx,
+ * a 503 with when to try again): logged when it is the server's (5xx).
+ */
+function renderAppError(error: AppError, headers: Record<string, string> = {}): RenderedError {
   return { error, headers: error.status === 503 ? { ...retrySoon, ...headers } : headers, log: error.status >= 500 };
 }
 
@@ -56,15 +59,15 @@ function isValidatorError(thrown: unknown): thrown is ValidatorError {
 function fromValidatorError(thrown: ValidatorError): RenderedError {
   switch (thrown.status) {
     case 400:
-      return clientFault(schemaError(...detailsOf(thrown.errors)));
+      return renderAppError(schemaError(...detailsOf(thrown.errors)));
     case 404:
-      return clientFault(new AppError('NOT_FOUND', 'Resource not found'));
+      return renderAppError(new AppError('NOT_FOUND', 'Resource not found'));
     case 405:
-      return clientFault(new AppError('METHOD_NOT_ALLOWED', 'Method not allowed'), allowHeader(thrown.headers));
+      return renderAppError(new AppError('METHOD_NOT_ALLOWED', 'Method not allowed'), allowHeader(thrown.headers));
     case 413:
-      return clientFault(new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large'));
+      return renderAppError(new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large'));
     case 415:
-      return clientFault(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
+      return renderAppError(new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
     default:
       // 500 (a response that breaks the spec, a spec it cannot load) and codes the spec does not document.
       return internalError();
@@ -106,7 +109,7 @@ function isBodyParserError(thrown: unknown): thrown is BodyParserError {
 
 function fromBodyParserError(thrown: BodyParserError): RenderedError {
   const known = bodyParserErrors[thrown.type];
-  return known ? clientFault(new AppError(known.code, known.message)) : internalError();
+  return known ? renderAppError(new AppError(known.code, known.message)) : internalError();
 }
 
 // --- Express router -------------------------------------------------------------

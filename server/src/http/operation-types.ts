@@ -27,6 +27,14 @@ export type SuccessBody<Op extends OperationId> = SuccessResponseJSON<operations
 
 export type OperationHandler<Op extends OperationId> = RequestHandler<PathParameters<Op>, SuccessBody<Op>, RequestBody<Op>, QueryParameters<Op>>;
 
+/**
+ * An operation's own answer to a body the request validation refused (the
+ * body as parsed, of any shape); null when the validator's answer stands.
+ * Its handler module gives it, and `createApp` hands it to the route's
+ * validation (request-validation.ts).
+ */
+export type RefusedBodyAnswer = (body: unknown) => Promise<Error | null>;
+
 /** A header parameter of the operation, as validated (undefined when an optional one is absent). */
 export function headerParameter<Op extends OperationId, Name extends keyof HeaderParameters<Op> & string>(
   req: Request,

@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
 import type { AppError } from '../domain/errors';
-import { maxBodyDepth } from './body-depth';
-import { createRequestValidation } from './request-validation';
+import { createRequestValidation, maxBodyDepth } from './request-validation';
 import { loadApiSpec } from './spec';
 
 /*
@@ -56,26 +55,27 @@ describe('the answer to a request the accept-only check does not accept', () => 
   const ownAnswer = new Error("the operation's own answer");
 
   /** Runs the validation of Operation B on `body`, the validator refusing it; what `next` got, and who was asked. */
-  async function answerTo(body: unknown, words: Error | null) {
+  async function answerTo(body: unknown, own: Error | null) {
     const asked: string[] = [];
     const validation = createRequestValidation(spec, (_req, _res, next) => {
       asked.push('validator');
       next(eovRefusal);
     }, { crossCheck: false });
-    const wordRefusal = async () => {
-      asked.push('wording');
-      return words;
+    const answerRefusedBody = async (refused: unknown) => {
+      asked.push('operation');
+      expect(refused).toBe(body);
+      return own;
     };
-    const passedOn = await new Promise<unknown>((resolve) => validation.forOperation('updateReservation', wordRefusal)(reservationRequest(body), {} as Response, resolve));
+    const passedOn = await new Promise<unknown>((resolve) => validation.forOperation('updateReservation', answerRefusedBody)(reservationRequest(body), {} as Response, resolve));
     return { passedOn, asked };
   }
 
-  it("is the operation's own wording of the refusal, when it has one", async () => {
-    expect(await answerTo({ reservationAmount: 'ten' }, ownAnswer)).toEqual({ passedOn: ownAnswer, asked: ['validator', 'wording'] });
+  it("is the operation's own answer to the refused body, when it has one", async () => {
+    expect(await answerTo({ reservationAmount: 'ten' }, ownAnswer)).toEqual({ passedOn: ownAnswer, asked: ['validator', 'operation'] });
   });
 
-  it("is the validator's, when the operation has no words for it", async () => {
-    expect(await answerTo({ reservationAmount: 'ten' }, null)).toEqual({ passedOn: eovRefusal, asked: ['validator', 'wording'] });
+  it("is the validator's, when the operation has no answer of its own", async () => {
+    expect(await answerTo({ reservationAmount: 'ten' }, null)).toEqual({ passedOn: eovRefusal, asked: ['validator', 'operation'] });
   });
 
   it('never asks either for a request the accept-only check accepts', async () => {

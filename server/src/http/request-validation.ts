@@ -1,8 +1,8 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import Ajv from 'ajv';
 import { schemaError } from '../domain/errors';
-import { depthOf, maxBodyDepth } from './body-depth';
 import { buildAcceptOnlyCheck } from './accept-only-check';
+import type { RefusedBodyAnswer } from './operation-types';
 import { specRoutes, type OperationId } from './routes';
 import type { LoadedSpec } from './spec';
 
@@ -28,6 +28,11 @@ import type { LoadedSpec } from './spec';
  * refused first: EOV, and the wording of a refusal, would walk it
  * recursively. (The accept-only check walks only as deep as the schemas go.)
  *
+ * A body EOV refuses goes to its operation's own answer when the operation
+ * has one (the hook its handler module gives, `RefusedBodyAnswer`): Operation
+ * B's documented messages win over EOV's wording. Nothing here knows an
+ * operation's rules.
+ *
  * With `crossCheck` (tests, together with response validation), EOV runs on
  * every request the accept-only check accepts as well, and one EOV rejects is a 500
  * naming the disagreement, so any divergence fails the test suite.
@@ -35,23 +40,20 @@ import type { LoadedSpec } from './spec';
 export interface RequestValidation {
   /**
    * For the route of `operation`: validates, then calls `next()`, or passes
-   * the refusal on: the one `wordRefusal` gives, when it has one for the
-   * request, else EOV's.
+   * the refusal on: the one `answerRefusedBody` gives, when it has one for
+   * the request's body, else EOV's.
    */
-  forOperation(operation: OperationId, wordRefusal?: RefusalWording): RequestHandler;
+  forOperation(operation: OperationId, answerRefusedBody?: RefusedBodyAnswer): RequestHandler;
   /** EOV alone, for every other request under the API prefix (its 404 and 405 answers). */
   fallback: RequestHandler;
 }
 
-/** An operation's own answer to a request EOV refused; null when EOV's answer stands. */
-export type RefusalWording = (req: Request) => Promise<Error | null>;
-
 export function createRequestValidation(spec: LoadedSpec, eov: RequestHandler, options: { crossCheck: boolean }): RequestValidation {
   const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false });
   return {
-    forOperation(operation, wordRefusal) {
+    forOperation(operation, answerRefusedBody) {
       const check = buildAcceptOnlyCheck(ajv, spec.dereferenced, specRoutes[operation]);
-      const viaValidator = throughValidator(eov, wordRefusal);
+      const viaValidator = throughValidator(eov, answerRefusedBody);
       if (!check) return viaValidator;
       if (!options.crossCheck) return (req, res, next) => (check(req) ? next() : viaValidator(req, res, next));
       const mustAgree = validatorMustAgree(eov, operation);
@@ -61,18 +63,18 @@ export function createRequestValidation(spec: LoadedSpec, eov: RequestHandler, o
   };
 }
 
-/** EOV for a request the accept-only check did not accept: a too deep body refused first, a refusal worded by `wordRefusal` when it can. */
-function throughValidator(eov: RequestHandler, wordRefusal: RefusalWording | undefined): RequestHandler {
+/** EOV for a request the accept-only check did not accept: a too deep body refused first, a refused body answered by `answerRefusedBody` when it can. */
+function throughValidator(eov: RequestHandler, answerRefusedBody: RefusedBodyAnswer | undefined): RequestHandler {
   return (req, res, next) => {
     if (depthOf(req.body) > maxBodyDepth) {
       next(schemaError({ path: '/body', message: `must not nest deeper than ${maxBodyDepth} levels` }));
       return;
     }
-    if (!wordRefusal) {
+    if (!answerRefusedBody) {
       eov(req, res, next);
       return;
     }
-    eov(req, res, onRequestVerdict(next, (refusal) => void wordRefusal(req).then((own) => next(own ?? refusal), next)));
+    eov(req, res, onRequestVerdict(next, (refusal) => void answerRefusedBody(req.body).then((own) => next(own ?? refusal), next)));
   };
 }
 
@@ -102,4 +104,21 @@ function onRequestVerdict(next: (error?: unknown) => void, onRefusal: (refusal: 
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** No document of the spec nests deeper than this; a body within the size limit could nest thousands of levels. */
+export const maxBodyDepth = 16;
+
+/** Nesting depth of a parsed JSON value, computed without recursion; stops counting past the limit. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > maxBodyDepth) return deepest;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }

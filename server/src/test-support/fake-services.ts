@@ -2,9 +2,9 @@ import type { AppConfig } from '../config';
 import type { Liveness } from '../http/health';
 import type { SendInit, TestResponse } from './api-client';
 import { startTestApp, type TestApp } from './app-harness';
-import { apiKeyRecord, clientRecord, sessionRecord } from '../store/test-support/records';
+import { apiKeyRecord, catalogueItemRecord, clientRecord, sessionRecord } from '../store/test-support/records';
 import type { ApiKeyRecord, ClientRecord, IdentifierType, MemberSession, SessionRecord } from '../domain/model';
-import { isWellFormedItem } from '../features/reservations/catalogue';
+import { documentedAnswerToRefusedBody } from '../features/reservations/body-rules';
 import type {
   AuthenticatedClient,
   ReservationContext,
@@ -78,6 +78,9 @@ export const reservationResult: ReservationUpdateResponse = {
   sessionId: aliceSession.sessionId,
 };
 
+/** A catalogue that has an item for every product code asked. */
+const everyCodeKnown = { findCatalogueItems: async (codes: string[]) => codes.map((code) => catalogueItemRecord(code)) };
+
 /** Services whose every method is a typed jest mock. */
 export type FakeServices = { [S in keyof Services]: MockedMethods<Services[S]> };
 type MockedMethods<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? jest.Mock<R, A> : T[K] };
@@ -117,8 +120,8 @@ export function fakeServices(): FakeServices {
     },
     reservations: {
       updateReservation: jest.fn(async (_context: ReservationContext, _request: ReservationUpdateRequest) => reservationResult),
-      // The well-formed entries all name known products here: only malformed ones are invalid.
-      findInvalidCatalogueItems: jest.fn(async (entries: readonly unknown[]) => entries.filter((entry) => !isWellFormedItem(entry))),
+      // Operation B's own body rules, on a catalogue that knows every product code: only malformed entries are invalid.
+      documentedAnswerToRefusedBody: jest.fn((body: unknown) => documentedAnswerToRefusedBody(everyCodeKnown, body)),
     },
   };
 }

@@ -3,8 +3,7 @@ import type { SessionRecord } from '../../domain/model';
 import { defaultWalletLimits } from '../../domain/limits';
 import { loadApiSpec } from '../../http/spec';
 import { catalogueItemRecord, clientRecord, sessionRecord } from '../../store/test-support/records';
-import { documentedAnswerToRefusedBody } from './body-rules';
-import { catalogueItemsMax, findInvalidCatalogueItems, productCodeMaxLength, quantityMax } from './catalogue';
+import { catalogueItemsMax, documentedAnswerToRefusedBody, productCodeMaxLength, quantityMax } from './body-rules';
 import { createReservationService } from './service';
 
 const pair = { redemptionId: 'rd-100', redeemerId: 'm-alice' };
@@ -14,13 +13,13 @@ const schemaMismatch = 'Request does not match the API specification';
 /** A catalogue of these product codes, recording the codes each lookup asked for. */
 function catalogueOf(codes: readonly string[]) {
   const lookups: string[][] = [];
-  const store = {
+  return {
+    lookups,
     findCatalogueItems: async (asked: string[]) => {
       lookups.push(asked);
       return asked.filter((code) => codes.includes(code)).map((productCode) => catalogueItemRecord(productCode));
     },
   };
-  return { lookups, findInvalidCatalogueItems: (entries: readonly unknown[]) => findInvalidCatalogueItems(store, entries) };
 }
 
 /** The documented answer to `body`, refused by the request validation; null when the validator's answer stands. */

@@ -1,6 +1,6 @@
 import type { Services } from '../../domain/services';
 import { authenticatedClient, memberSession, sessionMember } from '../../http/locals';
-import type { OperationHandler } from '../../http/operation-types';
+import type { OperationHandler, RefusedBodyAnswer } from '../../http/operation-types';
 
 /**
  * Operation B. Mounted by `createApp` on `routes.updateReservation`, after
@@ -17,4 +17,14 @@ export function updateReservation(services: Services): OperationHandler<'updateR
     };
     res.json(await services.reservations.updateReservation(context, req.body));
   };
+}
+
+/**
+ * Operation B's answer to a body the request validation refused: the
+ * documented message of the first body rule it breaks (body-rules.ts),
+ * which wins over the validator's wording. Mounted by `createApp` with the
+ * route's validation.
+ */
+export function answerRefusedReservationBody(services: Services): RefusedBodyAnswer {
+  return (body) => services.reservations.documentedAnswerToRefusedBody(body);
 }

@@ -11,8 +11,8 @@ import type {
   ReservationUpdateResponse,
 } from '../../domain/services';
 import type { ReservationStore } from '../../store/port';
-import { redemptionPairProblem } from './body-rules';
-import { findInvalidCatalogueItems, resolveItems, type ResolvedItems } from './catalogue';
+import { documentedAnswerToRefusedBody, redemptionPairProblem } from './body-rules';
+import { resolveItems, type ResolvedItems } from './catalogue';
 import { fundReservation, splitReturn, subtractShares } from './shares';
 import {
   activeCount,
@@ -72,7 +72,7 @@ export function createReservationService(deps: ReservationServiceDeps): Reservat
       }
     },
 
-    findInvalidCatalogueItems: (entries) => findInvalidCatalogueItems(store, entries),
+    documentedAnswerToRefusedBody: (body) => documentedAnswerToRefusedBody(store, body),
   };
 
   /** The change of the reservation, tried until its compare-and-set holds; the wallet each attempt works on goes into `met`. */
