@@ -51,7 +51,8 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
 
   beforeEach(async () => {
     ({ store, cleanup } = await factory());
-    app = await startTestApp({ store, fixture: base });
+    // The app's clock moves only when a test moves it: the fences are dated by it, and so is the load's report of them.
+    app = await startTestApp({ store, fixture: base, startAt: Date.now() });
     for (const member of ['m-a', 'm-b', 'm-c']) sessions[member] = await app.api.startSession(key, member);
   });
   afterEach(async () => {
@@ -88,8 +89,9 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
   it.each([
     ['the member itself', 'm-b', 100],
     ['its household, drawing on its points', 'm-a', 1200],
-  ])('a reservation made by %s between the plan and the first write: the load refuses, naming the member, having changed nothing', async (_who, member, amount) => {
-    const move = load(moveB, { method: 'saveWallet', hook: async () => expect((await reserve(member, 'rt-race', amount)).status).toBe(200) });
+  ])('a reservation made by %s before the load: the load refuses up front, naming the member, having changed nothing', async (_who, member, amount) => {
+    expect((await reserve(member, 'rt-race', amount)).status).toBe(200);
+    const move = load(moveB, { method: 'ping' });
     await expect(move).rejects.toThrow(FixtureError);
     await expect(move).rejects.toThrow(/\/members\/0\/householdId: member "m-b" leaves wallet household:hh-1, which holds its active reservations \(rt-race\)/);
 
@@ -101,10 +103,31 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
     expect((await reserve(member, 'rt-race', 0)).status).toBe(200);
   });
 
-  it('during the load, after the fence: the moving member is answered 503 (retry), its household does not draw on it; after the move, everything is reachable', async () => {
+  it.each([
+    ['the member itself', 'm-b', 100],
+    ['its household, drawing on its points', 'm-a', 1200],
+  ])('a reservation made by %s after the check, before the member\'s turn: the load stops there, naming it; what came before is written, the member stays; loading again once it is released moves it', async (_who, member, amount) => {
+    // m-b's fence is the load's first wallet save: the records are written by then.
+    const move = load(moveB, { method: 'saveWallet', hook: async () => expect((await reserve(member, 'rt-race', amount)).status).toBe(200) });
+    await expect(move).rejects.toThrow(/\/members\/0\/householdId: member "m-b" leaves wallet household:hh-1, which holds its active reservations \(rt-race; made after the load checked it, before its turn/);
+
+    expect(await store.findClient('later-app')).not.toBeNull();
+    expect(await walletOf('m-b')).toBe('household:hh-1');
+    expect(await balancesOf('household:hh-2')).toEqual(['m-c:300']);
+    expect(await wallet('household:hh-1')).not.toHaveProperty('moves');
+    expect((await reserve(member, 'rt-race', 0)).status).toBe(200);
+    // A member's own reservation, even released, is its own until it expires (15 minutes); then it moves.
+    app.advance(901);
+    expect(await load(moveB, { method: 'ping' })).toEqual({ membersMoved: 1, longestFenceMs: 0 });
+    expect(await walletOf('m-b')).toBe('household:hh-2');
+  });
+
+  it('during its move, after its fence: the moving member is answered 503 (retry), its household does not draw on it; after the move, everything is reachable', async () => {
     const during: Array<{ status: number; retryAfter: string | null; message?: string }> = [];
-    await load(moveB, {
-      method: 'upsertClients',
+    // The second wallet save: m-b's balance carried to hh-2, after its fence in hh-1.
+    const report = await load(moveB, {
+      method: 'saveWallet',
+      nth: 2,
       hook: async () => {
         for (const [member, token, amount] of [
           ['m-b', 'rt-b', 100],
@@ -121,6 +144,8 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
       { status: 400, retryAfter: null, message: 'Insufficient points balance' },
       { status: 200, retryAfter: null },
     ]);
+    // The app's clock did not move during the load: the fence held for no time of the load's clock.
+    expect(report).toEqual({ membersMoved: 1, longestFenceMs: 0 });
 
     expect(await walletOf('m-b')).toBe('household:hh-2');
     expect(await balancesOf('household:hh-1')).toEqual(['m-a:1000']);
@@ -132,6 +157,25 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
     expect(retried.body.household).toEqual({ pointsBalance: 800, availablePointsBalance: 700 });
     expect((await reserve('m-c', 'rt-c', 600)).status).toBe(200);
     expect((await reserve('m-a', 'rt-a', 0)).status).toBe(200);
+  });
+
+  it('a moving member is fenced for its own move, not for the rest of the load: not while the other wallets are written, and its fence held only its move (the load\'s longest fence)', async () => {
+    const others = Array.from({ length: 20 }, (_, i) => fixtureMember(`m-solo-${i}`, 10));
+    const fencedMeanwhile: boolean[] = [];
+    // Every other wallet save of the load (20 one-member wallets, written before any move) takes 5 s of the load's clock.
+    let saves = 0;
+    const hooked = around(store, async (method, _args, call) => {
+      if (method === 'saveWallet' && ++saves <= others.length) {
+        app.advance(5);
+        fencedMeanwhile.push((await wallet('household:hh-1'))?.moves !== undefined);
+      }
+      return call();
+    });
+    const report = await loadFixture(hooked, { ...moveB, members: [...others, ...moveB.members!] }, app.now(), undefined, { clock: app.now });
+    // The load took 100 s of its clock; m-b was never fenced through it, then for none of it: its own move took no time of that clock.
+    expect(fencedMeanwhile).toEqual(Array(others.length).fill(false));
+    expect(report).toEqual({ membersMoved: 1, longestFenceMs: 0 });
+    expect(await walletOf('m-b')).toBe('household:hh-2');
   });
 
   it('the load dies after the move is decided, before the member record moves: the member is served in its new wallet, and loading again finishes it', async () => {
@@ -167,7 +211,7 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
   });
 
   it('the load dies after fencing the member: its fence lapses with the lease, and the member reserves in its wallet again', async () => {
-    await expect(load(moveB, { method: 'upsertClients', throws: true })).rejects.toThrow('the load died');
+    await expect(load(moveB, { method: 'saveWallet', nth: 2, throws: true })).rejects.toThrow('the load died');
     expect((await reserve('m-b', 'rt-b', 100)).status).toBe(503);
     app.advance(defaultMoveLeaseMs / 1000 + 1);
     expect((await reserve('m-b', 'rt-b', 100)).status).toBe(200);
@@ -175,15 +219,16 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
     expect((await reserve('m-b', 'rt-b', 0)).status).toBe(200);
   });
 
-  it('a load stalled past its lease while a reservation is made: that member stays, its reservation reachable, the rest of the file is loaded', async () => {
+  it('a move stalled past its lease while a reservation is made: that member stays, its reservation reachable; what came before it is written', async () => {
     const move = load(moveB, {
-      method: 'upsertVoucherDefinitions',
+      method: 'saveWallet',
+      nth: 2,
       hook: async () => {
         app.advance(defaultMoveLeaseMs / 1000 + 1);
         expect((await reserve('m-b', 'rt-late', 100)).status).toBe(200);
       },
     });
-    await expect(move).rejects.toThrow(/member "m-b" leaves wallet household:hh-1, which holds its active reservations \(rt-late; made while the load ran, after its fence lapsed/);
+    await expect(move).rejects.toThrow(/member "m-b" leaves wallet household:hh-1, which holds its active reservations \(rt-late; made while its move ran, after its fence lapsed/);
 
     expect(await walletOf('m-b')).toBe('household:hh-1');
     expect(await store.findClient('later-app')).not.toBeNull();

@@ -29,9 +29,9 @@ export async function runLoad(config: AppConfig & { mongo: MongoConfig }, file: 
     throw error;
   }
   const started = performance.now();
-  await withStore(config.mongo, async (store) => {
+  const report = await withStore(config.mongo, async (store) => {
     try {
-      await loadFixture(store, fixture, systemClock(), config.walletLimits, { onProgress: (done, total) => out.progress('wallets', done, total) });
+      return await loadFixture(store, fixture, systemClock(), config.walletLimits, { onProgress: (done, total) => out.progress('wallets', done, total) });
     } catch (error) {
       if (error instanceof FixtureError) throw new AdminError(error.message, exitCodes.failed);
       throw error;
@@ -40,8 +40,9 @@ export async function runLoad(config: AppConfig & { mongo: MongoConfig }, file: 
   out.progressDone();
   const counts = Object.fromEntries(Object.entries(fixture).map(([collection, records]) => [collection, Array.isArray(records) ? records.length : 0]));
   const seconds = Math.round((performance.now() - started) / 100) / 10;
-  out.result({ file, loaded: counts, seconds }, [
+  out.result({ file, loaded: counts, seconds, ...report }, [
     `Loaded ${file} in ${seconds} s: ${Object.entries(counts).map(([name, n]) => `${n} ${name}`).join(', ')}`,
+    ...(report.membersMoved > 0 ? [`Moved ${report.membersMoved} member(s) to another wallet; the longest fence held ${report.longestFenceMs} ms`] : []),
   ]);
 }
 
