@@ -193,7 +193,7 @@ if (source.kind === 'none') {
     it('loads a fixture, then checks the database: all well, exit 0', async () => {
       const load = await json(['load', demoFixturePath]);
       expect(load.code).toBe(exitCodes.ok);
-      expect(load.body).toMatchObject({ file: demoFixturePath, loaded: { clients: 4, members: 8 } });
+      expect(load.body).toMatchObject({ file: demoFixturePath, loaded: { clients: 4, members: 8 }, membersMoved: 0, longestFenceMs: 0 });
       const check = await json(['check']);
       expect(check.code).toBe(exitCodes.ok);
       expect(check.body).toMatchObject({ ok: true, reachable: true, layout: { version: currentLayout, expected: currentLayout }, missingIndexes: [], counts: { clients: 4, apiKeys: 5 } });
