@@ -10,13 +10,15 @@ import { updateWallet } from '../../store/wallet-update';
  * and its record says which wallet that is. A member holding live
  * reservations (its own, or points in another's) is never moved away from
  * them, and the decision is taken by a compare-and-set of the old wallet,
- * the same document Operation B writes to make a reservation there:
+ * the same document Operation B writes to make a reservation there. A
+ * load takes these steps for the members moving into one wallet at a time,
+ * right after one another, so that a member is fenced for its own move:
  *
  * 1. fence: the old wallet marks the member `leaving` (until a lease ends),
  *    if it holds no live reservation of the member; from then on nothing
  *    new draws on its points there (Operation B answers the member 503, and
- *    its household does not draw on it). A refusal lifts every fence set, so
- *    a refused load changes nothing.
+ *    its household does not draw on it). A refusal lifts every fence these
+ *    steps set, so none of their moves is written.
  * 2. the new wallet gets the member's balance as `arriving` (apply-wallet-change.ts):
  *    not counted for the others there until the move is finished.
  * 3. commit: the old wallet drops the member's balance and marks it `left`,
