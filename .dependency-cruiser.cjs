@@ -8,7 +8,7 @@
  *
  * http/ and rate-limit/ (the rate limit's middleware and counting) share a
  * level, as do otel/ and admin/: they may import each other. Packages and
- * @loyalty/sdk (the spec's types) are below every layer.
+ * @loyalty/openapi (the spec's generated types) are below every layer.
  *
  * "The rest" is the top: the top-level files (app.ts, composition.ts, main.ts,
  * tracing.ts, start-failure.ts, logger.ts, version.ts, ...), the top-level
@@ -109,8 +109,8 @@ module.exports = {
     },
   ],
   options: {
-    // Packages and the SDK are leaves here: only server/src's own shape is checked.
-    doNotFollow: { path: ['node_modules', '^sdk/'] },
+    // Packages and the spec's types are leaves here: only server/src's own shape is checked.
+    doNotFollow: { path: ['node_modules', '^openapi/'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
