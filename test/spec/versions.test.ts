@@ -31,8 +31,13 @@ function match(version: unknown): RegExpExecArray {
   if (!found) throw new Error(`${JSON.stringify(version)} is neither MAJOR.MINOR.PATCH nor MAJOR.MINOR.PATCH-unreleased`);
   return found;
 }
-const parts = (version: unknown): number[] => match(version).slice(1, 4).map(Number);
-const isMarkedUnreleased = (version: unknown): boolean => match(version)[4] !== undefined;
+function parts(version: unknown): number[] {
+  return match(version).slice(1, 4).map(Number);
+}
+
+function isMarkedUnreleased(version: unknown): boolean {
+  return match(version)[4] !== undefined;
+}
 
 function byVersion(a: string, b: string): number {
   const [x, y] = [parts(a), parts(b)];
