@@ -8,7 +8,7 @@
  *
  * http/ and rate-limit/ (the rate limit's middleware and counting) share a
  * level, as do otel/ and admin/: they may import each other. Packages and
- * @loyalty/sdk (the spec's types) are below every layer.
+ * @loyalty/openapi (the spec's generated types) are below every layer.
  *
  * features/ holds one folder per operation, and the operator's loader
  * (features/load/, used by `loyalty-admin load` and SEED_FILE): a feature
@@ -131,8 +131,8 @@ module.exports = {
     },
   ],
   options: {
-    // Packages and the SDK are leaves here: only server/src's own shape is checked.
-    doNotFollow: { path: ['node_modules', '^sdk/'] },
+    // Packages and the spec's types are leaves here: only server/src's own shape is checked.
+    doNotFollow: { path: ['node_modules', '^openapi/'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

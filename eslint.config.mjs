@@ -15,7 +15,7 @@ const testFiles = ['**/*.test.ts', '**/test-support/**', 'test/**', 'contracts/*
 
 export default defineConfig(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', 'sdk/src/generated/**', 'test/browser/output/**'],
+    ignores: ['**/node_modules/**', '**/dist/**', 'openapi/schema.d.ts', 'test/browser/output/**'],
   },
   {
     files: ['**/*.ts', '**/*.mts', '**/*.cts'],

@@ -28,8 +28,34 @@ export function plainVersion(version, where) {
   return version;
 }
 
+/**
+ * The mark of a build between releases: the next release's version with this
+ * pre-release tag, e.g. `1.1.0-unreleased`, in info.version, the SDK's and
+ * the server's versions. So what the server serves (`/openapi.json`, its log
+ * lines, spans and metrics) and what a tarball packed from the repository
+ * says is never a release it is not (CONTRIBUTING.md, "Versioning and releases").
+ */
+export const unreleasedTag = 'unreleased';
+
+/**
+ * `version` as `{ version, release, unreleased }`: a release MAJOR.MINOR.PATCH,
+ * or the next release marked `<release>-unreleased`. Anything else is refused.
+ */
+export function contractVersion(version, where) {
+  const suffix = `-${unreleasedTag}`;
+  const unreleased = typeof version === 'string' && version.endsWith(suffix);
+  const release = unreleased ? version.slice(0, -suffix.length) : version;
+  try {
+    plainVersion(release, where);
+  } catch {
+    throw new Error(`${where}: ${JSON.stringify(version)} is neither a release MAJOR.MINOR.PATCH nor the next one marked MAJOR.MINOR.PATCH${suffix}`);
+  }
+  return { version, release, unreleased };
+}
+
+/** info.version of the spec at `file`: a release, or the next one marked unreleased. */
 export function specVersion(file) {
-  return plainVersion(parse(readFileSync(file, 'utf8'))?.info?.version, `info.version of ${path.relative(root, file)}`);
+  return contractVersion(parse(readFileSync(file, 'utf8'))?.info?.version, `info.version of ${path.relative(root, file)}`);
 }
 
 /** The released specs, oldest first: every `<version>.yaml` in `dir`. */

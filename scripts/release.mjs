@@ -2,6 +2,7 @@
 // Releases the contract and the SDK together at one version:
 //
 //   npm run release -- <version>        e.g. npm run release -- 1.1.0
+//   npm run release -- <version>-unreleased   marks the build between releases
 //
 // 1. checks the version: MAJOR.MINOR.PATCH, above the last release, and at
 //    least the bump the changes since that release need, as Redocly's diff
@@ -17,6 +18,12 @@
 // 4. records the spec as openapi/released/<version>.yaml, the base of
 //    `npm run spec:breaking` from then on.
 //
+// With `<version>-unreleased` (e.g. 1.1.0-unreleased) it marks the build
+// between releases instead: the same checks of the version, and [Unreleased]
+// must say something; then step 3 only, with the marked version, so that the
+// served spec, the server's version and a tarball packed from the repository
+// say they are unreleased. No changelog entry, no released spec.
+//
 // Everything is checked before anything is written. Nothing is committed,
 // tagged or published: review `git diff`, run `npm test`, commit.
 import { execFileSync } from 'node:child_process';
@@ -24,7 +31,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
 import { parseDocument } from 'yaml';
-import { describePointer, diffSpecs, plainVersion, releasedDir, releasedSpecs, root, specPath, specVersion } from './contract-versions.mjs';
+import { contractVersion, describePointer, diffSpecs, releasedDir, releasedSpecs, root, specPath, specVersion } from './contract-versions.mjs';
 
 const changelogPath = path.join(root, 'CHANGELOG.md');
 const sdkVersionPath = path.join(root, 'sdk/src/version.ts');
@@ -46,8 +53,8 @@ function checkBump(version) {
   }
 }
 
-/** CHANGELOG.md with its [Unreleased] notes moved under `## [version] - date`, and an empty [Unreleased] above. */
-function changelogWithEntry(version, date) {
+/** CHANGELOG.md's text and where its [Unreleased] notes are; stops when they say nothing. */
+function unreleasedNotes(version) {
   const text = readFileSync(changelogPath, 'utf8');
   const heading = /^## \[Unreleased\][^\n]*\n/m.exec(text);
   if (!heading) stop('CHANGELOG.md has no "## [Unreleased]" section.');
@@ -57,6 +64,12 @@ function changelogWithEntry(version, date) {
   const notesEnd = nextEntry === -1 ? text.length : notesStart + nextEntry;
   const notes = text.slice(notesStart, notesEnd).trim();
   if (!notes) stop('CHANGELOG.md says nothing under [Unreleased]: write what changed for clients there first.');
+  return { text, notes, notesStart, notesEnd };
+}
+
+/** CHANGELOG.md with its [Unreleased] notes moved under `## [version] - date`, and an empty [Unreleased] above. */
+function changelogWithEntry(version, date) {
+  const { text, notes, notesStart, notesEnd } = unreleasedNotes(version);
   return `${text.slice(0, notesStart)}\n## [${version}] - ${date}\n\n${notes}\n\n${text.slice(notesEnd)}`;
 }
 
@@ -77,24 +90,29 @@ function sdkVersionSource(version) {
 }
 
 const [requested] = process.argv.slice(2);
-if (!requested) stop('usage: npm run release -- <version>   (MAJOR.MINOR.PATCH)');
-let version;
+if (!requested) stop('usage: npm run release -- <version>   (MAJOR.MINOR.PATCH, or MAJOR.MINOR.PATCH-unreleased to mark the build)');
+let parsed;
 try {
-  version = plainVersion(requested, 'the version');
+  parsed = contractVersion(requested, 'the version');
 } catch (error) {
   stop(error.message);
 }
-checkBump(version);
+const { version, release, unreleased } = parsed;
+checkBump(release);
 const date = new Date().toISOString().slice(0, 10);
-const changelog = changelogWithEntry(version, date);
+// A mark writes no entry, but it says what it marks: the notes must be there.
+if (unreleased) unreleasedNotes(release);
+const changelog = unreleased ? null : changelogWithEntry(version, date);
 const spec = specWithVersion(version);
 const sdkSource = sdkVersionSource(version);
 
-writeFileSync(changelogPath, changelog);
-// The SDK's tarball carries its own copy (npm packs only what is under sdk/).
-writeFileSync(path.join(root, 'sdk/CHANGELOG.md'), changelog);
+if (changelog) {
+  writeFileSync(changelogPath, changelog);
+  // The SDK's tarball carries its own copy (npm packs only what is under sdk/).
+  writeFileSync(path.join(root, 'sdk/CHANGELOG.md'), changelog);
+}
 writeFileSync(specPath, spec);
-if (specVersion(specPath) !== version) stop('info.version did not take the new version; openapi/openapi.yaml is left as written.');
+if (specVersion(specPath).version !== version) stop('info.version did not take the new version; openapi/openapi.yaml is left as written.');
 writeFileSync(sdkVersionPath, sdkSource);
 // The npm that runs `npm run release` (npm_execpath), through this Node: no shell, any platform.
 const npm = (args) =>
@@ -104,8 +122,11 @@ const npm = (args) =>
 // npm keeps each workspace's package.json and its entry in package-lock.json together.
 npm(['version', version, '--no-git-tag-version', '--allow-same-version', '-w', '@loyalty/sdk', '-w', '@loyalty/server']);
 npm(['run', '-s', 'build', '-w', '@loyalty/sdk']);
-mkdirSync(releasedDir, { recursive: true });
-copyFileSync(specPath, path.join(releasedDir, `${version}.yaml`));
-
-console.log(`release: ${version} (${date}): CHANGELOG.md entry, info.version, the SDK's and the server's versions, the SDK's build, openapi/released/${version}.yaml.`);
+if (unreleased) {
+  console.log(`release: the build is marked ${version}: info.version, the SDK's and the server's versions, the SDK's build. No release was made.`);
+} else {
+  mkdirSync(releasedDir, { recursive: true });
+  copyFileSync(specPath, path.join(releasedDir, `${version}.yaml`));
+  console.log(`release: ${version} (${date}): CHANGELOG.md entry, info.version, the SDK's and the server's versions, the SDK's build, openapi/released/${version}.yaml.`);
+}
 console.log('release: review `git diff`, run `npm test`, then commit. Nothing was committed, tagged or published.');

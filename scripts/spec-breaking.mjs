@@ -4,7 +4,9 @@
 // the diff-recommended rules (openapi/redocly.diff.yaml), and fails when a
 // change can break a correct client while info.version keeps the released
 // major version (CONTRIBUTING.md, "Versioning and releases"). Additions pass: the release that
-// ships them raises the minor version. Needs no network and no git tags.
+// ships them raises the minor version. Between releases info.version names the
+// next one marked unreleased (`1.1.0-unreleased`): its release part counts.
+// Needs no network and no git tags.
 //
 //   node scripts/spec-breaking.mjs [--spec <file>] [--released <dir>]
 //
@@ -34,20 +36,23 @@ try {
   if (!released) {
     fail([`spec:breaking  no released spec in ${shown(path.resolve(options.released))}: \`npm run release -- <version>\` records one.`]);
   }
-  if (semver.lt(version, released.version)) {
-    fail([`spec:breaking  info.version ${version} of ${shown(spec)} is lower than the last release, ${released.version}.`]);
+  if (semver.lt(version.release, released.version)) {
+    fail([`spec:breaking  info.version ${version.version} of ${shown(spec)} is lower than the last release, ${released.version}.`]);
+  }
+  if (version.unreleased && !semver.gt(version.release, released.version)) {
+    fail([`spec:breaking  info.version ${version.version} of ${shown(spec)} marks a release already made: the next one is above ${released.version}.`]);
   }
   report = diffSpecs(released.file, spec);
 } catch (error) {
   // A version that is not MAJOR.MINOR.PATCH, or a diff that could not run (a spec it cannot read).
   fail([`spec:breaking  ${error.message}`]);
 }
-const majorRaised = semver.major(version) > semver.major(released.version);
+const majorRaised = semver.major(version.release) > semver.major(released.version);
 const breaking = report.changes.filter((change) => change.impact === 'major');
 const additions = report.changes.filter((change) => change.impact === 'minor');
 const { major, minor, patch } = report.summary;
 console.log(
-  `spec:breaking  ${shown(spec)} (${version}) against ${shown(released.file)}: ` +
+  `spec:breaking  ${shown(spec)} (${version.version}) against ${shown(released.file)}: ` +
     `${major} breaking, ${minor} additive, ${patch} other change(s) (redocly diff, openapi/redocly.diff.yaml)`,
 );
 
@@ -70,10 +75,11 @@ for (const change of breaking) {
 if (breaking.length > 0 && !majorRaised) {
   const next = semver.inc(released.version, 'major');
   fail([
-    `spec:breaking  ${breaking.length} change(s) above can break a client of ${released.version}, and info.version ${version} keeps its major version.`,
-    `  Undo them, or release them as ${next}: say what breaks under [Unreleased] in CHANGELOG.md, then \`npm run release -- ${next}\`.`,
+    `spec:breaking  ${breaking.length} change(s) above can break a client of ${released.version}, and info.version ${version.version} keeps its major version.`,
+    `  Undo them, or make them the next major version: say what breaks under [Unreleased] in CHANGELOG.md, then`,
+    `  \`npm run release -- ${next}-unreleased\` (the build says so until the release) or \`npm run release -- ${next}\`.`,
   ]);
 }
 if (breaking.length > 0) {
-  console.log(`spec:breaking  allowed: info.version ${version} is a new major version after ${released.version}.`);
+  console.log(`spec:breaking  allowed: info.version ${version.version} is a new major version after ${released.version}.`);
 }

@@ -20,8 +20,8 @@ import { checkExamples } from './spec-examples.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specPath = path.join(root, 'openapi/openapi.yaml');
-// The SDK carries the types generated from the spec (the server imports them from it): they must be current.
-const generatedPaths = ['sdk/src/generated/schema.ts'];
+// The types generated from the spec (@loyalty/openapi: the server and the SDK import them): they must be current.
+const generatedPaths = ['openapi/schema.d.ts'];
 let failed = false;
 
 const parsed = await validate(specPath, { validate: { errors: { colorize: false } } });

@@ -15,7 +15,7 @@ const header = '/* Built from sdk/src by tsup (npm run build -w @loyalty/sdk). D
 export default defineConfig({
   entry: { index: 'src/index.ts' },
   format: ['esm', 'cjs'],
-  dts: { banner: header },
+  dts: { banner: header, resolve: ['@loyalty/openapi'] },
   banner: { js: header },
   tsconfig: 'tsconfig.build.json',
   // Runs in Node 22+, browsers and edge runtimes: no Node built-ins.

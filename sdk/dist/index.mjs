@@ -155,7 +155,7 @@ function isHeaderValue(value) {
 }
 
 // src/version.ts
-var SDK_VERSION = "1.0.0";
+var SDK_VERSION = "1.1.0-unreleased";
 var SDK_PRODUCT = `loyalty-sdk-js/${SDK_VERSION}`;
 
 // src/middleware/user-agent.ts

@@ -1,5 +1,5 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { operations, paths } from './generated/schema';
+import type { operations, paths } from '@loyalty/openapi';
 import { apiKeyMiddleware, sessionAuth } from './middleware/credentials';
 import { errorBodyMiddleware } from './middleware/error-body';
 import { requestIdMiddleware } from './middleware/request-id';

@@ -22,7 +22,7 @@ export { requestIdOf } from './request-id';
 export { sessionAuth } from './middleware/credentials';
 export { SDK_VERSION } from './version';
 
-export type { components, operations, paths } from './generated/schema';
+export type { components, operations, paths } from '@loyalty/openapi';
 export type {
   CatalogueItem,
   CatalogueItemData,

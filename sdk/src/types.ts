@@ -1,11 +1,11 @@
 /**
  * Public names for the generated types. Everything here is derived from
- * `generated/schema.ts` (itself generated from openapi/openapi.yaml); nothing
+ * `@loyalty/openapi` (openapi/schema.d.ts, generated from openapi.yaml); nothing
  * about paths, parameters or bodies is written by hand, so a spec change shows
  * up here as a type error instead of a silent drift.
  */
 import type { FetchResponse } from 'openapi-fetch';
-import type { components, operations } from './generated/schema';
+import type { components, operations } from '@loyalty/openapi';
 
 type Schemas = components['schemas'];
 

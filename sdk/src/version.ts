@@ -4,7 +4,7 @@
  * no file system (it runs in browsers and edge runtimes too); a unit test keeps
  * it equal to `sdk/package.json`'s version.
  */
-export const SDK_VERSION = '1.0.0';
+export const SDK_VERSION = '1.1.0-unreleased';
 
 /**
  * Product token of the SDK in `User-Agent`. RFC 9110 product tokens cannot

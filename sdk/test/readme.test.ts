@@ -21,6 +21,14 @@ it('README.md shows test/readme-example.ts verbatim', () => {
   expect(readmeExample()).toBe(example);
 });
 
+// Until the package is published, the README says to pack it from a clone: of the repository package.json names.
+it("README.md's install before publishing clones the repository sdk/package.json names", () => {
+  const { repository } = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { repository: { url: string } };
+  const clone = /^git clone (\S+)$/m.exec(readme)?.[1];
+  expect(clone).toBe(repository.url.replace(/^git\+/, ''));
+  expect(readme).toContain('npm pack -w @loyalty/sdk');
+});
+
 it('the README example runs from session to reservation update, then signs out', async () => {
   const seen: Request[] = [];
   // Answers like the server would, by route.

@@ -73,12 +73,15 @@ describe('npm run spec:breaking', () => {
         'major-bump-allows-breaking-change',
         'removes-response-field',
         'requires-optional-request-field',
+        'unreleased-major-mark-allows-breaking-change',
+        'unreleased-mark-keeps-major',
+        'unreleased-mark-of-a-release-made',
       ].sort(),
     );
   });
 
   // Concurrent: each case is a Node process running Redocly's diff, about a
-  // second alone; on two busy cores the six together can take several, hence
+  // second alone; on two busy cores the nine together can take several, hence
   // the timeout (they share one clock when they start together).
   it.concurrent.each(cases)('%s', async (name, fixture) => {
     const dir = path.join(scratch, name);

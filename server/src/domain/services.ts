@@ -1,5 +1,5 @@
-// The spec's types, as the SDK generates them from openapi/openapi.yaml (one generated file for both).
-import type { components } from '@loyalty/sdk';
+// The spec's types, generated from openapi/openapi.yaml (`@loyalty/openapi`, the one generated file the server and the SDK share).
+import type { components } from '@loyalty/openapi';
 import type { ApiKeyRecord, ClientRecord, IdentifierType, MemberRecord, MemberSession } from './model';
 import type { AppError } from './errors';
 

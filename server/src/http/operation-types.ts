@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import type { operations } from '@loyalty/sdk';
+import type { operations } from '@loyalty/openapi';
 import type { RequestBodyJSON, SuccessResponseJSON } from 'openapi-typescript-helpers';
 import type { OperationId } from './routes';
 

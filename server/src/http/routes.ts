@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import type { operations, paths } from '@loyalty/sdk';
+import type { operations, paths } from '@loyalty/openapi';
 import type { HttpMethod } from 'openapi-typescript-helpers';
 import { InvalidSpecError, loadApiSpec, type LoadedSpec } from './spec';
 
