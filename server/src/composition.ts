@@ -12,7 +12,7 @@ import { createServices, type ServiceDeps } from './features';
 import type { Liveness } from './http/health';
 import { demoFixturePath, loadFixture, readFixtureFile } from './store/fixture';
 import { Metrics } from './metrics';
-import { observedStore } from './store/around';
+import { observedStore } from './store/store-wrapper';
 import { MemoryStore } from './store/memory/memory-store';
 import { commandLabels } from './store/mongo/command-labels';
 import { MongoStore } from './store/mongo/mongo-store';

@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { memberIdHash } from '../../server/src/domain/secrets';
 import type { MemberIdMode } from '../../server/src/domain/member-ids';
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
@@ -93,7 +93,7 @@ if (mongo.kind === 'none') {
       // Through the adapter's one way to run a driver call (connection.ts `run`, its error translation).
       const connection = fixedConnection(client, db);
       const duplicating = (store: Store) =>
-        around(store, async (method, _args, call) => {
+        wrapStore(store, async (method, _args, call) => {
           if (method === 'saveWalletSlice' || method === 'saveWallet') await connection.run(() => planted.insertOne({ _id: 'household:hh-1/m-hh-2' }));
           return call();
         });

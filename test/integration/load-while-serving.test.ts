@@ -1,4 +1,4 @@
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import { FixtureError, loadFixture, type Fixture } from '../../server/src/store/fixture';
 import { defaultMoveLeaseMs } from '../../server/src/store/member-moves';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
@@ -69,7 +69,7 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
    */
   function load(fixture: Fixture, at: { method: StoreMethod; nth?: number; hook?: () => Promise<void>; throws?: boolean }) {
     let seen = 0;
-    const hooked = around(store, async (method, _args, call) => {
+    const hooked = wrapStore(store, async (method, _args, call) => {
       if (method === at.method && ++seen === (at.nth ?? 1)) {
         await at.hook?.();
         if (at.throws) throw new Error(`the load died before ${method}`);

@@ -1,4 +1,4 @@
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
@@ -83,7 +83,7 @@ describe.each(stores)('the kinds of key over HTTP, on %s', (_name, open) => {
       store: opened.store,
       fixture,
       startAt: t0,
-      wrapStore: (store) => around(store, (method, _args, call) => (calls.push(method), call())),
+      wrapStore: (store) => wrapStore(store, (method, _args, call) => (calls.push(method), call())),
     });
     session = await server.api.startSession(keys.secret, 'm-alice');
     otherClientsSession = await server.api.startSession(keys.otherSecret, 'm-alice');

@@ -1,6 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
-import { around } from '../store/around';
+import { wrapStore } from '../store/store-wrapper';
 import type { Store } from '../store/port';
 
 /**
@@ -12,7 +12,7 @@ import type { Store } from '../store/port';
  * outside one make no span either.
  */
 export function tracedStore(store: Store, tracer: Tracer): Store {
-  return around(store, (method, _args, call) => {
+  return wrapStore(store, (method, _args, call) => {
     if (trace.getSpan(context.active()) === undefined) return call();
     return tracer.startActiveSpan(method, { kind: SpanKind.INTERNAL }, (span) => settle(span, call()));
   });

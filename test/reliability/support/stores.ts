@@ -1,6 +1,6 @@
 import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, WalletSliceChange } from '../../../server/src/domain/model';
 import { deepCopy } from '../../../server/src/store/copy';
-import { around } from '../../../server/src/store/around';
+import { wrapStore } from '../../../server/src/store/store-wrapper';
 import type { Store, StoreMethod } from '../../../server/src/store/port';
 
 /**
@@ -53,7 +53,7 @@ export function withLatency(inner: Store, options: LatencyOptions): LatencyContr
     const ms = minMs + Math.floor(random() * (maxMs - minMs + 1));
     return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
   };
-  const store = around(
+  const store = wrapStore(
     inner,
     async (method, _args, run) => {
       if (method === 'close') return run();
@@ -120,7 +120,7 @@ export class StoreSpy {
   private afterSave: (() => void) | null = null;
 
   constructor(inner: Store) {
-    this.store = around(inner, (method, args, run) => this.watch(method, args, run), everyCall);
+    this.store = wrapStore(inner, (method, args, run) => this.watch(method, args, run), everyCall);
   }
 
   private async watch(method: StoreMethod, args: readonly unknown[], run: () => Promise<unknown>): Promise<unknown> {

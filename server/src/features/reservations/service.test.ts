@@ -2,7 +2,7 @@ import type { MemberRecord } from '../../domain/model';
 import { defaultWalletLimits } from '../../domain/limits';
 import { loadFixture } from '../../store/fixture';
 import { MemoryStore } from '../../store/memory/memory-store';
-import { around } from '../../store/around';
+import { wrapStore } from '../../store/store-wrapper';
 import { fixtureClient, fixtureMember, fixtureReservation, sessionRecord } from '../../store/test-support/records';
 import { createReservationService } from './service';
 
@@ -28,7 +28,7 @@ async function setUp() {
     now,
   );
   const calls: string[] = [];
-  const store = around(memory, (method, args, call) => {
+  const store = wrapStore(memory, (method, args, call) => {
     const options = method === 'loadWalletSlice' ? (args[2] as { withMember?: string } | undefined) : undefined;
     calls.push(options?.withMember ? `${method}+member` : method);
     return call();

@@ -45,7 +45,7 @@ import { readOrCreateLogKey } from './log-key';
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
 import { quotaClaims, quotaReturns } from './quota-claim';
-import { MongoWallets } from './wallets/compare-and-set';
+import { MongoWallets } from './wallets/mongo-wallets';
 import { auditFromDoc } from './wallets/documents';
 import { Outbox, type OutboxLifecycle } from './wallets/outbox';
 

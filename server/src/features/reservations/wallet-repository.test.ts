@@ -2,7 +2,7 @@ import type { ReservationRecord, Wallet, WalletSlice } from '../../domain/model'
 import { totalsOf } from '../../domain/wallet-totals';
 import type { ReservationStore } from '../../store/port';
 import { reservationRecord, wallet } from '../../store/test-support/records';
-import { loadWalletState } from './wallet-view';
+import { loadWalletState } from './wallet-repository';
 
 const now = new Date('2030-01-01T12:00:00Z');
 const key = { clientId: 'app', correlationId: 'm-a', reservationToken: 'rt-1' };

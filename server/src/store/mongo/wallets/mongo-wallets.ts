@@ -54,7 +54,7 @@ export interface WalletCollections extends OutboxCollections {
 }
 
 /** What the wallets use of the store's connection: the outbox's, with the members' collection too. */
-export interface WalletRoomDeps extends Pick<OutboxDeps, 'run' | 'now'> {
+export interface MongoWalletsDeps extends Pick<OutboxDeps, 'run' | 'now'> {
   /** The collections of the connection's current client. */
   collections: () => WalletCollections;
 }
@@ -67,7 +67,7 @@ const wholeReadAttempts = 20;
 /** The store's wallet methods (the port's `WholeWalletStore` and the slice of `ReservationStore`), over the wallets' outbox. */
 export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'loadWalletSlice' | 'saveWalletSlice'> {
   constructor(
-    private readonly deps: WalletRoomDeps,
+    private readonly deps: MongoWalletsDeps,
     private readonly outbox: Outbox,
   ) {}
 

@@ -1,6 +1,6 @@
 import { MongoServerError, type Collection } from 'mongodb';
 import { StoreUnavailableError } from '../../port';
-import { MongoWallets, type WalletCollections } from './compare-and-set';
+import { MongoWallets, type WalletCollections } from './mongo-wallets';
 import type { WalletWithDelivery } from './documents';
 import { Outbox } from './outbox';
 
