@@ -39,7 +39,7 @@ const fixture = {
 };
 
 /** The Store methods that write. */
-const writes = new Set<StoreMethod>(['insertSession', 'saveWallet', 'saveWalletSlice', 'insertApiKey', 'updateApiKey', 'upsertApiKeys', 'upsertClients', 'upsertMembers']);
+const writes = new Set<StoreMethod>(['insertSession', 'saveWallet', 'saveReservationChange', 'insertApiKey', 'updateApiKey', 'upsertApiKeys', 'upsertClients', 'upsertMembers']);
 
 const sessionsPath = '/client/users/m-alice/sessions';
 const vouchersPath = '/client/users/m-alice/voucher-definitions';

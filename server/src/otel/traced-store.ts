@@ -6,7 +6,7 @@ import type { Store } from '../store/port';
 /**
  * The store with a span around every call made within a traced request,
  * named after the `Store` method (`findSessionContext`, `loadWalletSlice`,
- * `saveWalletSlice`, ...): the MongoDB commands of a call are its children,
+ * `saveReservationChange`, ...): the MongoDB commands of a call are its children,
  * so a slow request shows which call, and which command, took the time.
  * Calls outside any request go straight to the store, as MongoDB commands
  * outside one make no span either.

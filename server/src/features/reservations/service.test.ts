@@ -57,7 +57,7 @@ describe('Operation B without the member read with the session', () => {
   it('reads the member with the wallet the session names: one read, one save', async () => {
     const { calls, lower } = await setUp();
     expect((await lower('member:m-a')).availablePointBalance).toBe(700);
-    expect(calls.filter((c) => c !== 'findRedemption' && c !== 'findCatalogueItems')).toEqual(['loadWalletSlice+member', 'saveWalletSlice']);
+    expect(calls.filter((c) => c !== 'findRedemption' && c !== 'findCatalogueItems')).toEqual(['loadWalletSlice+member', 'saveReservationChange']);
   });
 
   it('follows a member that moved to another wallet since the session started', async () => {

@@ -52,7 +52,7 @@ describe('a wallet whose last outbox cannot be delivered', () => {
     [
       'saving its slice',
       (wallets: MongoWallets) =>
-        wallets.saveWalletSlice({ walletId, totals: undelivered.totals, reservation: { ...key } as never, audit: null }, 2),
+        wallets.saveReservationChange({ walletId, totals: undelivered.totals, reservation: { ...key } as never, audit: null }, 2),
     ],
   ])('is unavailable (503) when %s, the refusal kept as the cause', async (_when, act) => {
     const error = await act(walletsOver(refusal)).catch((e: unknown) => e);
