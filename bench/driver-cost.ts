@@ -84,7 +84,7 @@ const freshId = (): string => `${scratch}${randomBytes(8).toString('hex')}`;
 
 /**
  * One command of each kind the server sends, shaped as the server's store
- * sends it (server/src/store/mongo: mongo-store.ts, wallets/compare-and-set.ts,
+ * sends it (server/src/store/mongo: mongo-store.ts, wallets/mongo-wallets.ts,
  * wallets/outbox.ts, quota-claim.ts, definitions-version.ts), on templates
  * read from the database. A kind whose template is missing (no B ran: no audit entry) is
  * left out.

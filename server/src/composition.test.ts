@@ -4,7 +4,9 @@ import { depsOf, outboxWarnings, walletLabelOf } from './composition';
 import { defaultWalletLimits } from './domain/limits';
 import { withMemberIds, type MemberIdMode } from './domain/member-ids';
 import { memberIdHash } from './domain/secrets';
+import { MemoryStore } from './store/memory/memory-store';
 import { collectionNames } from './store/mongo/collections';
+import type { QuotaClaim, QuotaReturn, SweepObservers } from './store/port';
 import { connectTestStore, dropTestDatabase, testMongoSource } from './store/mongo/test-support/mongo-test-server';
 
 const key = new Uint8Array(32).fill(7);
@@ -49,6 +51,40 @@ describe("the outbox's warnings show members as LOG_MEMBER_IDS says", () => {
     const lines: unknown[] = [];
     outboxWarnings({ warn: (line: unknown) => void lines.push(line) } as never, { mode, key }).onError!(refusal());
     expect(lines).toEqual([message]);
+  });
+});
+
+describe('depsOf: what a process builds on its store, by what the store can do', () => {
+  const config = { walletLimits: defaultWalletLimits, rateLimitPerMinute: 6000 };
+  const logger = pino({ level: 'silent' });
+
+  it('on a store with none of the capabilities (the embedded store): the services on the store, nothing else', async () => {
+    const store = new MemoryStore({ sessionSweepIntervalMs: 0 });
+    const deps = depsOf(store, config, logger);
+    expect(deps.store).toBe(store);
+    expect(deps).not.toHaveProperty('liveness');
+    expect(deps).not.toHaveProperty('requestCounter');
+    await deps.store.close();
+  });
+
+  it("on a store with them: its outbox's sweep started, its liveness, the fleet's count, which gives back its tokens before the store closes", async () => {
+    const events: string[] = [];
+    const store = Object.assign(new MemoryStore({ sessionSweepIntervalMs: 0 }), {
+      outbox: {
+        start: (observers: SweepObservers = {}) => void events.push(`sweep started, told of ${Object.keys(observers).sort().join(' ')}`),
+        settle: async () => undefined,
+        close: async () => undefined,
+      },
+      liveness: () => ({ live: false as const, reason: 'stuck' }),
+      claimQuota: async (claim: QuotaClaim) => (events.push(`claimed ${claim.want}`), { claimed: claim.want, claimers: 1 }),
+      returnQuota: async (returned: QuotaReturn) => void events.push(`gave back ${returned.tokens}`),
+      close: async () => void events.push('store closed'),
+    });
+    const deps = depsOf(store, config, logger);
+    expect(deps.liveness?.()).toEqual({ live: false, reason: 'stuck' });
+    await deps.requestCounter!.hit('client-1');
+    await deps.store.close();
+    expect(events).toEqual(['sweep started, told of onError onSetAside', 'claimed 20', 'gave back 19', 'store closed']);
   });
 });
 

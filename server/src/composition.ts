@@ -13,14 +13,22 @@ import type { Liveness } from './http/health';
 import { demoFixturePath, readFixtureFile } from './features/load/read-fixture';
 import { loadFixture } from './features/load/load-fixture';
 import { Metrics } from './metrics';
-import { observedStore } from './store/around';
+import { observedStore } from './store/store-wrapper';
 import { MemoryStore } from './store/memory/memory-store';
 import { commandLabels } from './store/mongo/command-labels';
 import { MongoStore } from './store/mongo/mongo-store';
-import type { SweepObservers } from './store/mongo/wallets/outbox-sweep';
 import { BlockQuotaCounter } from './rate-limit/block-quota';
 import type { RequestCounter } from './rate-limit/counter';
-import type { StoreLifecycle } from './store/port';
+import {
+  hasOutbox,
+  reportsLiveness,
+  sharesLogKey,
+  sharesQuota,
+  type Store,
+  type StoreLifecycle,
+  type SweepObservers,
+  type VoucherDefinitionsVersioned,
+} from './store/port';
 import type { Tracing } from './tracing';
 import { serverVersion } from './version';
 
@@ -39,8 +47,9 @@ export interface RuntimeDeps {
 }
 
 /**
- * What a process on MongoDB keeps of the credentials it reads (the embedded
- * store's reads cost nothing: it keeps none). At most 2 s, by contract: a
+ * What a process keeps of the credentials it reads when several processes
+ * share its store (MongoDB; the embedded store's reads cost nothing, and
+ * nobody else changes them: it keeps none). At most 2 s, by contract: a
  * key's roll or revocation, and the end of its sessions, hold on every
  * process within that. The bounds hold the reads of the last 2 s at
  * thousands of requests a second; past them the least recently used go
@@ -51,6 +60,13 @@ export const fleetCredentialCaching: NonNullable<ServiceDeps['credentialCaching'
   apiKeys: { ttlMs: 2000, maxEntries: 10_000, maxAbsentEntries: 10_000 },
   sessions: { ttlMs: 2000, maxEntries: 20_000, maxAbsentEntries: 20_000 },
 };
+
+/**
+ * A store a process serves from: every port method, the voucher definitions
+ * version, and whatever capabilities of port.ts it has (composition asks
+ * for each: `hasOutbox`, `reportsLiveness`, `sharesLogKey`, `sharesQuota`).
+ */
+export type ServingStore = Store & VoucherDefinitionsVersioned;
 
 /** What `main` calls; tests pass their own. `tracing`: the process's, when on. */
 export type BuildDeps = (config: AppConfig, logger: Logger, tracing?: Tracing | null) => Promise<RuntimeDeps>;
@@ -83,8 +99,8 @@ export const buildDeps: BuildDeps = async (config, logger, tracing) => {
   const store = await buildStore(config, logger, metrics);
   let logKey: Uint8Array;
   try {
-    // On MongoDB the fleet shares one key, so that a member has one hash on every process.
-    logKey = config.logMemberIds === 'hashed' && store instanceof MongoStore ? await store.logKey() : newLogKey();
+    // A store the fleet shares holds one key, so that a member has one hash on every process.
+    logKey = config.logMemberIds === 'hashed' && sharesLogKey(store) ? await store.logKey() : newLogKey();
   } catch (error) {
     await store.close();
     throw error;
@@ -127,14 +143,16 @@ export function outboxWarnings(logger: Pick<Logger, 'warn'>, policy: MemberIdPol
 }
 
 /**
- * Everything a process builds on its store: the services with the caches
- * a fleet keeps, and on MongoDB the outbox sweep (stopped by the store's
- * close), the fleet's rate-limit count (closed before the store: it gives
- * back its tokens) and liveness. main's own wiring; tests that watch a
- * store's client build their processes with it too.
+ * Everything a process builds on its store, by what the store can do: the
+ * services, with the caches a fleet keeps when processes share the store;
+ * the outbox's sweep when it has one (stopped by the store's close); the
+ * fleet's rate-limit count when it keeps one (closed before the store: it
+ * gives back its tokens); its liveness when it reports one. main's own
+ * wiring; tests that watch a store's client build their processes with it
+ * too.
  */
 export function depsOf(
-  store: MemoryStore | MongoStore,
+  store: ServingStore,
   config: Pick<AppConfig, 'walletLimits' | 'rateLimitPerMinute'> & Partial<Pick<AppConfig, 'maxEndedSessions'>>,
   logger: Logger,
   /** `memberIds`: how its log lines show members (default: not at all). */
@@ -149,21 +167,23 @@ export function depsOf(
     walletLimits: config.walletLimits,
     ...(config.maxEndedSessions !== undefined && { maxEndedSessions: config.maxEndedSessions }),
     listingVersion: () => store.voucherDefinitionsVersion(),
-    ...(store instanceof MongoStore && { credentialCaching: fleetCredentialCaching }),
+    // Processes that share the store (they count a key's requests together on it) keep what they read a while.
+    ...(sharesQuota(store) && { credentialCaching: fleetCredentialCaching }),
     ...(metrics && {
       onPointsMoved: (reserved: number, returned: number) => metrics.pointsMoved(reserved, returned),
       onCacheLookup: (cache: string, hit: boolean) => metrics.cacheLookup(cache, hit),
     }),
   });
-  const common = { services, store, ...(metrics && { metrics }) };
-  if (!(store instanceof MongoStore)) return common;
-  store.outbox.start(undefined, {
-    ...outboxWarnings(logger, observers.memberIds ?? noMemberIds),
-    ...(metrics && { onRun: (report) => metrics.outboxBacklog(report.pending, report.oldestPendingAt) }),
-  });
-  const liveness = mongoLiveness(store);
-  if (config.rateLimitPerMinute <= 0) return { ...common, liveness };
-  // On MongoDB the fleet shares one count per key, in blocks claimed from the store and given back unspent (block-quota.ts).
+  if (hasOutbox(store)) {
+    store.outbox.start({
+      ...outboxWarnings(logger, observers.memberIds ?? noMemberIds),
+      ...(metrics && { onRun: (report) => metrics.outboxBacklog(report.pending, report.oldestPendingAt) }),
+    });
+  }
+  const liveness: Liveness | undefined = reportsLiveness(store) ? () => store.liveness() : undefined;
+  const common = { services, store, ...(metrics && { metrics }), ...(liveness && { liveness }) };
+  if (!sharesQuota(store) || config.rateLimitPerMinute <= 0) return common;
+  // The fleet shares one count per key, in blocks claimed from the store and given back unspent (block-quota.ts).
   const counter = new BlockQuotaCounter({ limit: config.rateLimitPerMinute, claim: store.claimQuota, giveBack: store.returnQuota });
   counter.start();
   metrics?.watchRateLimit(() => counter.countingAlone);
@@ -175,7 +195,7 @@ export function depsOf(
       await store.close();
     },
   };
-  return { ...common, store: lifecycle, liveness, requestCounter: tracing ? tracing.traceRequestCounter(counter) : counter };
+  return { ...common, store: lifecycle, requestCounter: tracing ? tracing.traceRequestCounter(counter) : counter };
 }
 
 /**
@@ -188,22 +208,12 @@ function describeError(error: unknown, policy: MemberIdPolicy, memberIds: readon
   return memberIdScrubber(policy, [...memberIdsOf(error), ...memberIds])(text);
 }
 
-/** Live unless the watchdog found the client stuck for too long to recover without a restart. */
-function mongoLiveness(store: MongoStore): Liveness {
-  return () => {
-    const health = store.health();
-    if (health.recoverable) return { live: true };
-    const since = health.stuckSince?.toISOString() ?? 'a while';
-    return { live: false, reason: `MongoDB answers a fresh client but not this process's since ${since}, after ${health.rebuilds} client replacements` };
-  };
-}
-
 /**
  * The store `config` selects. MongoDB is seeded only when SEED_FILE asks; the
  * embedded store starts with SEED_FILE or the shipped demo fixture. A failure
  * after connecting closes the store before rethrowing.
  */
-async function buildStore(config: AppConfig, logger: Logger, metrics: Metrics | undefined): Promise<MemoryStore | MongoStore> {
+async function buildStore(config: AppConfig, logger: Logger, metrics: Metrics | undefined): Promise<ServingStore> {
   const seedFile = config.seedFile ?? (config.mongo ? null : demoFixturePath);
   // Read and validate the fixture before connecting: a bad fixture stops the start cheaply.
   const fixture = seedFile ? await readFixtureFile(seedFile) : null;

@@ -1,4 +1,4 @@
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import { createKeyService, type IssuedKey } from '../../server/src/features/keys/service';
 import { hashSecret } from '../../server/src/domain/secrets';
 import { loadFixture } from '../../server/src/features/load/load-fixture';
@@ -79,7 +79,7 @@ describe.each(stores)('generated keys over HTTP, on %s', (_name, open) => {
   beforeAll(async () => {
     const opened = await open();
     cleanup = opened.cleanup;
-    server = await startTestApp({ store: opened.store, fixture, wrapStore: (store) => around(store, (method, _args, call) => (calls.push(method), call())) });
+    server = await startTestApp({ store: opened.store, fixture, wrapStore: (store) => wrapStore(store, (method, _args, call) => (calls.push(method), call())) });
     // Made on the store itself, as loyalty-admin makes them: not counted.
     const keys = createKeyService({ store: server.store, clock: server.now });
     secret = await keys.create('partner-app');

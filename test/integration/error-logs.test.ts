@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { memberIdHash } from '../../server/src/domain/secrets';
 import type { MemberIdMode } from '../../server/src/domain/member-ids';
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
@@ -53,7 +53,7 @@ describe.each(modes)('LOG_MEMBER_IDS=%s: an error quoting a co-member', (mode, {
         // A store that fails the save with an error naming the household's other members, in its message and in its cause.
         faults.inject({
           fault: 'error',
-          methods: ['saveWalletSlice', 'saveWallet'],
+          methods: ['saveReservationChange'],
           thrown: () => new Error('rt-hh-1 of m-hh-1 not saved: the share of m-hh-2 is locked', { cause: new Error('m-hh-3 is moving') }),
         });
         return faults;
@@ -93,8 +93,8 @@ if (mongo.kind === 'none') {
       // Through the adapter's one way to run a driver call (connection.ts `run`, its error translation).
       const connection = fixedConnection(client, db);
       const duplicating = (store: Store) =>
-        around(store, async (method, _args, call) => {
-          if (method === 'saveWalletSlice' || method === 'saveWallet') await connection.run(() => planted.insertOne({ _id: 'household:hh-1/m-hh-2' }));
+        wrapStore(store, async (method, _args, call) => {
+          if (method === 'saveReservationChange') await connection.run(() => planted.insertOne({ _id: 'household:hh-1/m-hh-2' }));
           return call();
         });
       app = await startTestApp({ store: test.store, fixture: baseFixture, startAt: t0, logKey, config: { logMemberIds: mode }, wrapStore: duplicating });

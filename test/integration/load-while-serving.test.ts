@@ -1,4 +1,4 @@
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import { FixtureError } from '../../server/src/features/load/fixture-error';
 import { loadFixture } from '../../server/src/features/load/load-fixture';
 import type { Fixture } from '../../server/src/features/load/fixture-schema';
@@ -72,7 +72,7 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
    */
   function load(fixture: Fixture, at: { method: StoreMethod; nth?: number; hook?: () => Promise<void>; throws?: boolean }) {
     let seen = 0;
-    const hooked = around(store, async (method, _args, call) => {
+    const hooked = wrapStore(store, async (method, _args, call) => {
       if (method === at.method && ++seen === (at.nth ?? 1)) {
         await at.hook?.();
         if (at.throws) throw new Error(`the load died before ${method}`);
@@ -164,7 +164,7 @@ describe.each(variants)('a load moving a member while %s serves it', (_name, fac
     const fencedMeanwhile: boolean[] = [];
     // Every other wallet save of the load (20 one-member wallets, written before any move) takes 5 s of the load's clock.
     let saves = 0;
-    const hooked = around(store, async (method, _args, call) => {
+    const hooked = wrapStore(store, async (method, _args, call) => {
       if (method === 'saveWallet' && ++saves <= others.length) {
         app.advance(5);
         fencedMeanwhile.push((await wallet('household:hh-1'))?.moves !== undefined);

@@ -75,7 +75,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="429"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'loyalty_http_request_duration_seconds_count{operation="updateReservation"}')).toBe(2);
     expect(sample(text, 'loyalty_http_request_duration_seconds_bucket{le="+Inf",operation="updateReservation"}')).toBe(2);
-    expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="saveWalletSlice"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="saveReservationChange"}')).toBeGreaterThanOrEqual(1);
     // The sealed session is opened, not read: the key that started it is (the embedded store keeps nothing).
     expect(sample(text, 'loyalty_store_operation_duration_seconds_count{method="findApiKeyById"}')).toBeGreaterThanOrEqual(20);
     expect(sample(text, 'loyalty_rate_limit_rejections_total{limit="key"}')).toBe(sample(text, 'loyalty_http_requests_total{operation="listVoucherDefinitions",status="429"}'));

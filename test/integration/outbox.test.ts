@@ -69,7 +69,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
     const slice = await killed.loadWalletSlice(walletId, key);
     expect(slice?.version).toBe(from);
     const change = { walletId, reservation: reservation(amount), totals: withChange(slice!.totals, slice!.reservation, reservation(amount)), audit: entry(from + 1, amount) };
-    expect(await killed.saveWalletSlice(change, from)).toBe(true);
+    expect(await killed.saveReservationChange(change, from)).toBe(true);
     // Its delivery starts after the answer (the next turn of the event loop): cut before that.
     await proxy.cut();
     await killed.outbox.settle();
@@ -100,7 +100,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
     expect((await other.listAudit('rt-outbox')).map((e) => e.walletVersion)).toEqual([2]);
 
     const change = { walletId, reservation: reservation(300), totals: withChange(slice!.totals, slice!.reservation, reservation(300)), audit: entry(3, 300) };
-    expect(await other.saveWalletSlice(change, 2)).toBe(true);
+    expect(await other.saveReservationChange(change, 2)).toBe(true);
     await other.outbox.settle();
     await proxy.restore();
     expect((await other.listAudit('rt-outbox')).map((e) => e.walletVersion)).toEqual([2, 3]);
@@ -109,7 +109,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
 
   it('a wallet nobody changes again: the sweep delivers its outbox, then clears it and the delivered ones', async () => {
     await lowerThenCut(1, 400);
-    const sweep = other.outbox.start({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 2 });
+    const sweep = other.outbox.start({}, { intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 2 });
     expect(await sweep.runOnce()).toEqual({ delivered: 1, cleared: 1, failed: 0, pending: 0, oldestPendingAt: null });
     expect((await other.listAudit('rt-outbox')).map((e) => e.walletVersion)).toEqual([2]);
     expect(await storedAmount()).toBe(400);
@@ -120,7 +120,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
 
   it('leaves a young outbox to the process that saved it (the grace)', async () => {
     await lowerThenCut(1, 400);
-    const sweep = other.outbox.start({ intervalMs: 3_600_000, graceMs: 60_000, batchSize: 10, maxBatches: 2 });
+    const sweep = other.outbox.start({}, { intervalMs: 3_600_000, graceMs: 60_000, batchSize: 10, maxBatches: 2 });
     expect(await sweep.runOnce()).toEqual({ delivered: 0, cleared: 0, failed: 0, pending: 0, oldestPendingAt: null });
     expect((await walletDoc())?.outbox?.audit?._id.startsWith(auditEntryIdPrefix(walletId, 2))).toBe(true);
   });
@@ -131,7 +131,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
     await readyAgain(killed);
     // The same process, back, saves again from the version it saved: its own delivery failed, so it delivers first.
     const totals = withChange(totalsOf([reservation(400)]), reservation(400), reservation(350));
-    expect(await killed.saveWalletSlice({ walletId, reservation: reservation(350), totals, audit: entry(3, 350) }, 2)).toBe(true);
+    expect(await killed.saveReservationChange({ walletId, reservation: reservation(350), totals, audit: entry(3, 350) }, 2)).toBe(true);
     await killed.outbox.settle();
     expect((await other.listAudit('rt-outbox')).map((e) => e.walletVersion)).toEqual([2, 3]);
     expect(await storedAmount()).toBe(350);

@@ -1,4 +1,4 @@
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
@@ -40,7 +40,7 @@ const fixture = {
 };
 
 /** The Store methods that write. */
-const writes = new Set<StoreMethod>(['insertSession', 'saveWallet', 'saveWalletSlice', 'insertApiKey', 'updateApiKey', 'upsertApiKeys', 'upsertClients', 'upsertMembers']);
+const writes = new Set<StoreMethod>(['insertSession', 'saveWallet', 'saveReservationChange', 'insertApiKey', 'updateApiKey', 'upsertApiKeys', 'upsertClients', 'upsertMembers']);
 
 const sessionsPath = '/client/users/m-alice/sessions';
 const vouchersPath = '/client/users/m-alice/voucher-definitions';
@@ -84,7 +84,7 @@ describe.each(stores)('the kinds of key over HTTP, on %s', (_name, open) => {
       store: opened.store,
       fixture,
       startAt: t0,
-      wrapStore: (store) => around(store, (method, _args, call) => (calls.push(method), call())),
+      wrapStore: (store) => wrapStore(store, (method, _args, call) => (calls.push(method), call())),
     });
     session = await server.api.startSession(keys.secret, 'm-alice');
     otherClientsSession = await server.api.startSession(keys.otherSecret, 'm-alice');

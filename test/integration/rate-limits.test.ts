@@ -1,4 +1,4 @@
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { AppConfig } from '../../server/src/config';
@@ -106,7 +106,7 @@ describe('a client address refused for its credentials again and again', () => {
       fixture,
       config: { authFailuresPerMinute: 30, trustProxy: true },
       wrapStore: (store) =>
-        around(store, async (method, _args, call) => {
+        wrapStore(store, async (method, _args, call) => {
           const found = await call();
           if ((method === 'findApiKey' || method === 'findSessionContext') && found === null) unknownReads++;
           return found;

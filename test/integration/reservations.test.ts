@@ -1,4 +1,4 @@
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import type { Store } from '../../server/src/store/port';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { ApiClient } from '../../server/src/test-support/api-client';
@@ -141,7 +141,7 @@ describe('Operation B: one time per attempt', () => {
   it('judges what is live, and the duration left, at the time the attempt started', async () => {
     let advanceDuringRead = 0;
     const slowRead = (store: Store, clock: { advance(seconds: number): void }): Store =>
-      around(store, async (method, _args, call) => {
+      wrapStore(store, async (method, _args, call) => {
         const result = await call();
         if (method === 'loadWalletSlice') {
           clock.advance(advanceDuringRead);

@@ -167,7 +167,7 @@ if (source.kind === 'none') {
         expect(signOut.status).toBe(204);
         await p.store.outbox.settle();
       }
-      const report = await fleet[1]!.store.outbox.start({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
+      const report = await fleet[1]!.store.outbox.start({}, { intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
       expect(report.failed).toBe(0);
 
       const commands = fleet.flatMap((p) => p.sent.map((c) => c.event));

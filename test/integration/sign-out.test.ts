@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createKeyService } from '../../server/src/features/keys/service';
 import { fixtureKeyId, hashSecret } from '../../server/src/domain/secrets';
-import { around } from '../../server/src/store/around';
+import { wrapStore } from '../../server/src/store/store-wrapper';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { rolledSessionKey } from '../../server/src/domain/session-keys';
@@ -71,7 +71,7 @@ describe.each(stores)('sealed sessions and sign-out, on %s', (_name, makeStore) 
       instances: 2,
       config: { maxEndedSessions },
       wrapStore: (store) =>
-        around(store, async (method, _args, call) => {
+        wrapStore(store, async (method, _args, call) => {
           calls.push(method);
           return call();
         }),

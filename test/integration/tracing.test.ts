@@ -293,7 +293,7 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         // Operation B's store calls, each a child of the server span (on MongoDB the save's outbox is delivered after the answer, under the save).
         // The sealed session is opened, not read; the key that started it is read on the embedded store (which keeps
         // nothing), not on MongoDB (the process read it by digest for the start, and keeps it).
-        const storeCalls = mongoUri ? ['loadWalletSlice', 'saveWalletSlice'] : ['findApiKeyById', 'loadWalletSlice', 'saveWalletSlice'];
+        const storeCalls = mongoUri ? ['loadWalletSlice', 'saveReservationChange'] : ['findApiKeyById', 'loadWalletSlice', 'saveReservationChange'];
         const trace = await eventually('the store spans', () => {
           const spans = jsonSpans(receiver.exports).filter((span) => span.traceId === caller.traceId);
           return storeCalls.every((name) => spans.some((span) => span.name === name)) ? spans : undefined;
@@ -311,7 +311,7 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
             const ofB = spans.filter((span) => span.parentSpanId === serverSpan.spanId);
             // The rate limit claims a block on the first request of the key's window (the session's).
             const claimed = spans.some((span) => span.name === 'rateLimitCount' && parents.has(span.spanId));
-            return claimed && ['loadWalletSlice', 'saveWalletSlice'].every((name) => ofB.some((span) => span.name === name && parents.has(span.spanId))) ? spans : undefined;
+            return claimed && ['loadWalletSlice', 'saveReservationChange'].every((name) => ofB.some((span) => span.name === name && parents.has(span.spanId))) ? spans : undefined;
           });
           const byId = new Map(withCommands.map((span) => [span.spanId, span]));
           // (The session started before it is in the same trace: the same caller's span.)
@@ -322,7 +322,7 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
             expect(command.scope).toBe('@opentelemetry/instrumentation-mongodb');
             expect([...storeCalls, 'rateLimitCount']).toContain(byId.get(command.parentSpanId)?.name);
           }
-          expect(commands.find((span) => byId.get(span.parentSpanId)?.name === 'saveWalletSlice')?.attributes).toMatchObject({
+          expect(commands.find((span) => byId.get(span.parentSpanId)?.name === 'saveReservationChange')?.attributes).toMatchObject({
             'db.operation.name': 'update',
             'db.collection.name': 'wallets',
             'db.namespace': dbName,
@@ -383,7 +383,7 @@ describe('tracing on: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     const body = Buffer.concat(receiver.exports.map((received) => received.body));
     expect(body.includes(Buffer.from(caller.traceId, 'hex'))).toBe(true);
     expect(body.includes(Buffer.from(caller.spanId, 'hex'))).toBe(true);
-    for (const name of ['updateReservation', 'loadWalletSlice', 'saveWalletSlice', 'loyalty-api']) expect(body.includes(Buffer.from(name))).toBe(true);
+    for (const name of ['updateReservation', 'loadWalletSlice', 'saveReservationChange', 'loyalty-api']) expect(body.includes(Buffer.from(name))).toBe(true);
     const logs = logLines(server.stdout);
     expect(logs.find((line) => line.msg === 'request completed' && line.req?.method === 'PUT')?.trace_id).toBe(caller.traceId);
     expect(logs.at(-1)?.msg).toBe('Stopped');

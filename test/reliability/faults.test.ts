@@ -100,16 +100,17 @@ describe.each(variants)('store faults over %s', (_name, factory) => {
     ['listPublishedVoucherDefinitions', 'list vouchers'],
     ['findApiKeyById', 'lower a reservation'],
     ['endSession', 'end a session'],
-    // A wallet with fresh totals is read and written as a slice (hh-1); one
-    // whose totals hold an expired reservation is read and written whole (m-alice).
+    // A wallet with fresh totals is read as a slice (hh-1); one whose totals
+    // hold an expired reservation is read whole, and its change drops what
+    // expired (m-alice).
     ['loadWalletSlice', 'lower a household reservation'],
     ['loadWalletSlice', 'lower a reservation'],
     ['loadWallet', 'lower a reservation'],
     ['findRedemption', 'update with items'],
     ['findCatalogueItems', 'update with items'],
-    ['saveWalletSlice', 'lower a household reservation'],
-    ['saveWalletSlice', 'create offline'],
-    ['saveWallet', 'lower a reservation'],
+    ['saveReservationChange', 'lower a household reservation'],
+    ['saveReservationChange', 'create offline'],
+    ['saveReservationChange', 'lower a reservation'],
   ];
 
   it.each(table)('%s unavailable while we %s: documented 503, nothing changed, a retry succeeds and is audited once', async (method, op) => {
@@ -145,9 +146,9 @@ describe.each(variants)('store faults over %s', (_name, factory) => {
 
   it.each<[StoreMethod, string]>([
     ['loadWallet', 'lower a reservation'],
-    ['saveWallet', 'lower a reservation'],
+    ['saveReservationChange', 'lower a reservation'],
     ['loadWalletSlice', 'lower a household reservation'],
-    ['saveWalletSlice', 'create offline'],
+    ['saveReservationChange', 'create offline'],
     ['findApiKeyById', 'list vouchers'],
     ['endSession', 'end a session'],
   ])('an unexpected error in %s while we %s: documented 500 that tells nothing, nothing changed', async (method, op) => {

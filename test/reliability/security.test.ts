@@ -326,7 +326,7 @@ describe('no operator injection reaches the store', () => {
       await store.loadWalletSlice('member:m', { clientId: value, correlationId: value, reservationToken: value });
       await expect(store.saveWallet(wallet(value, {}, [], { version: 1 }), 1)).rejects.toThrow();
       const reservation = reservationRecord(value, 'm', { m: 1 }, { clientId: 'c' });
-      await expect(store.saveWalletSlice({ walletId: 'member:m', reservation, totals: totalsOf([]), audit: null }, 1)).rejects.toThrow();
+      await expect(store.saveReservationChange({ walletId: 'member:m', reservation, totals: totalsOf([]), audit: null }, 1)).rejects.toThrow();
     }
     // The adapter's own: the listing's filters, the whole read's, and the slice read's pipeline.
     const ownOperators = new Set(['$in', '$or', '$exists', '$size', '$match', '$project', '$lookup']);

@@ -250,8 +250,8 @@ async function faultLoop(world: World, deadline: number): Promise<void> {
   const all: Array<{ id: string; name: string; plan: FaultPlan; afterSave?: boolean }> = [
     { id: 'unreachable', name: 'store unreachable', plan: { fault: 'unavailable' } },
     { id: 'after-write', name: 'store unreachable right after a wallet write', plan: { fault: 'unavailable' }, afterSave: true },
-    { id: 'wallet', name: 'wallet reads and writes fail', plan: { fault: 'unavailable', methods: ['loadWallet', 'saveWallet'] } },
-    { id: 'slices', name: 'wallet slice reads and writes fail', plan: { fault: 'unavailable', methods: ['loadWalletSlice', 'saveWalletSlice'] } },
+    { id: 'wallet', name: 'whole wallet reads and the changes after them fail', plan: { fault: 'unavailable', methods: ['loadWallet', 'saveReservationChange'] } },
+    { id: 'slices', name: 'wallet slice reads and reservation changes fail', plan: { fault: 'unavailable', methods: ['loadWalletSlice', 'saveReservationChange'] } },
     { id: 'sessions', name: 'sessions fail', plan: { fault: 'unavailable', methods: ['findSession', 'insertSession'] } },
   ];
   const chosen = process.env.SOAK_FAULT_PLANS?.split(',').map((id) => id.trim());

@@ -262,16 +262,24 @@ export interface WalletSlice {
 }
 
 /**
- * One reservation change, written with the wallet's new totals and the
- * change's audit entry in one compare-and-set on the wallet's version.
+ * One reservation change (Operation B), written with the wallet's new totals
+ * and the change's audit entry in one compare-and-set on the wallet's
+ * version. How much of the wallet that write touches is the store's choice.
  */
-export interface WalletSliceChange {
+export interface ReservationChange {
   walletId: string;
   /** Replaces the reservation stored under its key, or is added when there is none. */
   reservation: ReservationRecord;
+  /** The totals of the wallet's live reservations once the change is made. */
   totals: WalletTotals;
   /** The change's audit entry, delivered to the trail by the store (see `Wallet.audit`). */
   audit: AuditEntry | null;
+  /**
+   * The stored reservations the change found expired (they count as not
+   * existing, and `totals` leaves them out): removed with the change.
+   * Absent or empty: none (the wallet's totals vouched that none had).
+   */
+  expired?: readonly ReservationKey[];
 }
 
 /** A reservation as an audit entry records it, before or after a change. */

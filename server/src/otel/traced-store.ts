@@ -1,18 +1,18 @@
 import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
-import { around } from '../store/around';
+import { wrapStore } from '../store/store-wrapper';
 import type { Store } from '../store/port';
 
 /**
  * The store with a span around every call made within a traced request,
  * named after the `Store` method (`findSessionContext`, `loadWalletSlice`,
- * `saveWalletSlice`, ...): the MongoDB commands of a call are its children,
+ * `saveReservationChange`, ...): the MongoDB commands of a call are its children,
  * so a slow request shows which call, and which command, took the time.
  * Calls outside any request go straight to the store, as MongoDB commands
  * outside one make no span either.
  */
 export function tracedStore(store: Store, tracer: Tracer): Store {
-  return around(store, (method, _args, call) => {
+  return wrapStore(store, (method, _args, call) => {
     if (trace.getSpan(context.active()) === undefined) return call();
     return tracer.startActiveSpan(method, { kind: SpanKind.INTERNAL }, (span) => settle(span, call()));
   });

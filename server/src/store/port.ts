@@ -9,10 +9,10 @@ import type {
   SessionKeyRecord,
   SessionRecord,
   VoucherDefinitionRecord,
+  ReservationChange,
   ReservationKey,
   Wallet,
   WalletSlice,
-  WalletSliceChange,
 } from '../domain/model';
 
 /*
@@ -114,7 +114,7 @@ export interface VoucherDefinitionsVersioned {
   voucherDefinitionsVersion(): number | Promise<number>;
 }
 
-/** Whole wallets, read and compared-and-set: Operation B when a slice will not do, fixture loading. */
+/** Whole wallets, read and compared-and-set: fixture loading and member moves; Operation B reads one when a slice will not do. */
 export interface WholeWalletStore {
   /** The whole wallet; its reservations in no particular order (the same for the same stored state). */
   loadWallet(walletId: string): Promise<Wallet | null>;
@@ -129,7 +129,7 @@ export interface WholeWalletStore {
 }
 
 /** What Operation B (a change of one reservation) needs. */
-export interface ReservationStore extends MemberStore, WholeWalletStore {
+export interface ReservationStore extends MemberStore, Pick<WholeWalletStore, 'loadWallet'> {
   /** Catalogue items of these product codes (unknown codes are left out), in any order. */
   findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]>;
   findRedemption(redemptionId: string): Promise<RedemptionRecord | null>;
@@ -141,13 +141,16 @@ export interface ReservationStore extends MemberStore, WholeWalletStore {
   loadWalletSlice(walletId: string, key: ReservationKey, options?: { withMember?: string }): Promise<WalletSlice | null>;
   /**
    * Compare-and-set of one reservation change, like `saveWallet`: stores the
-   * reservation (replacing the one under its key, or added), the totals and
-   * the change's audit entry, with version `expectedVersion + 1`, only if the
+   * reservation (replacing the one under its key, or added), drops the
+   * reservations the change found expired, and stores the totals and the
+   * change's audit entry, with version `expectedVersion + 1`, only if the
    * stored version is still `expectedVersion` (which must exist); false on
-   * conflict, changing nothing. Every other reservation and the balances stay
-   * as stored.
+   * conflict, changing nothing. Every other reservation and the balances
+   * stay as stored. How much of the wallet it writes is the adapter's
+   * choice: the MongoDB store writes the wallet document alone, or the
+   * whole wallet when the change drops expired reservations.
    */
-  saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean>;
+  saveReservationChange(change: ReservationChange, expectedVersion: number): Promise<boolean>;
 }
 
 /** The audit trail of reservation changes, as tests and operators read it. */
@@ -223,7 +226,7 @@ export const storeMethods = Object.keys({
   findCatalogueItems: true,
   findRedemption: true,
   loadWalletSlice: true,
-  saveWalletSlice: true,
+  saveReservationChange: true,
   listAudit: true,
   findClient: true,
   listApiKeys: true,
@@ -242,7 +245,7 @@ export const storeMethods = Object.keys({
 /**
  * The store's own voucher definitions version when it answers synchronously
  * (the in-process store), else null. Probed once: a wrapper that forwards
- * the call asynchronously, or not at all (`around` with `forwardVersion:
+ * the call asynchronously, or not at all (`wrapStore` with `forwardVersion:
  * false`), counts as having none.
  */
 export function voucherDefinitionsVersionReader(store: ListingStore): (() => number) | null {
@@ -310,9 +313,105 @@ export interface QuotaReturn {
  * the store cannot answer rejects.
  */
 export interface SharedQuotaStore {
-  claimQuota(claim: QuotaClaim): Promise<QuotaClaimAnswer>;
+  // Functions of their own (no `this`): the fleet's counter is given them as they are (composition.ts).
+  readonly claimQuota: (claim: QuotaClaim) => Promise<QuotaClaimAnswer>;
   /** Takes unspent tokens off the window's count, for the others to claim; nothing when the window's count is gone (expired). */
-  returnQuota(returned: QuotaReturn): Promise<void>;
+  readonly returnQuota: (returned: QuotaReturn) => Promise<void>;
+}
+
+/**
+ * A capability an adapter may add: changes it finishes after their answers
+ * (the MongoDB wallets' outbox: what a change writes besides its wallet,
+ * delivered after the answer), and a sweep that finishes what a stopped
+ * process left. A serving process starts the sweep (the operator's
+ * commands do not); tests wait for the deliveries under way; the store's
+ * close ends both.
+ */
+export interface OutboxStore {
+  readonly outbox: OutboxLifecycle;
+}
+
+/** The outbox's work in a process, one handle: composition starts it, tests settle it, the store's close ends it. */
+export interface OutboxLifecycle {
+  /** Starts the sweep, telling `observers` of it; a second call keeps the running one. */
+  start(observers?: SweepObservers): void;
+  /** Waits for the deliveries under way in this process (before a test reads the trail). */
+  settle(): Promise<void>;
+  /** Stops the sweep and settles: before the store's client closes. */
+  close(): Promise<void>;
+}
+
+/** What a serving process is told of its outbox's sweep (composition.ts logs and measures it). */
+export interface SweepObservers {
+  /** A run that failed (the database away); the next run tries again. */
+  onError?: (error: unknown) => void;
+  /** An outbox whose delivery failed, set aside. */
+  onSetAside?: (setAside: SetAside) => void;
+  /** Every run that finished, with its report. */
+  onRun?: (report: SweepReport) => void;
+}
+
+/** An outbox set aside: its wallet, how many deliveries of it failed, when it is taken again, and the last failure. */
+export interface SetAside {
+  walletId: string;
+  failures: number;
+  retryAt: Date;
+  error: unknown;
+}
+
+/** One run of the sweep. */
+export interface SweepReport {
+  /** Outboxes this run delivered. */
+  delivered: number;
+  /** Outboxes this run removed from their wallets (delivered before, or by it). */
+  cleared: number;
+  /** Deliveries that failed: each outbox set aside until its retry. */
+  failed: number;
+  /** Outboxes past the grace still undelivered when the run was done (counted up to a bound per sweep bucket). */
+  pending: number;
+  /** When the oldest of them was saved; null when there is none. */
+  oldestPendingAt: Date | null;
+}
+
+/** `/healthz`'s answer for a store: live, or not and why. */
+export type StoreLiveness = { live: true } | { live: false; reason: string };
+
+/**
+ * A capability an adapter may add: whether its connection can still
+ * recover by itself (the MongoDB store's watchdog replaces a stuck client;
+ * past a limit only a restart helps, and `/healthz` says so).
+ */
+export interface LivenessStore {
+  liveness(): StoreLiveness;
+}
+
+/**
+ * A capability an adapter shared by several processes may add: the
+ * deployment's key of the member hashes in logs and spans, made on first
+ * use and then read, so that a member has one hash on every process.
+ */
+export interface SharedLogKeyStore {
+  logKey(): Promise<Uint8Array>;
+}
+
+/** Whether `store` has the capability `OutboxStore`. */
+export function hasOutbox<S extends object>(store: S): store is S & OutboxStore {
+  return 'outbox' in store;
+}
+
+/** Whether `store` has the capability `LivenessStore`. */
+export function reportsLiveness<S extends object>(store: S): store is S & LivenessStore {
+  return typeof (store as Partial<LivenessStore>).liveness === 'function';
+}
+
+/** Whether `store` has the capability `SharedLogKeyStore`. */
+export function sharesLogKey<S extends object>(store: S): store is S & SharedLogKeyStore {
+  return typeof (store as Partial<SharedLogKeyStore>).logKey === 'function';
+}
+
+/** Whether `store` has the capability `SharedQuotaStore`: several processes share it. */
+export function sharesQuota<S extends object>(store: S): store is S & SharedQuotaStore {
+  return typeof (store as Partial<SharedQuotaStore>).claimQuota === 'function';
 }
 
 /** The backing store did not answer (network, timeout, server down). */

@@ -1,6 +1,6 @@
-import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, WalletSliceChange } from '../../../server/src/domain/model';
+import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, ReservationChange } from '../../../server/src/domain/model';
 import { deepCopy } from '../../../server/src/store/copy';
-import { around } from '../../../server/src/store/around';
+import { wrapStore } from '../../../server/src/store/store-wrapper';
 import type { Store, StoreMethod } from '../../../server/src/store/port';
 
 /**
@@ -53,7 +53,7 @@ export function withLatency(inner: Store, options: LatencyOptions): LatencyContr
     const ms = minMs + Math.floor(random() * (maxMs - minMs + 1));
     return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
   };
-  const store = around(
+  const store = wrapStore(
     inner,
     async (method, _args, run) => {
       if (method === 'close') return run();
@@ -74,7 +74,7 @@ export function withLatency(inner: Store, options: LatencyOptions): LatencyContr
 const writeMethods = new Set<StoreMethod>([
   'insertSession',
   'saveWallet',
-  'saveWalletSlice',
+  'saveReservationChange',
   'upsertClients',
   'upsertMembers',
   'upsertCatalogueItems',
@@ -120,16 +120,16 @@ export class StoreSpy {
   private afterSave: (() => void) | null = null;
 
   constructor(inner: Store) {
-    this.store = around(inner, (method, args, run) => this.watch(method, args, run), everyCall);
+    this.store = wrapStore(inner, (method, args, run) => this.watch(method, args, run), everyCall);
   }
 
   private async watch(method: StoreMethod, args: readonly unknown[], run: () => Promise<unknown>): Promise<unknown> {
     this.check(method, args);
     const result = await run();
-    const walletSave = method === 'saveWallet' || method === 'saveWalletSlice';
+    const walletSave = method === 'saveWallet' || method === 'saveReservationChange';
     if (writeMethods.has(method) && (!walletSave || result === true)) this.writes++;
     if (walletSave && result === true) {
-      const audit = (args[0] as Wallet | WalletSliceChange).audit;
+      const audit = (args[0] as Wallet | ReservationChange).audit;
       if (audit) this.recordAudit(audit);
     }
     if (walletSave && result === true && this.afterSave) {
@@ -146,7 +146,7 @@ export class StoreSpy {
     this.audit.push(deepCopy(entry));
   }
 
-  /** Calls `hook` right after the next successful wallet save (whole or slice): e.g. the store goes away between a write and the next call. */
+  /** Calls `hook` right after the next successful wallet save (whole, or a reservation change): e.g. the store goes away between a write and the next call. */
   afterNextSave(hook: () => void): void {
     this.afterSave = hook;
   }
@@ -163,7 +163,7 @@ export class StoreSpy {
     }
     if (method === 'saveWallet') this.checkWallet(args[0] as Wallet, args[1]);
     if (method === 'loadWalletSlice') this.checkKey(args[1] as ReservationKey);
-    if (method === 'saveWalletSlice') this.checkSlice(args[0] as WalletSliceChange, args[1]);
+    if (method === 'saveReservationChange') this.checkChange(args[0] as ReservationChange, args[1]);
   }
 
   private checkWallet(wallet: Wallet, expectedVersion: unknown): void {
@@ -189,15 +189,16 @@ export class StoreSpy {
     }
   }
 
-  private checkKey(key: ReservationKey): void {
+  private checkKey(key: ReservationKey, what = 'loadWalletSlice key'): void {
     for (const field of ['clientId', 'correlationId', 'reservationToken'] as const) {
-      if (typeof key?.[field] !== 'string') this.violate(`loadWalletSlice key ${field} is not a string: ${describe(key?.[field])}`);
+      if (typeof key?.[field] !== 'string') this.violate(`${what} ${field} is not a string: ${describe(key?.[field])}`);
     }
   }
 
-  private checkSlice(change: WalletSliceChange, expectedVersion: unknown): void {
-    if (!Number.isSafeInteger(expectedVersion)) this.violate(`saveWalletSlice expectedVersion ${describe(expectedVersion)}`);
+  private checkChange(change: ReservationChange, expectedVersion: unknown): void {
+    if (!Number.isSafeInteger(expectedVersion)) this.violate(`saveReservationChange expectedVersion ${describe(expectedVersion)}`);
     this.checkReservations(change.walletId, [change.reservation]);
+    for (const key of change.expired ?? []) this.checkKey(key, 'saveReservationChange expired');
     for (const h of change.totals.held) if (!isWholePoints(h.points)) this.violate(`wallet ${change.walletId}: totals hold ${h.points} for ${h.correlationId}`);
     for (const d of change.totals.daily) if (!isWholePoints(d.points)) this.violate(`wallet ${change.walletId}: daily total ${d.points}`);
     if (!Number.isSafeInteger(change.totals.count) || change.totals.count < 1) this.violate(`wallet ${change.walletId}: count ${change.totals.count}`);

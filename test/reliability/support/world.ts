@@ -1,7 +1,7 @@
 import type { Clock } from '../../../server/src/domain/clock';
 import type { AuditEntry, Wallet } from '../../../server/src/domain/model';
 import type { RunningServer } from '../../../server/src/main';
-import { around } from '../../../server/src/store/around';
+import { wrapStore } from '../../../server/src/store/store-wrapper';
 import { MemoryStore } from '../../../server/src/store/memory/memory-store';
 import { faultInjecting, type FaultInjectingStore } from '../../../server/src/store/test-support/fault-injecting-store';
 import type { Store } from '../../../server/src/store/port';
@@ -97,7 +97,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     const faults = faultInjecting(spy.store);
     chain = { latency, spy, faults };
     // Outermost: counts what the services ask for, faults included (did a request reach a method at all?).
-    return around(
+    return wrapStore(
       faults,
       (method, _args, run) => {
         calls.set(method, (calls.get(method) ?? 0) + 1);

@@ -2,7 +2,7 @@ import type { MemberRecord } from '../../domain/model';
 import { defaultWalletLimits } from '../../domain/limits';
 import { loadFixture } from '../load/load-fixture';
 import { MemoryStore } from '../../store/memory/memory-store';
-import { around } from '../../store/around';
+import { wrapStore } from '../../store/store-wrapper';
 import { fixtureClient, fixtureMember, fixtureReservation } from '../../test-support/fixture-entries';
 import { sessionRecord } from '../../store/test-support/records';
 import { createReservationService } from './service';
@@ -29,7 +29,7 @@ async function setUp() {
     now,
   );
   const calls: string[] = [];
-  const store = around(memory, (method, args, call) => {
+  const store = wrapStore(memory, (method, args, call) => {
     const options = method === 'loadWalletSlice' ? (args[2] as { withMember?: string } | undefined) : undefined;
     calls.push(options?.withMember ? `${method}+member` : method);
     return call();
@@ -58,7 +58,7 @@ describe('Operation B without the member read with the session', () => {
   it('reads the member with the wallet the session names: one read, one save', async () => {
     const { calls, lower } = await setUp();
     expect((await lower('member:m-a')).availablePointBalance).toBe(700);
-    expect(calls.filter((c) => c !== 'findRedemption' && c !== 'findCatalogueItems')).toEqual(['loadWalletSlice+member', 'saveWalletSlice']);
+    expect(calls.filter((c) => c !== 'findRedemption' && c !== 'findCatalogueItems')).toEqual(['loadWalletSlice+member', 'saveReservationChange']);
   });
 
   it('follows a member that moved to another wallet since the session started', async () => {

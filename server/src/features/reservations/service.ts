@@ -23,7 +23,7 @@ import {
   reservedToday,
   saveChange,
   type WalletState,
-} from './wallet-view';
+} from './wallet-repository';
 
 export interface ReservationServiceDeps {
   store: ReservationStore;

@@ -122,8 +122,8 @@ describe('MemoryStore wallets: frozen values, shared between versions', () => {
     const key = { clientId: 'partner-app', correlationId: 'm-a', reservationToken: 'rt-1' };
     const afterFirst = withChange(totalsOf(before.reservations), before.reservations[0]!, reservation('rt-1', 90));
     const afterSecond = withChange(afterFirst, null, reservation('rt-3', 5));
-    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: reservation('rt-1', 90), totals: afterFirst, audit: null }, 1)).toBe(true);
-    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: reservation('rt-3', 5), totals: afterSecond, audit: null }, 2)).toBe(true);
+    expect(await store.saveReservationChange({ walletId: 'member:m-a', reservation: reservation('rt-1', 90), totals: afterFirst, audit: null }, 1)).toBe(true);
+    expect(await store.saveReservationChange({ walletId: 'member:m-a', reservation: reservation('rt-3', 5), totals: afterSecond, audit: null }, 2)).toBe(true);
     // What a caller holds stays as it was handed out.
     expect(before.version).toBe(1);
     expect(before.reservations.map((r) => [r.reservationToken, r.reservationAmount])).toEqual([['rt-1', 100], ['rt-2', 200]]);

@@ -15,9 +15,9 @@ import {
   type SessionKeyRecord,
   type SessionRecord,
   type VoucherDefinitionRecord,
+  type ReservationChange,
   type Wallet,
   type WalletSlice,
-  type WalletSliceChange,
 } from '../../domain/model';
 import { isLiveKey } from '../../domain/model';
 import { firstSessionKey } from '../../domain/session-keys';
@@ -331,11 +331,16 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
     return slice;
   }
 
-  /** Replaces or adds one frozen record in place: constant work whatever the wallet holds. */
-  async saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
+  /**
+   * Replaces or adds one frozen record in place, and deletes the expired
+   * ones the change names: work in proportion to what the change touches,
+   * whatever the wallet holds.
+   */
+  async saveReservationChange(change: ReservationChange, expectedVersion: number): Promise<boolean> {
     assertExpectedVersion(expectedVersion);
     const stored = this.wallets.get(change.walletId);
     if (!stored || stored.version !== expectedVersion) return false;
+    for (const key of change.expired ?? []) stored.reservations.delete(keyString(key));
     stored.reservations.set(keyString(change.reservation), frozenReservation(change.reservation));
     stored.version = expectedVersion + 1;
     stored.totals = frozenTotals(change.totals);
@@ -403,7 +408,7 @@ function insertionIndex(bucket: VoucherDefinitionRecord[], id: string): number {
 /**
  * A wallet as the memory store keeps it: its reservations by key, in the
  * wallet's order (a Map keeps insertion order, and a replaced key keeps its
- * place), with their running totals. A slice save changes one entry in
+ * place), with their running totals. A reservation change sets one entry in
  * place, so it costs the same whatever the wallet holds; copying the list
  * for every change (copy-on-write) made Operation B's cost grow with the
  * wallet, most of it in garbage collection (bench/README.md). The whole

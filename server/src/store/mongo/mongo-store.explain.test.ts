@@ -93,7 +93,7 @@ if (skipReason !== null) {
       ['session by token hash', (s) => s.findSession('token-hash-7')],
       ['session with its client, member and key (Operations A and B)', (s) => s.findSessionContext('token-hash-7')],
       ['wallet slice: the wallet and one reservation', (s) => s.loadWalletSlice('member:m-007', key)],
-      ['wallet slice compare-and-set', (s) => s.saveWalletSlice({ walletId: 'member:m-007', reservation: lowered, totals: totalsOf([lowered]), audit: null }, 2)],
+      ['wallet slice compare-and-set', (s) => s.saveReservationChange({ walletId: 'member:m-007', reservation: lowered, totals: totalsOf([lowered]), audit: null }, 2)],
       ['rate limit claim of one key', (s) => s.claimQuota({ key: 'client-007', window: { start: 0, end: 60_000 }, want: 20, unreported: 0 })],
       ['whole wallet by id', (s) => s.loadWallet('member:m-007')],
       ['whole wallet compare-and-set, its reservations delivered', (s) => s.saveWallet(wallet, 3)],
@@ -101,7 +101,7 @@ if (skipReason !== null) {
       ['redemption by id', (s) => s.findRedemption('rd-007')],
       // As many records as the batch read: its wallets are what the index must single out.
       ['outbox sweep: wallets whose outbox is older than its grace', async (s) => {
-        const report = await s.outbox.start({ intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
+        const report = await s.outbox.start({}, { intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
         return new Array(report.cleared + report.failed);
       }],
       ['voucher listing of one business unit', (s) => s.listPublishedVoucherDefinitions('BU-1', 'CUX')],

@@ -1,9 +1,9 @@
 import { MongoNetworkError, MongoServerError, type Db, type MongoClient } from 'mongodb';
 import type { VoucherDefinitionRecord } from '../../domain/model';
 import { redemptionRecord, reservationRecord, wallet as walletOf } from '../test-support/records';
-import { StoreUnavailableError } from '../port';
+import { StoreUnavailableError, type StoreLiveness } from '../port';
 import { totalsOf } from '../../domain/wallet-totals';
-import { fixedConnection } from './connection';
+import { fixedConnection, type ConnectionHealth } from './connection';
 import { sweepBucketOf } from './wallets/documents';
 import { MongoStore } from './mongo-store';
 
@@ -264,14 +264,45 @@ describe('MongoStore requests', () => {
     const totals = totalsOf([lowered]);
     // A change reads before it saves: the read saw version 7 with nothing to deliver.
     await store.loadWalletSlice('member:m-a', key);
-    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: lowered, totals, audit: null }, 7)).toBe(true);
+    expect(await store.saveReservationChange({ walletId: 'member:m-a', reservation: lowered, totals, audit: null }, 7)).toBe(true);
     expect(calls[1]).toEqual({
       collection: 'wallets',
       method: 'updateOne',
       args: [{ bucket, _id: 'member:m-a', version: 7 }, { $set: { version: 8, totals, outbox: { at: expect.any(Date), reservations: [{ key, reservation: lowered }], audit: null } } }],
     });
     matchedCount = 0;
-    expect(await store.saveWalletSlice({ walletId: 'member:m-a', reservation: lowered, totals, audit: null }, 7)).toBe(false);
+    expect(await store.saveReservationChange({ walletId: 'member:m-a', reservation: lowered, totals, audit: null }, 7)).toBe(false);
+    await store.outbox.settle();
+  });
+
+  it('saves a change that drops expired reservations whole, against the version read: the change and the removals in its outbox', async () => {
+    const gone = { ...rt1, reservationToken: 'rt-gone', expiresAt: new Date('2020-01-01T00:00:00.000Z') };
+    const goneKey = { ...rt1Key, reservationToken: 'rt-gone' };
+    let matchedCount = 1;
+    const { store, calls } = fakeStore((what) => {
+      if (what === 'wallets.aggregate') return [{ _id: 'member:m-a', version: 7, balances: wallet.balances, totals: totalsOf([rt1, gone]) }];
+      if (what === 'wallets.findOne') return { _id: 'member:m-a', version: 7 };
+      if (what === 'reservations.find') return [rt1, gone].map((r) => ({ _id: `x-${r.reservationToken}`, walletId: 'member:m-a', walletVersion: 6, ...r }));
+      return { matchedCount };
+    });
+    const change = { walletId: 'member:m-a', reservation: lowered, totals: totalsOf([lowered]), audit: null, expired: [goneKey] };
+    expect(await store.saveReservationChange(change, 7)).toBe(true);
+    expect(calls.map((c) => `${c.collection}.${c.method}`).slice(0, 4)).toEqual(['wallets.aggregate', 'reservations.find', 'wallets.findOne', 'wallets.updateOne']);
+    expect(calls[3]?.args).toEqual([
+      { bucket, _id: 'member:m-a', version: 7 },
+      {
+        $set: {
+          version: 8,
+          balances: wallet.balances,
+          totals: totalsOf([lowered]),
+          outbox: { at: expect.any(Date), reservations: [{ key: rt1Key, reservation: lowered }, { key: goneKey, reservation: null }], audit: null },
+        },
+        $unset: { moves: '' },
+      },
+    ]);
+    matchedCount = 0;
+    expect(await store.saveReservationChange(change, 7)).toBe(false);
+    expect(await store.saveReservationChange(change, 6)).toBe(false);
     await store.outbox.settle();
   });
 
@@ -336,5 +367,22 @@ describe('MongoStore requests', () => {
     const { store, calls } = fakeStore();
     await store.listAudit('rt-1');
     expect(calls[0]?.args).toEqual([{ reservationToken: 'rt-1' }, { sort: { at: 1, walletVersion: 1 } }]);
+  });
+});
+
+describe('MongoStore liveness (`/healthz`)', () => {
+  const stuckSince = new Date('2030-01-01T00:00:00.000Z');
+  it.each<[string, ConnectionHealth, StoreLiveness]>([
+    ['a client that answers', { reachable: true, stuckSince: null, recoverable: true, rebuilds: 0 }, { live: true }],
+    ['a stuck client the watchdog may still replace', { reachable: false, stuckSince, recoverable: true, rebuilds: 2 }, { live: true }],
+    [
+      'a client stuck past the limit',
+      { reachable: false, stuckSince, recoverable: false, rebuilds: 3 },
+      { live: false, reason: "MongoDB answers a fresh client but not this process's since 2030-01-01T00:00:00.000Z, after 3 client replacements" },
+    ],
+  ])('%s', (_case, health, liveness) => {
+    const client = { close: async () => undefined } as unknown as MongoClient;
+    const store = MongoStore.over({ ...fixedConnection(client, {} as Db), health: () => health });
+    expect(store.liveness()).toEqual(liveness);
   });
 });

@@ -10,15 +10,31 @@ import {
   type EndedSessionRecord,
   type MemberRecord,
   type RedemptionRecord,
+  type ReservationChange,
+  type ReservationKey,
   type SessionKeyRecord,
   type SessionRecord,
   type VoucherDefinitionRecord,
+  type Wallet,
+  type WalletSlice,
 } from '../../domain/model';
-import type { ApiKeyChange, ApiKeyContext, SessionContext, SessionStateStore, SharedQuotaStore, Store, VoucherDefinitionsVersioned } from '../port';
+import type {
+  ApiKeyChange,
+  ApiKeyContext,
+  LivenessStore,
+  OutboxStore,
+  SessionContext,
+  SessionStateStore,
+  SharedLogKeyStore,
+  SharedQuotaStore,
+  Store,
+  StoreLiveness,
+  VoucherDefinitionsVersioned,
+} from '../port';
 import { firstSessionKey } from '../../domain/session-keys';
 import { mongoSessionState } from './session-state';
 import { collectionNames, currentCollections, isKey, requireKey, type Collections } from './collections';
-import { MongoConnection, type ConnectionHealth, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
+import { MongoConnection, type ConnectionObserver, type MongoConnectionOptions, type StoreConnection } from './connection';
 import { bumpDefinitionsVersion, readDefinitionsVersion } from './definitions-version';
 import {
   apiKeyDoc,
@@ -45,9 +61,9 @@ import { readOrCreateLogKey } from './log-key';
 import { ensureIndexes } from './indexes';
 import { prepareLayout } from './layout';
 import { quotaClaims, quotaReturns } from './quota-claim';
-import { MongoWallets } from './wallets/compare-and-set';
+import { MongoWallets, type MongoWalletsDeps } from './wallets/mongo-wallets';
 import { auditFromDoc } from './wallets/documents';
-import { Outbox, type OutboxLifecycle } from './wallets/outbox';
+import { Outbox } from './wallets/outbox';
 
 /** How to reach the database; the watchdog's settings have defaults (connection.ts). */
 export type MongoStoreOptions = MongoConnectionOptions;
@@ -59,35 +75,28 @@ export const definitionsVersionCheckMs = 1000;
  * The store on MongoDB, official driver, mainstream commands only (no
  * transactions, $text, collations or update pipelines), so it runs on any
  * supported deployment. Consistency of points rests on one compare-and-set
- * of a wallet document per change (see wallets/compare-and-set.ts).
+ * of a wallet document per change (see wallets/mongo-wallets.ts).
  */
-export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuotaStore {
+export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuotaStore, OutboxStore, LivenessStore, SharedLogKeyStore {
   /** The collections of the current client. */
   private readonly collections: () => Collections;
   private readonly definitionsVersion: PolledValue<number>;
   private readonly sessionState: SessionStateStore;
   /** The wallets' outbox and its sweep (wallets/outbox.ts): a serving process starts it; `close` ends it. */
-  readonly outbox: OutboxLifecycle;
+  readonly outbox: Pick<Outbox, 'start' | 'settle' | 'close'>;
   /** The rate limit's claims of this process, counted with every process on this database (quota-claim.ts). */
   readonly claimQuota: SharedQuotaStore['claimQuota'];
   /** Tokens this process gives back to those counts, unspent (quota-claim.ts). */
   readonly returnQuota: SharedQuotaStore['returnQuota'];
-  // The wallets' methods are those of their room (wallets/compare-and-set.ts), not forwarded.
-  readonly loadWallet: Store['loadWallet'];
-  readonly saveWallet: Store['saveWallet'];
-  readonly loadWalletSlice: Store['loadWalletSlice'];
-  readonly saveWalletSlice: Store['saveWalletSlice'];
+  /** The wallets, their slices and reservation changes (wallets/mongo-wallets.ts). */
+  private readonly wallets: MongoWallets;
 
   private constructor(private readonly connection: StoreConnection) {
     this.collections = currentCollections(connection);
-    const room = { collections: this.collections, run: connection.run.bind(connection), now: systemClock };
-    const outbox = new Outbox(room);
-    const wallets = new MongoWallets(room, outbox);
+    const walletsDeps: MongoWalletsDeps = { collections: this.collections, run: (operation) => connection.run(operation), now: systemClock };
+    const outbox = new Outbox(walletsDeps);
+    this.wallets = new MongoWallets(walletsDeps, outbox);
     this.outbox = outbox;
-    this.loadWallet = wallets.loadWallet.bind(wallets);
-    this.saveWallet = wallets.saveWallet.bind(wallets);
-    this.loadWalletSlice = wallets.loadWalletSlice.bind(wallets);
-    this.saveWalletSlice = wallets.saveWalletSlice.bind(wallets);
     this.claimQuota = quotaClaims(() => connection.db);
     this.returnQuota = quotaReturns(() => connection.db);
     this.sessionState = mongoSessionState(() => connection.db);
@@ -127,9 +136,12 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
     return this.run(() => readOrCreateLogKey(this.connection.db));
   }
 
-  /** What the watchdog knows of the connection (see connection.ts). */
-  health(): ConnectionHealth {
-    return this.connection.health();
+  /** Live unless the watchdog found the client stuck for too long to recover without a restart (connection.ts). */
+  liveness(): StoreLiveness {
+    const health = this.connection.health();
+    if (health.recoverable) return { live: true };
+    const since = health.stuckSince?.toISOString() ?? 'a while';
+    return { live: false, reason: `MongoDB answers a fresh client but not this process's since ${since}, after ${health.rebuilds} client replacements` };
   }
 
   /** Creates the indexes of every query (indexes.ts); idempotent. */
@@ -344,6 +356,24 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
       this.collections().redemptions,
       redemptions.map((r) => [requireKey(r.redemptionId, 'redemptionId'), redemptionBody(r)]),
     );
+  }
+
+  // --- wallets (wallets/mongo-wallets.ts) ----------------------------------
+
+  loadWallet(walletId: string): Promise<Wallet | null> {
+    return this.wallets.loadWallet(walletId);
+  }
+
+  saveWallet(wallet: Wallet, expectedVersion: number): Promise<boolean> {
+    return this.wallets.saveWallet(wallet, expectedVersion);
+  }
+
+  loadWalletSlice(walletId: string, key: ReservationKey, options?: { withMember?: string }): Promise<WalletSlice | null> {
+    return this.wallets.loadWalletSlice(walletId, key, options);
+  }
+
+  saveReservationChange(change: ReservationChange, expectedVersion: number): Promise<boolean> {
+    return this.wallets.saveReservationChange(change, expectedVersion);
   }
 
   // --- audit ---------------------------------------------------------------

@@ -1,4 +1,4 @@
-import { around } from '../around';
+import { wrapStore } from '../store-wrapper';
 import { StoreUnavailableError, type Store, type StoreMethod } from '../port';
 
 /** What a failing store does: look unreachable (503) or fail unexpectedly (500). */
@@ -31,7 +31,7 @@ const neverFailed: ReadonlySet<StoreMethod> = new Set(['close']);
  */
 export function faultInjecting(inner: Store): FaultInjectingStore {
   let plan: FaultPlan | null = null;
-  const store = around(
+  const store = wrapStore(
     inner,
     async (method, _args, call) => {
       const current = plan;

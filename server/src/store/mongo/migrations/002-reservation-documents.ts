@@ -63,7 +63,7 @@ async function moveOut(db: Db, doc: Layout1Wallet, now: Date): Promise<void> {
 /**
  * Inline reservations, then the documents, then `pending`: how the last
  * server that read layout 1 read a wallet. A copy of that reader, kept here
- * on purpose: the current one (wallets/compare-and-set.ts) knows the
+ * on purpose: the current one (wallets/mongo-wallets.ts) knows the
  * current layout only and may change with it; this one must keep reading
  * what layout 1 left.
  */

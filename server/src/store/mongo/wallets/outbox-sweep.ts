@@ -1,4 +1,5 @@
 import type { Collection, Document } from 'mongodb';
+import type { SweepObservers, SweepReport } from '../../port';
 import { deliveredLookup, isDelivered, sweepBuckets, walletFilter, type WalletDoc, type WalletWithDelivery } from './documents';
 
 /*
@@ -44,43 +45,12 @@ const concurrency = 8;
 /** The backlog is counted up to this many outboxes per bucket: the count stays a small read whatever the backlog. */
 export const maxCountedPerBucket = 10_000;
 
-export interface SweepReport {
-  /** Outboxes this run delivered. */
-  delivered: number;
-  /** Outboxes this run removed from their wallets (delivered before, or by it). */
-  cleared: number;
-  /** Deliveries that failed: each outbox set aside until its retry. */
-  failed: number;
-  /** Outboxes past the grace still undelivered when the run was done (counted up to `maxCountedPerBucket` per bucket). */
-  pending: number;
-  /** When the oldest of them was saved; null when there is none. */
-  oldestPendingAt: Date | null;
-}
-
 /** What the sweep asks of the outbox (outbox.ts). */
 export interface SweptOutbox {
   /** Delivers the outbox of the version `doc` was read at, unless it is delivered. */
   ensureDelivered(doc: WalletWithDelivery): Promise<void>;
   /** Removes the outboxes of these wallet versions (delivered ones). */
   clear(versions: ReadonlyArray<Pick<WalletDoc, '_id' | 'version'>>): Promise<void>;
-}
-
-/** An outbox set aside: its wallet, how many deliveries of it failed, when it is taken again, and the last failure. */
-export interface SetAside {
-  walletId: string;
-  failures: number;
-  retryAt: Date;
-  error: unknown;
-}
-
-/** What a serving process is told of its sweep (composition.ts logs and measures it). */
-export interface SweepObservers {
-  /** A run that failed (the database away); the next run tries again. */
-  onError?: (error: unknown) => void;
-  /** An outbox whose delivery failed, set aside. */
-  onSetAside?: (setAside: SetAside) => void;
-  /** Every run that finished, with its report. */
-  onRun?: (report: SweepReport) => void;
 }
 
 export interface OutboxSweepDeps extends SweepObservers {

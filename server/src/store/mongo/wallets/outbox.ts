@@ -4,6 +4,7 @@ import { boundedCache } from '../../../caching/bounded-cache';
 import { InFlight } from '../../../caching/in-flight';
 import { withMemberIds } from '../../../domain/member-ids';
 import type { AuditEntry } from '../../../domain/model';
+import type { OutboxLifecycle, SweepObservers } from '../../port';
 import { isDuplicateKey, refusedWrites } from '../errors';
 import {
   auditDoc,
@@ -22,7 +23,7 @@ import {
   type WalletDoc,
   type WalletWithDelivery,
 } from './documents';
-import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions, type SweepObservers } from './outbox-sweep';
+import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions } from './outbox-sweep';
 
 /*
  * The outbox of a wallet change. A change is one compare-and-set of its
@@ -94,16 +95,6 @@ export function outboxDoc(reservations: readonly ReservationWrite[], audit: Audi
   return { at, reservations: reservationWriteDocs(reservations), audit: audit ? auditDoc(audit) : null };
 }
 
-/** The outbox's work in a process, one handle: composition starts it, tests settle it, the store's close ends it. */
-export interface OutboxLifecycle {
-  /** Starts the sweep (a serving process; the operator's commands do not), telling `observers` of it; a second call returns the running one. */
-  start(options?: OutboxSweepOptions, observers?: SweepObservers): OutboxSweep;
-  /** Waits for the deliveries under way in this process (before a test reads the trail). */
-  settle(): Promise<void>;
-  /** Stops the sweep and settles: before the client closes. */
-  close(): Promise<void>;
-}
-
 export class Outbox implements OutboxLifecycle {
   /** Deliveries under way in this process, by wallet: a reader of that version joins one instead of sending it again. */
   private readonly underway = new InFlight<{ version: number; promise: Promise<void> }>();
@@ -124,7 +115,8 @@ export class Outbox implements OutboxLifecycle {
     this.clockMs = deps.clockMs ?? (() => performance.now());
   }
 
-  start(options: OutboxSweepOptions = defaultSweepOptions, observers: SweepObservers = {}): OutboxSweep {
+  /** The port's `start`; `options` set the sweep's pace (tests), and the running sweep is returned (tests run it at their own time). */
+  start(observers: SweepObservers = {}, options: OutboxSweepOptions = defaultSweepOptions): OutboxSweep {
     this.sweep ??= new OutboxSweep(
       {
         wallets: () => this.collections.wallets,

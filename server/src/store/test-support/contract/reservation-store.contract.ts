@@ -94,7 +94,7 @@ export function describeReservationStoreContract(current: CurrentStore): void {
         expect((await store.loadWalletSlice(walletId, keyOf(stored[2]!)))?.reservation).toStrictEqual(stored[2]);
       });
 
-      it("keeps a wallet's member moves through whole and slice saves, and reads them with its slice; a whole save without them removes them", async () => {
+      it("keeps a wallet's member moves through whole saves and reservation changes, and reads them with its slice; a whole save without them removes them", async () => {
         await saved();
         const moves: MemberMove[] = [
           { correlationId: 'm-b', state: 'leaving', walletId: 'household:hh-2', until: new Date('2030-01-01T00:01:00.000Z') },
@@ -106,7 +106,7 @@ export function describeReservationStoreContract(current: CurrentStore): void {
         expect(await store.saveWallet({ ...whole, moves }, 1)).toBe(true);
         expect((await store.loadWallet(walletId))?.moves).toStrictEqual(moves);
         const lowered = reservationRecord('rt-1', 'm-a', { 'm-a': 50, 'm-b': 30 });
-        expect(await store.saveWalletSlice({ walletId, reservation: lowered, totals: withChange(totalsOf(stored), stored[0]!, lowered), audit: audit(3) }, 2)).toBe(true);
+        expect(await store.saveReservationChange({ walletId, reservation: lowered, totals: withChange(totalsOf(stored), stored[0]!, lowered), audit: audit(3) }, 2)).toBe(true);
         expect((await store.loadWalletSlice(walletId, keyOf(lowered)))?.moves).toStrictEqual(moves);
         expect((await store.loadWallet(walletId))?.moves).toStrictEqual(moves);
         const { moves: _dropped, ...without } = (await store.loadWallet(walletId))!;
@@ -128,7 +128,7 @@ export function describeReservationStoreContract(current: CurrentStore): void {
         await saved();
         const lowered = reservationRecord('rt-1', 'm-a', { 'm-a': 50, 'm-b': 30 });
         const totals = withChange(totalsOf(stored), stored[0]!, lowered);
-        expect(await store.saveWalletSlice({ walletId, reservation: lowered, totals, audit: audit(2) }, 1)).toBe(true);
+        expect(await store.saveReservationChange({ walletId, reservation: lowered, totals, audit: audit(2) }, 1)).toBe(true);
         expect(sorted(await store.loadWallet(walletId))).toStrictEqual(
           sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, [lowered, stored[1]!, stored[2]!]), version: 2 }),
         );
@@ -146,7 +146,7 @@ export function describeReservationStoreContract(current: CurrentStore): void {
           const next = reservationRecord('rt-1', 'm-a', { 'm-a': 60 - version, 'm-b': 40 });
           const after = withChange(totals, current, next);
           // No read in between: the store itself keeps the previous change's entry from being replaced before it is in the trail.
-          expect(await store.saveWalletSlice({ walletId, reservation: next, totals: after, audit: audit(version + 1) }, version)).toBe(true);
+          expect(await store.saveReservationChange({ walletId, reservation: next, totals: after, audit: audit(version + 1) }, version)).toBe(true);
           current = next;
           totals = after;
         }
@@ -159,27 +159,50 @@ export function describeReservationStoreContract(current: CurrentStore): void {
         await saved();
         const added = reservationRecord('rt-new', 'm-b', { 'm-b': 9 }, { excludedFromCap: true });
         const totals = withChange(totalsOf(stored), null, added);
-        expect(await store.saveWalletSlice({ walletId, reservation: added, totals, audit: audit(2) }, 1)).toBe(true);
+        expect(await store.saveReservationChange({ walletId, reservation: added, totals, audit: audit(2) }, 1)).toBe(true);
         const whole = await store.loadWallet(walletId);
         expect(sorted(whole)?.reservations).toStrictEqual(sorted(wallet(walletId, {}, [...stored, added])).reservations);
         expect(totals).toStrictEqual(totalsOf(whole!.reservations));
         expect((await store.loadWalletSlice(walletId, keyOf(added)))?.reservation).toStrictEqual(added);
       });
 
+      it('drops the expired reservations the change names, with it: the others kept as stored, the totals those of what is left', async () => {
+        await saved();
+        const lowered = reservationRecord('rt-1', 'm-a', { 'm-a': 50, 'm-b': 30 });
+        const totals = withChange(totalsOf([stored[0]!, stored[1]!]), stored[0]!, lowered);
+        expect(await store.saveReservationChange({ walletId, reservation: lowered, totals, audit: audit(2), expired: [keyOf(stored[2]!)] }, 1)).toBe(true);
+        expect(sorted(await store.loadWallet(walletId))).toStrictEqual(sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, [lowered, stored[1]!]), version: 2 }));
+        expect(await store.loadWalletSlice(walletId, keyOf(stored[2]!))).toMatchObject({ reservation: null, totals: totalsOf([lowered, stored[1]!]) });
+        await settle();
+        expect(await store.listAudit('rt-1')).toStrictEqual([audit(2)]);
+      });
+
+      it('puts a new reservation in place of an expired one under the same key', async () => {
+        await saved();
+        const renewed = reservationRecord('rt-gone', 'm-a', { 'm-a': 3 });
+        const totals = withChange(totalsOf([stored[0]!, stored[1]!]), null, renewed);
+        expect(await store.saveReservationChange({ walletId, reservation: renewed, totals, audit: null, expired: [keyOf(stored[2]!)] }, 1)).toBe(true);
+        expect(sorted(await store.loadWallet(walletId))?.reservations).toStrictEqual(sorted(wallet(walletId, {}, [stored[0]!, stored[1]!, renewed])).reservations);
+        expect((await store.loadWalletSlice(walletId, keyOf(renewed)))?.reservation).toStrictEqual(renewed);
+      });
+
       it.each([
-        ['a stale version', 0],
-        ['a version from the future', 2],
-      ])('refuses %s and changes nothing', async (_case, version) => {
+        ['a stale version', 0, false],
+        ['a version from the future', 2, false],
+        ['a stale version, dropping what expired', 0, true],
+        ['a version from the future, dropping what expired', 2, true],
+      ])('refuses %s and changes nothing', async (_case, version, dropping) => {
         await saved();
         const change = reservationRecord('rt-1', 'm-a', { 'm-a': 1 });
         const totals = withChange(totalsOf(stored), stored[0]!, change);
-        expect(await store.saveWalletSlice({ walletId, reservation: change, totals, audit: null }, version)).toBe(false);
+        const expired = dropping ? { expired: [keyOf(stored[2]!)] } : {};
+        expect(await store.saveReservationChange({ walletId, reservation: change, totals, audit: null, ...expired }, version)).toBe(false);
         expect(sorted(await store.loadWallet(walletId))).toStrictEqual(sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), version: 1 }));
       });
 
-      it('refuses a slice save of a wallet that does not exist', async () => {
+      it('refuses a reservation change of a wallet that does not exist', async () => {
         const added = reservationRecord('rt-1', 'm-a', { 'm-a': 1 });
-        expect(await store.saveWalletSlice({ walletId, reservation: added, totals: totalsOf([added]), audit: null }, 0)).toBe(false);
+        expect(await store.saveReservationChange({ walletId, reservation: added, totals: totalsOf([added]), audit: null }, 0)).toBe(false);
         expect(await store.loadWallet(walletId)).toBeNull();
       });
 
@@ -215,7 +238,7 @@ export function describeReservationStoreContract(current: CurrentStore): void {
                 contributions: before.contributions.map((c, i) => ({ ...c, points: c.points - (i === from ? 1 : 0) })),
               };
               const change = { walletId, reservation: after, totals: withChange(slice.totals, before, after), audit: null };
-              if (await store.saveWalletSlice(change, slice.version)) return;
+              if (await store.saveReservationChange(change, slice.version)) return;
               conflicts++;
             }
             throw new Error(`racer ${racer} never won`);

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { sameKey, type ReservationKey, type ReservationRecord, type Wallet, type WalletSlice, type WalletSliceChange } from '../../../domain/model';
+import { sameKey, type ReservationChange, type ReservationKey, type ReservationRecord, type Wallet, type WalletSlice } from '../../../domain/model';
 import { totalsOf } from '../../../domain/wallet-totals';
 import { StoreUnavailableError, type ReservationStore, type WholeWalletStore } from '../../port';
 import { assertExpectedVersion } from '../../wallet-update';
@@ -44,8 +44,8 @@ import { outboxDoc, type Outbox, type OutboxCollections, type OutboxDeps } from 
  * So a change reads the wallet, one reservation and whether the outbox is
  * delivered (one aggregate; the lookups run after the wallet is read) and
  * writes the wallet, whatever else the wallet holds; the delivery follows
- * the answer. Reading or saving a whole wallet (fixtures, a wallet whose
- * totals hold an expired reservation) reads all its reservation documents.
+ * the answer. Reading or saving a whole wallet (fixtures, a change that
+ * drops expired reservations) reads all its reservation documents.
  */
 
 /** The outbox's collections, and the members a slice read may bring. */
@@ -54,7 +54,7 @@ export interface WalletCollections extends OutboxCollections {
 }
 
 /** What the wallets use of the store's connection: the outbox's, with the members' collection too. */
-export interface WalletRoomDeps extends Pick<OutboxDeps, 'run' | 'now'> {
+export interface MongoWalletsDeps extends Pick<OutboxDeps, 'run' | 'now'> {
   /** The collections of the connection's current client. */
   collections: () => WalletCollections;
 }
@@ -64,10 +64,10 @@ const smallOutbox = 8;
 /** Whole reads retried when a change lands between their wallet and reservation reads. */
 const wholeReadAttempts = 20;
 
-/** The store's wallet methods (the port's `WholeWalletStore` and the slice of `ReservationStore`), over the wallets' outbox. */
-export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'loadWalletSlice' | 'saveWalletSlice'> {
+/** The store's wallet methods (the port's `WholeWalletStore`, and the slice read and reservation change of `ReservationStore`), over the wallets' outbox. */
+export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'loadWalletSlice' | 'saveReservationChange'> {
   constructor(
-    private readonly deps: WalletRoomDeps,
+    private readonly deps: MongoWalletsDeps,
     private readonly outbox: Outbox,
   ) {}
 
@@ -90,12 +90,18 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
     return this.loadSlice(walletId, key, options.withMember);
   }
 
-  async saveWalletSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
+  /**
+   * Most changes write the wallet document alone (its outbox carries the
+   * reservation). One that drops expired reservations saves the wallet
+   * whole, as it is stored at that version: the outbox then carries their
+   * removals too, and the totals are those of what it keeps.
+   */
+  async saveReservationChange(change: ReservationChange, expectedVersion: number): Promise<boolean> {
     requireKey(change.walletId, 'walletId');
     requireKey(change.reservation.clientId, 'clientId');
     requireKey(change.reservation.correlationId, 'correlationId');
     requireKey(change.reservation.reservationToken, 'reservationToken');
-    return this.saveSlice(change, expectedVersion);
+    return change.expired?.length ? this.saveWithoutExpired(change, expectedVersion) : this.saveSlice(change, expectedVersion);
   }
 
   private get collections(): WalletCollections {
@@ -149,7 +155,7 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
     return slice;
   }
 
-  private async saveSlice(change: WalletSliceChange, expectedVersion: number): Promise<boolean> {
+  private async saveSlice(change: ReservationChange, expectedVersion: number): Promise<boolean> {
     assertExpectedVersion(expectedVersion);
     if (expectedVersion === 0) return false;
     await undeliveredMeansUnavailable(this.outbox.ensureDeliveredBeforeSave(change.walletId, expectedVersion));
@@ -171,9 +177,25 @@ export class MongoWallets implements WholeWalletStore, Pick<ReservationStore, 'l
     const current = expectedVersion === 0 ? null : await this.readWhole(walletId);
     // Busy, or moved on: a conflict, which the caller retries.
     if (current === 'busy' || (expectedVersion !== 0 && current?.wallet.version !== expectedVersion)) return false;
+    return this.writeWhole(wallet, walletId, current ? current.wallet.reservations : [], expectedVersion);
+  }
 
+  /** The wallet as stored at `expectedVersion`, with the change's reservation in place and the expired ones it names left out, saved whole. */
+  private async saveWithoutExpired(change: ReservationChange, expectedVersion: number): Promise<boolean> {
+    assertExpectedVersion(expectedVersion);
+    if (expectedVersion === 0) return false;
+    const current = await this.readWhole(change.walletId);
+    if (current === 'busy' || current?.wallet.version !== expectedVersion) return false;
+    const replaced = new Set([change.reservation, ...(change.expired ?? [])].map((key) => reservationDocId('', key)));
+    const kept = current.wallet.reservations.filter((r) => !replaced.has(reservationDocId('', r)));
+    const wallet: Wallet = { ...current.wallet, reservations: [...kept, change.reservation], ...(change.audit && { audit: change.audit }) };
+    return this.writeWhole(wallet, change.walletId, current.wallet.reservations, expectedVersion);
+  }
+
+  /** Writes `wallet` whole over `stored`, the reservations it holds at `expectedVersion` (none for a new wallet, at 0). */
+  private async writeWhole(wallet: Wallet, walletId: string, stored: ReservationRecord[], expectedVersion: number): Promise<boolean> {
     const reservations = wallet.reservations.map(reservationFields);
-    const writes = differences(current ? current.wallet.reservations : [], reservations);
+    const writes = differences(stored, reservations);
     const version = expectedVersion + 1;
     const outbox = outboxDoc(writes, wallet.audit, this.deps.now());
     const moves = (wallet.moves ?? []).map(moveFields);

@@ -5,6 +5,7 @@ import {
   type MemberBalance,
   type MemberMove,
   type MemberRecord,
+  type ReservationChange,
   type ReservationKey,
   type ReservationRecord,
   type Wallet,
@@ -17,7 +18,7 @@ import type { ReservationStore } from '../../store/port';
  * reservations and the live reservation under the key. Read from a slice of
  * the wallet (its cost does not grow with the wallet), or from the whole
  * wallet when the slice's totals may include an expired reservation; the
- * change is then saved whole, which drops what expired.
+ * change then drops what expired.
  */
 export interface WalletState {
   walletId: string;
@@ -74,7 +75,9 @@ function stateOfWhole(wallet: Wallet, key: ReservationKey, now: Date): WalletSta
 
 /**
  * Saves `before` becoming `after` with its audit entry, against the version
- * the state was read at; returns the state after it, or null on conflict.
+ * the state was read at, dropping the reservations a whole read found
+ * expired (they count as not existing); returns the state after it, or null
+ * on conflict. How much of the wallet that writes is the store's choice.
  */
 export async function saveChange(
   store: ReservationStore,
@@ -85,22 +88,10 @@ export async function saveChange(
   now: Date,
 ): Promise<WalletState | null> {
   const totals = withChange(state.totals, before, after);
-  const saved = state.whole
-    ? await store.saveWallet({ ...withReservation(state.whole, before, after, now), audit }, state.version)
-    : await store.saveWalletSlice({ walletId: state.walletId, reservation: after, totals, audit }, state.version);
+  const expired = state.whole ? state.whole.reservations.filter((r) => !isLiveReservation(r, now)) : [];
+  const change: ReservationChange = { walletId: state.walletId, reservation: after, totals, audit, ...(expired.length > 0 && { expired }) };
+  const saved = await store.saveReservationChange(change, state.version);
   return saved ? { ...state, version: state.version + 1, totals, current: after, whole: null } : null;
-}
-
-/**
- * The wallet with `reservation` in place of `replaced` (the wallet's own
- * record; null for a new one) and expired reservations dropped (they count
- * as not existing; an expired one under the same key is dropped with them).
- */
-function withReservation(wallet: Wallet, replaced: ReservationRecord | null, reservation: ReservationRecord, now: Date): Wallet {
-  const reservations: ReservationRecord[] = [];
-  for (const r of wallet.reservations) if (r !== replaced && isLiveReservation(r, now)) reservations.push(r);
-  reservations.push(reservation);
-  return { ...wallet, reservations };
 }
 
 /**

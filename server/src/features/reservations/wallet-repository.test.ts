@@ -1,8 +1,8 @@
-import type { ReservationRecord, Wallet, WalletSlice } from '../../domain/model';
-import { totalsOf } from '../../domain/wallet-totals';
+import type { ReservationChange, ReservationRecord, Wallet, WalletSlice } from '../../domain/model';
+import { totalsOf, withChange } from '../../domain/wallet-totals';
 import type { ReservationStore } from '../../store/port';
-import { reservationRecord, wallet } from '../../store/test-support/records';
-import { loadWalletState } from './wallet-view';
+import { auditEntry, reservationRecord, wallet } from '../../store/test-support/records';
+import { loadWalletState, saveChange } from './wallet-repository';
 
 const now = new Date('2030-01-01T12:00:00Z');
 const key = { clientId: 'app', correlationId: 'm-a', reservationToken: 'rt-1' };
@@ -13,6 +13,7 @@ const reservation = (token: string, expiresAt: string) =>
 const live = reservation('rt-1', '2030-01-01T13:00:00Z');
 const expired = reservation('rt-1', '2030-01-01T11:59:59Z');
 const other = reservation('rt-2', '2030-01-01T14:00:00Z');
+const expiredOther = reservation('rt-3', '2030-01-01T11:00:00Z');
 
 /** A store holding one wallet, read as a slice whose totals and reservation are given. */
 function storeWith(slice: Pick<WalletSlice, 'totals' | 'reservation'>, whole: Wallet) {
@@ -44,5 +45,31 @@ describe('loadWalletState', () => {
     expect(calls).toEqual(expectedCalls);
     expect(state?.current).toBe(expectedCurrent);
     expect(state?.totals).toStrictEqual(totalsOf(stored.filter((r) => r.expiresAt > now)));
+  });
+});
+
+describe('saveChange', () => {
+  const lowered = { ...live, reservationAmount: 50, contributions: [{ correlationId: 'm-a', points: 50 }] };
+  const audit = auditEntry('rt-1', '2030-01-01T12:00:00.000Z', 50, { walletId: 'member:m-a', walletVersion: 4, correlationId: 'm-a', clientId: 'app' });
+
+  it.each<[string, Pick<WalletSlice, 'totals' | 'reservation'>, ReservationRecord[], ReservationRecord[] | undefined]>([
+    ['read as a slice: the change alone', { totals: totalsOf([live, other]), reservation: live }, [live, other], undefined],
+    ['read whole: the change, and what expired dropped with it', { totals: totalsOf([live, expiredOther, other]), reservation: live }, [live, expiredOther, other], [expiredOther]],
+  ])('%s, in one call against the version read', async (_case, slice, stored, expectedExpired) => {
+    const { store } = storeWith(slice, wallet('member:m-a', { 'm-a': 1000 }, stored, { version: 3 }));
+    const changes: Array<[ReservationChange, number]> = [];
+    store.saveReservationChange = async (change, version) => (changes.push([change, version]), true);
+    const state = (await loadWalletState(store, 'member:m-a', key, now))!;
+    const saved = await saveChange(store, state, live, lowered, audit, now);
+    const totals = withChange(totalsOf(stored.filter((r) => r.expiresAt > now)), live, lowered);
+    expect(changes).toStrictEqual([[{ walletId: 'member:m-a', reservation: lowered, totals, audit, ...(expectedExpired && { expired: expectedExpired }) }, 3]]);
+    expect(saved).toMatchObject({ version: 4, totals, current: lowered, whole: null });
+  });
+
+  it('answers null when the wallet moved on since it was read', async () => {
+    const { store } = storeWith({ totals: totalsOf([live]), reservation: live }, wallet('member:m-a', { 'm-a': 1000 }, [live], { version: 3 }));
+    store.saveReservationChange = async () => false;
+    const state = (await loadWalletState(store, 'member:m-a', key, now))!;
+    expect(await saveChange(store, state, live, lowered, audit, now)).toBeNull();
   });
 });

@@ -8,7 +8,7 @@ import { StoreUnavailableError, storeMethods, type Store, type StoreMethod } fro
  */
 export type StoreCallHook = (method: StoreMethod, args: readonly unknown[], call: () => Promise<unknown>) => Promise<unknown>;
 
-export interface AroundOptions {
+export interface WrapStoreOptions {
   /**
    * Whether the wrapper offers the store's voucher definitions version
    * (forwarded synchronously, not through the hook) when the store has one.
@@ -26,7 +26,7 @@ export interface AroundOptions {
  * but the hook's own work is added to a call. It has the port's methods
  * only, never an adapter's own (the outbox, the rate limit's claims, health).
  */
-export function around(store: Store, hook: StoreCallHook, options: AroundOptions = {}): Store {
+export function wrapStore(store: Store, hook: StoreCallHook, options: WrapStoreOptions = {}): Store {
   const wrapped = {} as Record<StoreMethod, (...args: unknown[]) => Promise<unknown>>;
   for (const method of storeMethods) {
     const run = (store[method] as (...args: unknown[]) => Promise<unknown>).bind(store);
@@ -44,7 +44,7 @@ export type StoreCallObserver = (method: StoreMethod, seconds: number, failure: 
 
 /** The store with every call timed and its failures classified, for metrics. */
 export function observedStore(store: Store, observe: StoreCallObserver): Store {
-  return around(store, async (method, _args, call) => {
+  return wrapStore(store, async (method, _args, call) => {
     const started = performance.now();
     try {
       const result = await call();

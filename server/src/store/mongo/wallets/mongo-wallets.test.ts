@@ -1,6 +1,6 @@
 import { MongoServerError, type Collection } from 'mongodb';
 import { StoreUnavailableError } from '../../port';
-import { MongoWallets, type WalletCollections } from './compare-and-set';
+import { MongoWallets, type WalletCollections } from './mongo-wallets';
 import type { WalletWithDelivery } from './documents';
 import { Outbox } from './outbox';
 
@@ -52,7 +52,7 @@ describe('a wallet whose last outbox cannot be delivered', () => {
     [
       'saving its slice',
       (wallets: MongoWallets) =>
-        wallets.saveWalletSlice({ walletId, totals: undelivered.totals, reservation: { ...key } as never, audit: null }, 2),
+        wallets.saveReservationChange({ walletId, totals: undelivered.totals, reservation: { ...key } as never, audit: null }, 2),
     ],
   ])('is unavailable (503) when %s, the refusal kept as the cause', async (_when, act) => {
     const error = await act(walletsOver(refusal)).catch((e: unknown) => e);

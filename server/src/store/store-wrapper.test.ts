@@ -1,14 +1,14 @@
-import { around, observedStore } from './around';
+import { wrapStore, observedStore } from './store-wrapper';
 import { MemoryStore } from './memory/memory-store';
 import { StoreUnavailableError, storeMethods, voucherDefinitionsVersionReader, type Store } from './port';
 import { memberRecord, redemptionRecord } from './test-support/records';
 
 const member = memberRecord('m-1');
 
-describe('around', () => {
+describe('wrapStore', () => {
   it('sends every port method through the hook, with its arguments, and returns what the hook returns', async () => {
     const seen: Array<[string, readonly unknown[]]> = [];
-    const store = around(new MemoryStore({ sessionSweepIntervalMs: 0 }), async (method, args, call) => {
+    const store = wrapStore(new MemoryStore({ sessionSweepIntervalMs: 0 }), async (method, args, call) => {
       seen.push([method, args]);
       return call();
     });
@@ -24,7 +24,7 @@ describe('around', () => {
   it('calls the store bound to itself, and lets the hook answer instead', async () => {
     const memory = new MemoryStore({ sessionSweepIntervalMs: 0 });
     const madeUp = redemptionRecord('made-up', 'm-1');
-    const store = around(memory, async (method, _args, call) => (method === 'findRedemption' ? madeUp : call()));
+    const store = wrapStore(memory, async (method, _args, call) => (method === 'findRedemption' ? madeUp : call()));
     await store.upsertMembers([member]);
     expect(await memory.findMember('m-1')).toStrictEqual(member);
     expect(await store.findRedemption('r-1')).toBe(madeUp);
@@ -32,18 +32,18 @@ describe('around', () => {
 
   it('forwards the voucher definitions version synchronously, unless told not to', async () => {
     const memory = new MemoryStore({ sessionSweepIntervalMs: 0 });
-    const plain = around(memory, (_method, _args, call) => call());
+    const plain = wrapStore(memory, (_method, _args, call) => call());
     const read = voucherDefinitionsVersionReader(plain);
     const before = read?.();
     await memory.upsertVoucherDefinitions([]);
     expect(read?.()).toBe(memory.voucherDefinitionsVersion());
     expect(read?.()).not.toBe(before);
-    expect(voucherDefinitionsVersionReader(around(memory, (_method, _args, call) => call(), { forwardVersion: false }))).toBeNull();
+    expect(voucherDefinitionsVersionReader(wrapStore(memory, (_method, _args, call) => call(), { forwardVersion: false }))).toBeNull();
   });
 
   it('offers no version when the store has none', () => {
     const unversioned = Object.fromEntries(storeMethods.map((method) => [method, async () => undefined])) as unknown as Store;
-    expect('voucherDefinitionsVersion' in around(unversioned, (_method, _args, call) => call())).toBe(false);
+    expect('voucherDefinitionsVersion' in wrapStore(unversioned, (_method, _args, call) => call())).toBe(false);
   });
 });
 
