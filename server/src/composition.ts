@@ -138,6 +138,8 @@ export function depsOf(
   logger: Logger,
   /** `memberIds`: how its log lines show members (default: not at all). */
   observers: { metrics?: Metrics; tracing?: Tracing; memberIds?: MemberIdPolicy } = {},
+  /** Milliseconds of the monotonic clock its caches and session state are timed on (tests); default `performance.now`. */
+  monotonic?: () => number,
 ): RuntimeDeps {
   const { metrics, tracing } = observers;
   // The services' store calls are timed and traced; seeding and readiness pings are not.
@@ -148,6 +150,7 @@ export function depsOf(
     walletLimits: config.walletLimits,
     ...(config.maxEndedSessions !== undefined && { maxEndedSessions: config.maxEndedSessions }),
     listingVersion: () => store.voucherDefinitionsVersion(),
+    ...(monotonic && { now: monotonic }),
     ...(store instanceof MongoStore && { credentialCaching: fleetCredentialCaching }),
     ...(metrics && {
       onPointsMoved: (reserved: number, returned: number) => metrics.pointsMoved(reserved, returned),

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { blockBounds } from '../../server/src/rate-limit/block-sizing';
-import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
+import { windowWithRoom } from '../support/rate-limit-window';
 import { rateLimitWindowMs, windowOf } from '../../server/src/rate-limit/windows';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { windowDocumentKey } from '../../server/src/store/mongo/quota-claim';

@@ -41,6 +41,21 @@ export function fakeTimeouts(): void {
   });
 }
 
+/**
+ * The process's wall clock (`Date`) from `startMs` on, moving with real time
+ * from there; timers stay real. For what only the wall clock decides (a
+ * rate-limit window) when the test cannot pass a clock of its own: what
+ * keeps `Date.now` itself (a rate-limit counter) must be made after this.
+ * Undo with `jest.useRealTimers()`.
+ */
+export function wallClockFrom(startMs: number): void {
+  jest.useFakeTimers({
+    now: startMs,
+    advanceTimers: 1,
+    doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+  });
+}
+
 /** One turn of the event loop: whatever is ready by now (answers, microtasks) has run. */
 export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
