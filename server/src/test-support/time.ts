@@ -43,15 +43,15 @@ export function fakeTimeouts(): void {
 
 /**
  * The process's wall clock (`Date`) from `startMs` on, moving with real time
- * from there; timers stay real. For what only the wall clock decides (a
- * rate-limit window) when the test cannot pass a clock of its own: what
- * keeps `Date.now` itself (a rate-limit counter) must be made after this.
- * Undo with `jest.useRealTimers()`.
+ * from there, or standing still; timers stay real. For what only the wall
+ * clock decides (a rate-limit window, a command's timestamps) when the test
+ * cannot pass a clock of its own: what keeps `Date.now` itself (a rate-limit
+ * counter) must be made after this. Undo with `jest.useRealTimers()`.
  */
-export function wallClockFrom(startMs: number): void {
+export function wallClockFrom(startMs: number, options: { standingStill?: boolean } = {}): void {
   jest.useFakeTimers({
     now: startMs,
-    advanceTimers: 1,
+    advanceTimers: options.standingStill ? false : 1,
     doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
   });
 }
