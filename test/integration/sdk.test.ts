@@ -1,13 +1,13 @@
 import { createLoyaltyClient, isLoyaltyRequestError } from '@loyalty/sdk';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { eventually } from '../../server/src/test-support/time';
-import { baseFixture, keys, t0 } from './fixture';
+import { integrationFixture, keys, t0 } from '../support/fixture';
 
 // The SDK against the real server on port 0: what partner apps get.
 let server: TestApp;
 
 beforeEach(async () => {
-  server = await startTestApp({ fixture: baseFixture, startAt: t0 });
+  server = await startTestApp({ fixture: integrationFixture, startAt: t0 });
 });
 afterEach(() => server.close());
 
@@ -116,7 +116,7 @@ describe('@loyalty/sdk against the server', () => {
     const loyalty = createLoyaltyClient({ baseUrl, apiKey: keys.partner, retries: 0 });
     const failure = await loyalty.startSession({ correlationId: 'm-alice', identifierType: 'EMAIL' }).catch((e: unknown) => e);
     expect(isLoyaltyRequestError(failure)).toBe(true);
-    server = await startTestApp({ fixture: baseFixture, startAt: t0 });
+    server = await startTestApp({ fixture: integrationFixture, startAt: t0 });
   });
 
   it("runs the README's example from session to reservation update, then signs out", async () => {

@@ -25,7 +25,7 @@ import { collectionNames } from '../../server/src/store/mongo/collections';
 import { windowDocumentKey } from '../../server/src/store/mongo/quota-claim';
 import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
-import { send } from '../reliability/support/http';
+import { send } from '../support/http';
 import { startServerProcess } from './server-process';
 
 const uri = process.env.MONGODB_URI?.trim() ?? '';

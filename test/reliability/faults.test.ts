@@ -1,9 +1,9 @@
 import { connectTestStore, dropTestDatabase, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
-import { problemsOfAnswer, serviceUnavailableBody } from './support/answers';
-import { keys } from './support/fixture';
-import { send, type Api, type RawRequest, type RawResponse } from './support/http';
-import { startWorld, type World } from './support/world';
+import { problemsOfAnswer, serviceUnavailableBody } from '../support/answers';
+import { keys } from '../support/fixture';
+import { send, type Api, type RawRequest, type RawResponse } from '../support/http';
+import { startWorld, type World } from '../support/world';
 import { singleMongoHost, startTcpProxy, throughProxy } from '../support/tcp-proxy';
 import { eventually, fakeTimeouts, nextTurn } from '../../server/src/test-support/time';
 

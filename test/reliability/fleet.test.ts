@@ -7,10 +7,10 @@ import { blockBounds } from '../../server/src/rate-limit/block-sizing';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
 import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { clientIds, dailyCaps, keys, reliabilityFixture, walletIds } from './support/fixture';
-import { api, type Api } from './support/http';
+import { clientIds, dailyCaps, keys, reliabilityFixture, walletIds } from '../support/fixture';
+import { api, type Api } from '../support/http';
 import { clockAtWindowStart } from '../support/rate-limit-window';
-import { auditProblems, conservationProblems, reservationKey, totalsProblems } from './support/invariants';
+import { auditProblems, conservationProblems, reservationKey, totalsProblems } from '../support/invariants';
 
 /*
  * A fleet: two server processes' worth of the production wiring

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
-import { keys } from './support/fixture';
-import { runs } from './support/generators';
-import type { RawResponse } from './support/http';
-import { startWorld, type World } from './support/world';
+import { keys } from '../support/fixture';
+import { runs } from '../support/generators';
+import type { RawResponse } from '../support/http';
+import { startWorld, type World } from '../support/world';
 
 /*
  * The race tests, all of them: two instances of the server (each its own

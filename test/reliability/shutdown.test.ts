@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually } from '../../server/src/test-support/time';
 import { childProcessEnv } from '../support/process-env';
-import { problemsOfAnswer } from './support/answers';
-import { keys, reliabilityFixture } from './support/fixture';
-import { send, type RawRequest, type RawResponse } from './support/http';
-import { startWorld } from './support/world';
+import { problemsOfAnswer } from '../support/answers';
+import { keys, reliabilityFixture } from '../support/fixture';
+import { send, type RawRequest, type RawResponse } from '../support/http';
+import { startWorld } from '../support/world';
 
 /*
  * Graceful shutdown under load: every request the server has started on

@@ -1,7 +1,7 @@
-import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, WalletSliceChange } from '../../../server/src/domain/model';
-import { deepCopy } from '../../../server/src/store/copy';
-import { around } from '../../../server/src/store/around';
-import type { Store, StoreMethod } from '../../../server/src/store/port';
+import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, WalletSliceChange } from '../../server/src/domain/model';
+import { deepCopy } from '../../server/src/store/copy';
+import { around } from '../../server/src/store/around';
+import type { Store, StoreMethod } from '../../server/src/store/port';
 
 /**
  * Store wrappers for the reliability tests. They sit between the services and
