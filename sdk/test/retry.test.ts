@@ -1,5 +1,5 @@
 import { createLoyaltyClient, type RetryOptions } from '@loyalty/sdk';
-import { fakeFetch, json, networkError, recordingSleep, reservation, session, type Reply } from './helpers/fake-fetch';
+import { fakeFetch, json, networkError, recordingSleep, reservation, session, type Reply } from './support/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
 const apiKey = 'demo_secret_partner_app_0001';

@@ -1,5 +1,5 @@
 import { createLoyaltyClient, isLoyaltyRequestError, LoyaltyRequestError, type LoyaltyClientOptions } from '@loyalty/sdk';
-import { fakeFetch, hang, hangDeaf, json, networkError, reservation, stalledBody, type Reply } from './helpers/fake-fetch';
+import { fakeFetch, hang, hangDeaf, json, networkError, reservation, stalledBody, type Reply } from './support/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
 const apiKey = 'demo_secret_partner_app_0001';

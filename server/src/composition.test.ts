@@ -5,7 +5,7 @@ import { defaultWalletLimits } from './domain/limits';
 import { withMemberIds, type MemberIdMode } from './domain/member-ids';
 import { memberIdHash } from './domain/secrets';
 import { collectionNames } from './store/mongo/collections';
-import { connectTestStore, dropTestDatabase, testMongoSource } from './store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource } from './store/test-support/mongo-test-server';
 
 const key = new Uint8Array(32).fill(7);
 

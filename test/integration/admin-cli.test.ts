@@ -9,7 +9,7 @@ import { exitCodes } from '../../server/src/admin/exit-codes';
 import { demoFixturePath } from '../../server/src/store/fixture';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { currentLayout } from '../../server/src/store/mongo/layout';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { shardPlan } from '../../server/src/store/mongo/shard-plan';
 import { layoutOneDatabase } from './data-layout/layout-one';
 import { startTestApp } from '../../server/src/test-support/app-harness';

@@ -3,7 +3,7 @@ import { createKeyService, type IssuedKey } from '../../server/src/features/keys
 import { hashSecret } from '../../server/src/domain/secrets';
 import { loadFixture, parseFixture } from '../../server/src/store/fixture';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
-import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { apiKeyRecord, fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';

@@ -4,7 +4,7 @@ import { createReservationService } from '../../server/src/features/reservations
 import { loadFixture } from '../../server/src/store/fixture';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import type { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/test-support/mongo-test-server';
 import { fixtureClient, fixtureMember, fixtureReservation, sessionRecord } from '../../server/src/store/test-support/records';
 
 /*

@@ -3,7 +3,7 @@ import { memberIdHash } from '../../server/src/domain/secrets';
 import type { MemberIdMode } from '../../server/src/domain/member-ids';
 import { around } from '../../server/src/store/around';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
-import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { faultInjecting } from '../../server/src/store/test-support/fault-injecting-store';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';

@@ -2,7 +2,7 @@ import { around } from '../../server/src/store/around';
 import { FixtureError, loadFixture, type Fixture } from '../../server/src/store/fixture';
 import { defaultMoveLeaseMs } from '../../server/src/store/member-moves';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
-import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
 import type { StoreFactory } from '../../server/src/store/test-support/store.contract';

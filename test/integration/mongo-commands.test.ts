@@ -4,7 +4,7 @@ import { fixtureKeyId } from '../../server/src/domain/secrets';
 import { startMonitoredProcess as startProcess, type MonitoredProcess as Process } from '../support/monitored-process';
 import { clockAtWindowStart } from '../support/rate-limit-window';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 
 /*
  * What a request costs the database, counted with the driver's command

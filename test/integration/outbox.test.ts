@@ -4,7 +4,7 @@ import { totalsOf, withChange } from '../../server/src/domain/wallet-totals';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import type { WalletDoc } from '../../server/src/store/mongo/wallets/documents';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { auditEntry, reservationRecord, wallet } from '../../server/src/store/test-support/records';
 import { eventually } from '../../server/src/test-support/time';
 import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';

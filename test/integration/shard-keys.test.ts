@@ -4,7 +4,7 @@ import { demoFixturePath, loadFixture, parseFixture, readFixtureFile } from '../
 import { planOf, shardPlan, type ShardKey } from '../../server/src/store/mongo/shard-plan';
 import { clockAtWindowStart } from '../support/rate-limit-window';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { fixtureReservation } from '../../server/src/store/test-support/records';
 import { startMonitoredProcess, type MonitoredProcess } from '../support/monitored-process';
 

@@ -7,7 +7,7 @@ import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { rolledSessionKey } from '../../server/src/domain/session-keys';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { sessionRecord } from '../../server/src/store/test-support/records';
-import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/test-support/mongo-test-server';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../server/src/test-support/app-harness';
 import { send, type SendInit } from '../../server/src/test-support/api-client';
 import { integrationFixture, keys, t0 } from '../support/fixture';

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { createLoyaltyClient } from '@loyalty/sdk';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { eventually } from '../../server/src/test-support/time';
 import { childProcessEnv } from '../support/process-env';
 

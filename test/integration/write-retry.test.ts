@@ -6,7 +6,7 @@ import { demoFixturePath, loadFixture, readFixtureFile } from '../../server/src/
 import { storeDb } from '../../server/src/store/mongo/concerns';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { startTestApp } from '../../server/src/test-support/app-harness';
 
 /*

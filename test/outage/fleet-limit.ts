@@ -23,7 +23,7 @@ import { windowWithRoom } from '../support/rate-limit-window';
 import { rateLimitWindowMs, windowOf } from '../../server/src/rate-limit/windows';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { windowDocumentKey } from '../../server/src/store/mongo/quota-claim';
-import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase } from '../../server/src/store/test-support/mongo-test-server';
 import { fixtureClient, fixtureMember } from '../../server/src/store/test-support/records';
 import { send } from '../support/http';
 import { startServerProcess } from './server-process';

@@ -34,7 +34,7 @@ import { walletIdOf, type Wallet } from '../../server/src/domain/model';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { auditFromDoc, type AuditDoc } from '../../server/src/store/mongo/wallets/documents';
-import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase } from '../../server/src/store/test-support/mongo-test-server';
 import { fixtureClient, fixtureMember, wallet } from '../../server/src/store/test-support/records';
 import { serviceUnavailableBody } from '../support/answers';
 import { HangError, send, type RawResponse } from '../support/http';

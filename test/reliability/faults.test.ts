@@ -1,4 +1,4 @@
-import { connectTestStore, dropTestDatabase, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { problemsOfAnswer, serviceUnavailableBody } from '../support/answers';
 import { keys } from '../support/fixture';

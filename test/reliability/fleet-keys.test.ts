@@ -2,7 +2,7 @@ import { runAdmin } from '../../server/src/admin/cli';
 import { fleetCredentialCaching } from '../../server/src/composition';
 import { demoFixturePath, readFixtureFile } from '../../server/src/store/fixture';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { eventually } from '../../server/src/test-support/time';
 

@@ -5,7 +5,7 @@ import { loadFixture, parseFixture } from '../../server/src/store/fixture';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { blockBounds } from '../../server/src/rate-limit/block-sizing';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { clientIds, dailyCaps, keys, reliabilityFixture, walletIds } from '../support/fixture';
 import { api, type Api } from '../support/http';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { keys } from '../support/fixture';
 import { runs } from '../support/generators';

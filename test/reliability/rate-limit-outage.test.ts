@@ -4,7 +4,7 @@ import type { WindowCount } from '../../server/src/rate-limit/counter';
 import { windowOf } from '../../server/src/rate-limit/windows';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { quotaClaims, windowDocumentKey } from '../../server/src/store/mongo/quota-claim';
-import { testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { eventually } from '../../server/src/test-support/time';
 import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';
 

@@ -1,7 +1,7 @@
 import type { CommandStartedEvent, MongoClient, MongoClientOptions } from 'mongodb';
 import { StoreUnavailableError } from '../port';
 import { MongoConnection, type ConnectionEnvironment } from './connection';
-import { systemError } from './test-support/raw-errors';
+import { systemError } from '../test-support/raw-errors';
 import { eventually } from '../../test-support/time';
 
 /*

@@ -1,5 +1,5 @@
 import { definitionsVersionCheckMs, MongoStore } from './mongo-store';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../test-support/mongo-test-server';
 import { createVoucherDefinitionService } from '../../features/voucher-definitions/service';
 import type { VoucherDefinitionRecord } from '../../domain/model';
 import { clientRecord, definitionRecord } from '../test-support/records';
