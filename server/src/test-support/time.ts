@@ -1,7 +1,8 @@
 /**
- * Time in tests: never a sleep. A test moves a fake clock (the harness's
- * `advance`, a `now` option, or `fakeTimeouts` for the app's own timers),
- * or waits for the event itself; where only polling can see it, `eventually`.
+ * Time in tests: never a sleep. A test moves a clock of its own (the
+ * harness's `advance`, a `now` option, `fakeTimeouts` for the app's own
+ * timers, `wallClockFrom` for `Date`), or waits for the event itself; where
+ * only polling can see it, `eventually`.
  */
 import { setTimeout as realDelay } from 'node:timers/promises';
 
