@@ -18,7 +18,7 @@ import { createServices } from '../../server/src/features';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { faultInjecting, type FaultInjectingStore } from '../../server/src/store/test-support/fault-injecting-store';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { startTestApp } from '../../server/src/test-support/app-harness';
 import { participantBranch, participantVersion } from '../../scripts/pact-participant.mjs';

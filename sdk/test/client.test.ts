@@ -1,5 +1,5 @@
 import { createLoyaltyClient, requestIdOf, SDK_VERSION, sessionAuth } from '@loyalty/sdk';
-import { fakeFetch, json, reservation, session, voucher } from './helpers/fake-fetch';
+import { fakeFetch, json, reservation, session, voucher } from './support/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
 const apiKey = 'demo_secret_partner_app_0001';

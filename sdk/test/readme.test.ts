@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { json, reservation, session, voucher } from './helpers/fake-fetch';
+import { json, reservation, session, voucher } from './support/fake-fetch';
 
 // README.md shows test/readme-example.ts verbatim: tsc type-checks that file
 // under the repo's strict settings, and this test runs it, so the README's

@@ -1,5 +1,5 @@
 import { createLoyaltyClient, type RetryOptions } from '@loyalty/sdk';
-import { fakeFetch, json, networkError, recordingSleep, reservation, session, type Reply } from './helpers/fake-fetch';
+import { fakeFetch, json, networkError, recordingSleep, reservation, session, type Reply } from './support/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
 const apiKey = 'demo_secret_partner_app_0001';
@@ -195,13 +195,16 @@ describe('Retry-After', () => {
   });
 
   it('reads an HTTP-date', async () => {
-    const inFiveSeconds = new Date(Date.now() + 5000).toUTCString();
-    const { loyalty, delays } = setup([tooMany(inFiveSeconds), json(200, [])]);
-    await loyalty.listVoucherDefinitions(list);
-    expect(delays).toHaveLength(1);
-    // HTTP-dates have whole seconds.
-    expect(delays[0]).toBeGreaterThan(3000);
-    expect(delays[0]).toBeLessThanOrEqual(5000);
+    // The wall clock of the test's, on a whole second (HTTP-dates have whole seconds); timers stay real.
+    jest.useFakeTimers({ now: Date.parse('2026-11-21T12:00:00.000Z'), doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    try {
+      const inFiveSeconds = new Date(Date.now() + 5000).toUTCString();
+      const { loyalty, delays } = setup([tooMany(inFiveSeconds), json(200, [])]);
+      await loyalty.listVoucherDefinitions(list);
+      expect(delays).toEqual([5000]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('falls back to the backoff when a 429 has no (readable) Retry-After', async () => {

@@ -1,5 +1,5 @@
 import { createLoyaltyClient, type TraceHeaders, sessionAuth } from '@loyalty/sdk';
-import { fakeFetch, json, networkError, recordingSleep, reservation, voucher } from './helpers/fake-fetch';
+import { fakeFetch, json, networkError, recordingSleep, reservation, voucher } from './support/fake-fetch';
 
 const baseUrl = 'https://loyalty.example.com';
 const apiKey = 'demo_secret_partner_app_0001';

@@ -7,7 +7,7 @@ import { memberIdHash } from './domain/secrets';
 import { MemoryStore } from './store/memory/memory-store';
 import { collectionNames } from './store/mongo/collections';
 import type { QuotaClaim, QuotaReturn, SweepObservers } from './store/port';
-import { connectTestStore, dropTestDatabase, testMongoSource } from './store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource } from './store/test-support/mongo-test-server';
 
 const key = new Uint8Array(32).fill(7);
 

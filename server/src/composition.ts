@@ -157,6 +157,8 @@ export function depsOf(
   logger: Logger,
   /** `memberIds`: how its log lines show members (default: not at all). */
   observers: { metrics?: Metrics; tracing?: Tracing; memberIds?: MemberIdPolicy } = {},
+  /** Milliseconds of the monotonic clock its caches and session state are timed on (tests); default `performance.now`. */
+  monotonic?: () => number,
 ): RuntimeDeps {
   const { metrics, tracing } = observers;
   // The services' store calls are timed and traced; seeding and readiness pings are not.
@@ -167,6 +169,7 @@ export function depsOf(
     walletLimits: config.walletLimits,
     ...(config.maxEndedSessions !== undefined && { maxEndedSessions: config.maxEndedSessions }),
     listingVersion: () => store.voucherDefinitionsVersion(),
+    ...(monotonic && { now: monotonic }),
     // Processes that share the store (they count a key's requests together on it) keep what they read a while.
     ...(sharesQuota(store) && { credentialCaching: fleetCredentialCaching }),
     ...(metrics && {

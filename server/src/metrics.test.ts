@@ -11,11 +11,18 @@ describe('Metrics: what the promises depend on', () => {
     const metrics = new Metrics();
     expect(await sample(metrics, 'loyalty_outbox_pending')).toBe(0);
     expect(await sample(metrics, 'loyalty_outbox_oldest_pending_seconds')).toBe(0);
-    metrics.outboxBacklog(3, new Date(Date.now() - 90_000));
-    expect(await sample(metrics, 'loyalty_outbox_pending')).toBe(3);
-    const age = await sample(metrics, 'loyalty_outbox_oldest_pending_seconds');
-    expect(age).toBeGreaterThanOrEqual(90);
-    expect(age).toBeLessThan(120);
+    // The scrape's time, on a clock of the test's.
+    const scrapedAt = Date.parse('2026-11-21T12:00:00.000Z');
+    const now = jest.spyOn(Date, 'now').mockReturnValue(scrapedAt);
+    try {
+      metrics.outboxBacklog(3, new Date(scrapedAt - 90_000));
+      expect(await sample(metrics, 'loyalty_outbox_pending')).toBe(3);
+      expect(await sample(metrics, 'loyalty_outbox_oldest_pending_seconds')).toBe(90);
+      now.mockReturnValue(scrapedAt + 30_000);
+      expect(await sample(metrics, 'loyalty_outbox_oldest_pending_seconds')).toBe(120);
+    } finally {
+      now.mockRestore();
+    }
     metrics.outboxBacklog(0, null);
     expect(await sample(metrics, 'loyalty_outbox_oldest_pending_seconds')).toBe(0);
   });

@@ -6,8 +6,8 @@ import { newApiKey } from '../../server/src/domain/secrets';
 import { inProcessCounter } from '../../server/src/rate-limit/counter';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { demoFixtureFor, demoKeys } from '../../examples/web/demo-data.mjs';
-import { launchChromium } from './support/chromium';
-import { bundleForBrowser, serveScript, type StaticSite } from './support/static-site';
+import { launchChromium } from '../support/chromium';
+import { bundleForBrowser, serveScript, type StaticSite } from '../support/static-site';
 
 /*
  * The SDK's calls from a page in headless Chromium, as a partner's web app
@@ -48,7 +48,7 @@ async function closedPort(): Promise<number> {
 beforeAll(async () => {
   // First: without Chromium there is nothing to start the rest for.
   browser = await launchChromium();
-  const bundle = await bundleForBrowser(path.join(__dirname, 'support/harness-entry.ts'));
+  const bundle = await bundleForBrowser(path.join(__dirname, 'sdk-page-entry.ts'));
   bundleInputs = bundle.inputs;
   site = await serveScript(bundle.code);
   const env = { PORT: '0', SEED_FILE: demoFixtureFor(repoRoot, site.origin), LOG_LEVEL: 'silent', METRICS: 'off' };

@@ -4,8 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import type { VoucherDefinitionSummary } from '@loyalty/sdk';
 import { measureSdk, sdkGzipBudgetBytes } from '../../examples/web/build.mjs';
 import { demoKeys } from '../../examples/web/demo-data.mjs';
-import { launchChromium, outputDir } from './support/chromium';
-import { listens, startExample, type RunningExample } from './support/example-process';
+import { launchChromium, outputDir } from '../support/chromium';
+import { listens, startExample, type RunningExample } from '../support/example-process';
 
 /*
  * `npm run example:web` as a developer runs it, its page in headless

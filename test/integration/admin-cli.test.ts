@@ -9,11 +9,12 @@ import { exitCodes } from '../../server/src/admin/exit-codes';
 import { demoFixturePath } from '../../server/src/features/load/read-fixture';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { currentLayout } from '../../server/src/store/mongo/layout';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { shardPlan } from '../../server/src/store/mongo/shard-plan';
 import { layoutOneDatabase } from './data-layout/layout-one';
 import { startTestApp } from '../../server/src/test-support/app-harness';
 import { send } from '../../server/src/test-support/api-client';
+import { wallClockFrom } from '../../server/src/test-support/time';
 
 /** The indexes of one collection, with their options. */
 async function indexesWithOptions(uri: string, dbName: string, collection: string) {
@@ -61,6 +62,9 @@ function fixtureFile(fixture: unknown): string {
   writeFileSync(file, JSON.stringify(fixture));
   return file;
 }
+
+// Some tests start servers on MongoDB (two, for log-hash): seconds on a busy machine.
+jest.setTimeout(60_000);
 
 const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['session-keys', 'roll'], ['session-keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard'], ['log-hash']];
 
@@ -241,14 +245,16 @@ if (source.kind === 'none') {
     });
 
     it('rolls the session keys: the new one seals 5 s later, the one it replaces opens tokens a day after that; no secret is shown', async () => {
-      const before = Date.now();
       const first = await json(['session-keys', 'list']);
       // A database a server gave its layout (empty) holds a first key, sealing at once.
       expect(first.body.keys).toEqual([{ kid: 'k0', createdAt: expect.any(String), signsFrom: new Date(0).toISOString(), verifiesUntil: null }]);
-      const rolled = await json(['session-keys', 'roll']);
+      // The roll's time: the wall clock stands still at this instant (timers stay real).
+      const rolledAt = Date.now();
+      wallClockFrom(rolledAt, { standingStill: true });
+      const rolled = await json(['session-keys', 'roll']).finally(() => jest.useRealTimers());
       expect(rolled.code).toBe(exitCodes.ok);
       const signsFrom = Date.parse(String(rolled.body.signsFrom));
-      expect(signsFrom - before).toBeGreaterThanOrEqual(5000);
+      expect(signsFrom).toBe(rolledAt + 5000);
       const keys = rolled.body.keys as Array<{ kid: string; signsFrom: string; verifiesUntil: string | null }>;
       expect(keys.map((k) => k.kid)).toEqual(['k0', rolled.body.rolled]);
       expect(Date.parse(keys[0]!.verifiesUntil!)).toBe(signsFrom + 86_400_000);

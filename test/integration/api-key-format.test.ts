@@ -4,7 +4,7 @@ import { hashSecret } from '../../server/src/domain/secrets';
 import { loadFixture } from '../../server/src/features/load/load-fixture';
 import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
-import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { apiKeyRecord } from '../../server/src/store/test-support/records';
 import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';

@@ -4,7 +4,7 @@ import { createReservationService } from '../../server/src/features/reservations
 import { loadFixture } from '../../server/src/features/load/load-fixture';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import type { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/test-support/mongo-test-server';
 import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/test-support/fixture-entries';
 import { sessionRecord } from '../../server/src/store/test-support/records';
 

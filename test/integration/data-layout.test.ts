@@ -1,6 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import { hashSecret } from '../../server/src/domain/secrets';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { currentLayout, LayoutMismatchError, readLayout, recordLayout } from '../../server/src/store/mongo/layout';
 import { migrate } from '../../server/src/store/mongo/migrations/runner';

@@ -3,11 +3,11 @@ import { memberIdHash } from '../../server/src/domain/secrets';
 import type { MemberIdMode } from '../../server/src/domain/member-ids';
 import { wrapStore } from '../../server/src/store/store-wrapper';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
-import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource, type TestMongoStore } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { faultInjecting } from '../../server/src/store/test-support/fault-injecting-store';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { baseFixture, keys, t0 } from './fixture';
+import { integrationFixture, keys, t0 } from '../support/fixture';
 
 /*
  * What a failed request's log line says of members, as LOG_MEMBER_IDS says:
@@ -44,7 +44,7 @@ describe.each(modes)('LOG_MEMBER_IDS=%s: an error quoting a co-member', (mode, {
   let app: TestApp;
   beforeAll(async () => {
     app = await startTestApp({
-      fixture: baseFixture,
+      fixture: integrationFixture,
       startAt: t0,
       logKey,
       config: { logMemberIds: mode },
@@ -97,7 +97,7 @@ if (mongo.kind === 'none') {
           if (method === 'saveReservationChange') await connection.run(() => planted.insertOne({ _id: 'household:hh-1/m-hh-2' }));
           return call();
         });
-      app = await startTestApp({ store: test.store, fixture: baseFixture, startAt: t0, logKey, config: { logMemberIds: mode }, wrapStore: duplicating });
+      app = await startTestApp({ store: test.store, fixture: integrationFixture, startAt: t0, logKey, config: { logMemberIds: mode }, wrapStore: duplicating });
     });
     afterAll(async () => {
       await app.close();

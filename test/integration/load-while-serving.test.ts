@@ -4,7 +4,7 @@ import { loadFixture } from '../../server/src/features/load/load-fixture';
 import type { Fixture } from '../../server/src/features/load/fixture-schema';
 import { defaultMoveLeaseMs } from '../../server/src/features/load/member-move-steps';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
-import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
 import type { StoreFactory } from '../../server/src/store/test-support/store.contract';

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import type { RunningServer } from '../../server/src/main';
 import { serverVersion } from '../../server/src/version';
 import { demoFixturePath } from '../../server/src/features/load/read-fixture';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { loopbackUrl, startTestApp } from '../../server/src/test-support/app-harness';
 import { childProcessEnv } from '../support/process-env';
 

@@ -4,9 +4,9 @@ import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import { fixtureMember } from '../../server/src/test-support/fixture-entries';
 import { fixtureKeyId } from '../../server/src/domain/secrets';
 import { startMonitoredProcess as startProcess, type MonitoredProcess as Process } from '../support/monitored-process';
-import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
+import { clockAtWindowStart } from '../support/rate-limit-window';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 
 /*
  * What a request costs the database, counted with the driver's command
@@ -112,14 +112,14 @@ if (source.kind === 'none') {
     let household: string;
 
     beforeAll(async () => {
+      // All requests in one of the key's rate-limit windows (they are fixed: rate-limit/windows.ts).
+      clockAtWindowStart(fixtureKeyId('partner-app', 0), rateLimitWindowMs);
       fleet = [];
       for (let i = 0; i < size; i++) fleet.push(await startProcess(source.uri, dbName, 6000));
       await fleet[0]!.store.ensureIndexes();
       await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
       // Members no process has read: a session each.
       await loadFixture(fleet[0]!.store, parseFixture({ members: Array.from({ length: measured }, (_, i) => fixtureMember(`m-cmd-${size}-${i}`, 100)) }), new Date());
-      // All requests in one of the key's rate-limit windows (they are fixed: rate-limit/windows.ts).
-      await windowWithRoom(fixtureKeyId('partner-app', 0), rateLimitWindowMs, 30_000);
       alice = await startSession(fleet[0]!);
       household = await startSession(fleet[0]!, 'm-hh-1');
       // Warm-up: every process has claimed its blocks and read the key, the sessions and the listing.
@@ -133,6 +133,7 @@ if (source.kind === 'none') {
     afterAll(async () => {
       await Promise.all(fleet.map((p) => p.close()));
       await dropTestDatabase(source.uri, dbName);
+      jest.useRealTimers();
     });
 
     it('Start Session for members the process has not read: one command, the member\'s read; nothing written (the session is sealed into its token)', async () => {
@@ -272,15 +273,16 @@ if (source.kind === 'none') {
     let fleet: Process[];
 
     beforeAll(async () => {
+      clockAtWindowStart(fixtureKeyId('partner-app', 0), rateLimitWindowMs);
       fleet = [await startProcess(source.uri, dbName, limit), await startProcess(source.uri, dbName, limit)];
       await fleet[0]!.store.ensureIndexes();
       await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
-      await windowWithRoom(fixtureKeyId('partner-app', 0), rateLimitWindowMs, 30_000);
     }, 60_000);
 
     afterAll(async () => {
       await Promise.all(fleet.map((p) => p.close()));
       await dropTestDatabase(source.uri, dbName);
+      jest.useRealTimers();
     });
 
     it('a refused request costs at most 0.05 commands (refused in memory until the window ends); the claims w:1', async () => {

@@ -4,8 +4,9 @@ import { totalsOf, withChange } from '../../server/src/domain/wallet-totals';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import type { WalletDoc } from '../../server/src/store/mongo/wallets/documents';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { auditEntry, reservationRecord, wallet } from '../../server/src/store/test-support/records';
+import { eventually } from '../../server/src/test-support/time';
 import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /*
@@ -77,15 +78,7 @@ const skip = source.kind === 'none' ? source.reason : target ? null : 'MONGODB_U
 
   /** Until the store answers again through the restored proxy (its pool's cut connections fail first), as /readyz waits. */
   async function readyAgain(store: MongoStore): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await store.ping();
-        return;
-      } catch (error) {
-        if (attempt >= 50) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    await eventually('the store to answer through the restored proxy', () => store.ping().then(() => true, () => false), { timeoutMs: 15_000, intervalMs: 20 });
   }
 
   it('a delivery cut off after the answer: the next process to change the wallet delivers it first, once', async () => {

@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { ApiClient } from '../../server/src/test-support/api-client';
 import { fixtureMember, fixtureReservation } from '../../server/src/test-support/fixture-entries';
-import { baseFixture, keys, t0 } from './fixture';
+import { integrationFixture, keys, t0 } from '../support/fixture';
 
 /**
  * A balance can fall below what its member holds in live reservations: the
@@ -10,7 +10,7 @@ import { baseFixture, keys, t0 } from './fixture';
  * negative: nothing is available then.
  */
 const fixture = {
-  ...baseFixture,
+  ...integrationFixture,
   members: [
     fixtureMember('m-low', 1000, { privileges: ['REDEEM'] }),
     fixtureMember('m-hl-1', 500, { householdId: 'hh-low', privileges: ['REDEEM'] }),

@@ -1,6 +1,6 @@
 import { wrapStore } from '../../server/src/store/store-wrapper';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
-import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/test-support/fixture-entries';
 import { createKeyService } from '../../server/src/features/keys/service';

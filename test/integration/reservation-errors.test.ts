@@ -1,13 +1,13 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { ApiClient } from '../../server/src/test-support/api-client';
 import { expectDocumentedBody } from '../../server/src/test-support/documented-response';
-import { baseFixture, keys, t0 } from './fixture';
+import { integrationFixture, keys, t0 } from '../support/fixture';
 
 let server: TestApp;
 let api: ApiClient;
 
 beforeAll(async () => {
-  server = await startTestApp({ fixture: baseFixture, startAt: t0 });
+  server = await startTestApp({ fixture: integrationFixture, startAt: t0 });
   api = server.api;
 });
 afterAll(() => server.close());

@@ -2,7 +2,7 @@ import { wrapStore } from '../../server/src/store/store-wrapper';
 import type { Store } from '../../server/src/store/port';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import type { ApiClient } from '../../server/src/test-support/api-client';
-import { baseFixture, keys, t0 } from './fixture';
+import { integrationFixture, keys, t0 } from '../support/fixture';
 
 let server: TestApp;
 let api: ApiClient;
@@ -13,7 +13,7 @@ let api: ApiClient;
 // m-hh-1 30000, m-hh-2 20000, m-hh-3 1000; rt-hh-1 holds 6000 + 4000 and rt-odd
 // 1 + 1 + 1, so 23999, 15999 and 999 are available (40997 in all, of 51000).
 beforeEach(async () => {
-  server = await startTestApp({ fixture: baseFixture, startAt: t0 });
+  server = await startTestApp({ fixture: integrationFixture, startAt: t0 });
   api = server.api;
 });
 afterEach(() => server.close());
@@ -149,7 +149,7 @@ describe('Operation B: one time per attempt', () => {
         }
         return result;
       });
-    const timed = await startTestApp({ fixture: baseFixture, startAt: t0, wrapStore: slowRead });
+    const timed = await startTestApp({ fixture: integrationFixture, startAt: t0, wrapStore: slowRead });
     const timedApi = timed.api;
     try {
       timed.advance(800);

@@ -1,12 +1,13 @@
 import { createLoyaltyClient, isLoyaltyRequestError } from '@loyalty/sdk';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { baseFixture, keys, t0 } from './fixture';
+import { eventually } from '../../server/src/test-support/time';
+import { integrationFixture, keys, t0 } from '../support/fixture';
 
 // The SDK against the real server on port 0: what partner apps get.
 let server: TestApp;
 
 beforeEach(async () => {
-  server = await startTestApp({ fixture: baseFixture, startAt: t0 });
+  server = await startTestApp({ fixture: integrationFixture, startAt: t0 });
 });
 afterEach(() => server.close());
 
@@ -115,7 +116,7 @@ describe('@loyalty/sdk against the server', () => {
     const loyalty = createLoyaltyClient({ baseUrl, apiKey: keys.partner, retries: 0 });
     const failure = await loyalty.startSession({ correlationId: 'm-alice', identifierType: 'EMAIL' }).catch((e: unknown) => e);
     expect(isLoyaltyRequestError(failure)).toBe(true);
-    server = await startTestApp({ fixture: baseFixture, startAt: t0 });
+    server = await startTestApp({ fixture: integrationFixture, startAt: t0 });
   });
 
   it("runs the README's example from session to reservation update, then signs out", async () => {
@@ -126,7 +127,7 @@ describe('@loyalty/sdk against the server', () => {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded as `node app.js` loads it: synchronously, once per test
       jest.isolateModules(() => require('../../sdk/test/readme-example'));
-      for (let i = 0; i < 200 && log.mock.calls.length < 6; i++) await new Promise((r) => setTimeout(r, 5));
+      await eventually("the example's six lines", () => log.mock.calls.length >= 6 || errors.mock.calls.length > 0);
       expect(errors).not.toHaveBeenCalled();
       expect(log.mock.calls.slice(-2)).toEqual([['Reservation rt-alice-1 holds for 900 s; 41000 points available'], ['Signed out']]);
       expect(log.mock.calls.slice(0, -2).map(([line]) => String(line).split(':')[0])).toEqual([

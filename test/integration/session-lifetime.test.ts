@@ -1,6 +1,6 @@
 import { maxSessionTtlSeconds } from '../../server/src/domain/limits';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
-import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';

@@ -4,9 +4,9 @@ import { demoFixturePath, readFixtureFile } from '../../server/src/features/load
 import { loadFixture } from '../../server/src/features/load/load-fixture';
 import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import { planOf, shardPlan, type ShardKey } from '../../server/src/store/mongo/shard-plan';
-import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
+import { clockAtWindowStart } from '../support/rate-limit-window';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { fixtureReservation } from '../../server/src/test-support/fixture-entries';
 import { startMonitoredProcess, type MonitoredProcess } from '../support/monitored-process';
 
@@ -124,19 +124,21 @@ if (source.kind === 'none') {
     let fleet: MonitoredProcess[];
 
     beforeAll(async () => {
+      // All requests in one of the key's rate-limit windows (they are fixed: rate-limit/windows.ts).
+      clockAtWindowStart(fixtureKeyId('partner-app', 0), rateLimitWindowMs);
       fleet = [await startMonitoredProcess(source.uri, dbName, 6000), await startMonitoredProcess(source.uri, dbName, 6000)];
       await fleet[0]!.store.ensureIndexes();
       await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
       // A reservation of m-alice that has expired: her wallet is then read and written whole.
       const expired = fixtureReservation('rt-alice-expired', 'm-alice', { 'm-alice': 100 }, { expiresAt: '2026-01-01T00:00:00Z' });
       await loadFixture(fleet[0]!.store, parseFixture({ reservations: [expired] }), new Date('2025-12-31T23:00:00Z'));
-      await windowWithRoom(fixtureKeyId('partner-app', 0), rateLimitWindowMs, 20_000);
       for (const p of fleet) p.sent.length = 0;
     }, 60_000);
 
     afterAll(async () => {
       await Promise.all(fleet.map((p) => p.close()));
       await dropTestDatabase(source.uri, dbName);
+      jest.useRealTimers();
     });
 
     const json = async (response: Promise<Response>) => {

@@ -7,10 +7,10 @@ import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { rolledSessionKey } from '../../server/src/domain/session-keys';
 import type { Store, StoreMethod } from '../../server/src/store/port';
 import { sessionRecord } from '../../server/src/store/test-support/records';
-import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, testMongoSource, uniqueDbName, type TestMongoStore } from '../../server/src/store/test-support/mongo-test-server';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../server/src/test-support/app-harness';
 import { send, type SendInit } from '../../server/src/test-support/api-client';
-import { baseFixture, keys, t0 } from './fixture';
+import { integrationFixture, keys, t0 } from '../support/fixture';
 
 /*
  * Sealed session tokens and sign-out over HTTP, on the embedded store and
@@ -27,8 +27,8 @@ jest.setTimeout(60_000);
 const page = 'https://app.partner.example';
 const publishable = 'publishable_test_signout_0001';
 const fixture = {
-  ...baseFixture,
-  clients: baseFixture.clients.map((client) => (client.clientId === 'partner-app' ? { ...client, publishableKeys: [{ apiKey: publishable, origins: [page] }] } : client)),
+  ...integrationFixture,
+  clients: integrationFixture.clients.map((client) => (client.clientId === 'partner-app' ? { ...client, publishableKeys: [{ apiKey: publishable, origins: [page] }] } : client)),
 };
 
 const vouchers = (member = 'm-alice') => `/client/users/${member}/voucher-definitions`;

@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:http';
 import { createLoyaltyClient } from '@loyalty/sdk';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
+import { eventually } from '../../server/src/test-support/time';
 import { childProcessEnv } from '../support/process-env';
 
 /*
@@ -183,16 +184,6 @@ function jsonSpans(exports: Export[]): ExportedSpan[] {
         spans.map((span) => ({ ...span, parentSpanId: span.parentSpanId ?? '', scope: scope.name, serviceName, serviceVersion, attributes: attributesOf(span.attributes) })),
       );
     });
-}
-
-async function eventually<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 interface LogLine {

@@ -1,13 +1,13 @@
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 import { send, type ApiClient } from '../../server/src/test-support/api-client';
 import { definitionRecord } from '../../server/src/store/test-support/records';
-import { baseFixture, keys, t0 } from './fixture';
+import { integrationFixture, keys, t0 } from '../support/fixture';
 
 let server: TestApp;
 let api: ApiClient;
 
 beforeAll(async () => {
-  server = await startTestApp({ fixture: baseFixture, startAt: t0 });
+  server = await startTestApp({ fixture: integrationFixture, startAt: t0 });
   api = server.api;
 });
 afterAll(() => server.close());
@@ -95,7 +95,7 @@ describe('Operation A: list voucher definitions', () => {
 describe('Operation A: conditional requests, two processes on one store', () => {
   let fleet: TestApp;
   beforeAll(async () => {
-    fleet = await startTestApp({ fixture: baseFixture, startAt: t0, instances: 2 });
+    fleet = await startTestApp({ fixture: integrationFixture, startAt: t0, instances: 2 });
   });
   afterAll(() => fleet.close());
 

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../../server/src/test-support/app-ha
 import type { ApiClient } from '../../server/src/test-support/api-client';
 import type { FixtureReservation } from '../../server/src/features/load/fixture-schema';
 import { fixtureClient, fixtureMember, fixtureReservation } from '../../server/src/test-support/fixture-entries';
-import { keys, t0 } from './fixture';
+import { keys, t0 } from '../support/fixture';
 
 /*
  * api-decisions.md: a wallet holds at most MAX_ACTIVE_RESERVATIONS_PER_WALLET

@@ -20,7 +20,7 @@ import { collectionNames } from '../../server/src/store/mongo/collections';
 import { ensureIndexes } from '../../server/src/store/mongo/indexes';
 import { migrate } from '../../server/src/store/mongo/migrations/runner';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase } from '../../server/src/store/test-support/mongo-test-server';
 
 const uri = process.env.MONGODB_URI?.trim() ?? '';
 const wallets = Number(process.env.WALLETS ?? 5000);

@@ -20,7 +20,7 @@ import { loadFixture, type LoadReport } from '../../server/src/features/load/loa
 import type { Fixture } from '../../server/src/features/load/fixture-schema';
 import { MemoryStore } from '../../server/src/store/memory/memory-store';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
 import { startTestApp } from '../../server/src/test-support/app-harness';
 import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';

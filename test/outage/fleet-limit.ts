@@ -19,13 +19,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { blockBounds } from '../../server/src/rate-limit/block-sizing';
-import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
+import { windowWithRoom } from '../support/rate-limit-window';
 import { rateLimitWindowMs, windowOf } from '../../server/src/rate-limit/windows';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { windowDocumentKey } from '../../server/src/store/mongo/quota-claim';
-import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase } from '../../server/src/store/test-support/mongo-test-server';
 import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
-import { send } from '../reliability/support/http';
+import { send } from '../support/http';
 import { startServerProcess } from './server-process';
 
 const uri = process.env.MONGODB_URI?.trim() ?? '';

@@ -34,12 +34,12 @@ import { walletIdOf, type Wallet } from '../../server/src/domain/model';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { auditFromDoc, type AuditDoc } from '../../server/src/store/mongo/wallets/documents';
-import { dropTestDatabase } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase } from '../../server/src/store/test-support/mongo-test-server';
 import { fixtureClient, fixtureMember } from '../../server/src/test-support/fixture-entries';
 import { wallet } from '../../server/src/store/test-support/records';
-import { serviceUnavailableBody } from '../reliability/support/answers';
-import { HangError, send, type RawResponse } from '../reliability/support/http';
-import { auditProblems, conservationProblems } from '../reliability/support/invariants';
+import { serviceUnavailableBody } from '../support/answers';
+import { HangError, send, type RawResponse } from '../support/http';
+import { auditProblems, conservationProblems } from '../support/invariants';
 import { startServerProcess } from './server-process';
 import { singleMongoHost, startTcpProxy, throughProxy, type TcpProxy } from '../support/tcp-proxy';
 
@@ -267,7 +267,7 @@ async function main(): Promise<void> {
 
 /**
  * The money rules on what the database holds once the server has stopped
- * (test/reliability/support/invariants.ts): balances unchanged, every
+ * (test/support/invariants.ts): balances unchanged, every
  * reservation funded by its contributions, nobody holding more than their
  * balance, and an audit trail that accounts for every change.
  */

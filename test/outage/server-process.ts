@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { send } from '../reliability/support/http';
+import { send } from '../support/http';
 import { childProcessEnv } from '../support/process-env';
 
 /*

@@ -5,13 +5,13 @@ import { loadFixture } from '../../server/src/features/load/load-fixture';
 import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { blockBounds } from '../../server/src/rate-limit/block-sizing';
-import { windowWithRoom } from '../../server/src/rate-limit/test-support/window-room';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
-import { clientIds, dailyCaps, keys, reliabilityFixture, walletIds } from './support/fixture';
-import { api, type Api } from './support/http';
-import { auditProblems, conservationProblems, reservationKey, totalsProblems } from './support/invariants';
+import { clientIds, dailyCaps, keys, reliabilityFixture, walletIds } from '../support/fixture';
+import { api, type Api } from '../support/http';
+import { clockAtWindowStart } from '../support/rate-limit-window';
+import { auditProblems, conservationProblems, reservationKey, totalsProblems } from '../support/invariants';
 
 /*
  * A fleet: two server processes' worth of the production wiring
@@ -45,6 +45,8 @@ if (source.kind === 'none') {
       initial = await wallets(seeding);
       await seeding.close();
 
+      // The rate limit's test below counts in one window of the key (they are fixed: rate-limit/windows.ts).
+      clockAtWindowStart(fixtureKeyId(clientIds.capped, 0), rateLimitWindowMs);
       // main's own wiring (buildDeps): its caches, its rate limit, its outbox sweep.
       fleet = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: String(limit), LOG_LEVEL: 'silent', METRICS: 'off', MONGODB_URI: source.uri, MONGODB_DB: dbName }, instances: 2 });
       apis = fleet.urls.map((url) => api(url));
@@ -53,6 +55,7 @@ if (source.kind === 'none') {
     afterAll(async () => {
       await fleet?.close();
       await dropTestDatabase(source.uri, dbName);
+      jest.useRealTimers();
     }, 60_000);
 
     /** The wallets as the database holds them, read through a client of its own. */
@@ -125,8 +128,6 @@ if (source.kind === 'none') {
     });
 
     it(`the rate limit (${limit} a minute) holds for both processes together: ${2 * limit} requests of one key, ${limit} accepted (within 2 %)`, async () => {
-      // The key's windows are fixed (rate-limit/windows.ts): all of these fall in one.
-      await windowWithRoom(fixtureKeyId(clientIds.capped, 0), rateLimitWindowMs, 20_000);
       const answers = [];
       // Twenty at a time, alternating between the processes, as a load balancer spreads them.
       for (let sent = 0; sent < 2 * limit; sent += 20) {

@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { problemsOfAnswer } from './support/answers';
-import { keys } from './support/fixture';
-import { send, type RawRequest } from './support/http';
-import { startWorld, type World } from './support/world';
+import { problemsOfAnswer } from '../support/answers';
+import { keys } from '../support/fixture';
+import { send, type RawRequest } from '../support/http';
+import { startWorld, type World } from '../support/world';
 
 /*
  * Hostile requests the property tests found (or that sit at a limit a

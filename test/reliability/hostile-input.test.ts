@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import type { Wallet } from '../../server/src/domain/model';
-import { problemsOfAnswer } from './support/answers';
-import { initialBalances, keys, members, walletIdOfMember, type ClientName } from './support/fixture';
+import { problemsOfAnswer } from '../support/answers';
+import { initialBalances, keys, members, walletIdOfMember, type ReliabilityClient } from '../support/fixture';
 import {
   anyBody,
   apiKeyArb,
@@ -17,10 +17,10 @@ import {
   sessionArb,
   validBody,
   type SessionChoice,
-} from './support/generators';
-import { send, UnsendableError, type RawRequest, type RawResponse } from './support/http';
-import { sessionOf, startSessionPool, type SessionPool } from './support/sessions';
-import { startWorld, type World } from './support/world';
+} from '../support/generators';
+import { send, UnsendableError, type RawRequest, type RawResponse } from '../support/http';
+import { sessionOf, startSessionPool, type SessionPool } from '../support/sessions';
+import { startWorld, type World } from '../support/world';
 
 /*
  * Property-based tests of hostile input, over the real server (startServer)
@@ -94,7 +94,7 @@ async function exchange(req: RawRequest, oracle: (res: RawResponse, before: Map<
   return res;
 }
 
-function bearer(choice: SessionChoice, client: ClientName | null, member: string): string | undefined {
+function bearer(choice: SessionChoice, client: ReliabilityClient | null, member: string): string | undefined {
   const own = client ?? 'partner';
   switch (choice.kind) {
     case 'own':
@@ -161,7 +161,7 @@ describe('Operation B under generated requests (spec-derived bodies, mutated)', 
   it('valid bodies with the own session: 200 or a documented 400; whole points; conserved; audited', async () => {
     const request = fc.record({
       member: fc.constantFrom('m-alice', 'm-hh-1', 'm-hh-2', 'm-hh-3', 'm-solo', 'm-bob'),
-      client: fc.constantFrom<ClientName>('partner', 'partner', 'capped', 'tiered'),
+      client: fc.constantFrom<ReliabilityClient>('partner', 'partner', 'capped', 'tiered'),
       identifierType: fc.constantFrom('CARD_NUMBER', 'CARD_NUMBER', 'EMAIL'),
       token: reservationTokenArb,
       body: validBody,

@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { eventually } from '../../server/src/test-support/time';
 import { childProcessEnv } from '../support/process-env';
 
 /*
@@ -52,17 +53,26 @@ async function npmStart(): Promise<Started> {
 
 /**
  * Operation B with a body that arrives in two parts: between them the request
- * is in flight, and stays so until `finish` sends the rest.
+ * is in flight, and stays so until `finish` sends the rest. `taken` resolves
+ * once the server has taken the request (its `100 Continue`, which Node's
+ * server sends as it hands the request to the app).
  */
-function slowUpdate(port: number, token: string): { answer: Promise<{ status: number; body: string }>; finish: () => void } {
+function slowUpdate(port: number, token: string): { taken: Promise<void>; answer: Promise<{ status: number; body: string }>; finish: () => void } {
   const body = JSON.stringify({ reservationAmount: 7500 });
   const req = request({
     host: '127.0.0.1',
     port,
     method: 'PUT',
     path: '/client/users/m-alice/reservations/rt-alice-1',
-    headers: { 'x-api-key': demoKey, authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    headers: {
+      'x-api-key': demoKey,
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      expect: '100-continue',
+    },
   });
+  const taken = new Promise<void>((resolve) => req.once('continue', resolve));
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
     req.on('response', (res) => {
       let text = '';
@@ -71,8 +81,9 @@ function slowUpdate(port: number, token: string): { answer: Promise<{ status: nu
     });
     req.on('error', reject);
   });
-  req.write(body.slice(0, 10));
-  return { answer, finish: () => req.end(body.slice(10)) };
+  req.flushHeaders();
+  void taken.then(() => req.write(body.slice(0, 10)));
+  return { taken, answer, finish: () => req.end(body.slice(10)) };
 }
 
 async function sessionToken(port: number): Promise<string> {
@@ -114,10 +125,12 @@ describe('npm start', () => {
       expect(started.metricsPort).not.toBe(started.port);
       expect((await fetch(`http://127.0.0.1:${started.metricsPort}/metrics`)).status).toBe(200);
       const inFlight = slowUpdate(started.port, await sessionToken(started.port));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await inFlight.taken;
 
       signal(started.npm);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The server is draining, its request still in flight.
+      await eventually('the drain to begin', () => started.output.join('').includes('waiting up to 10000 ms for requests in flight'), { timeoutMs: 30_000 });
+      expect(await refusesConnections(started.port)).toBe(true);
       inFlight.finish();
 
       expect((await inFlight.answer).status).toBe(200);

@@ -1,18 +1,20 @@
 import fc from 'fast-check';
-import { connectTestStore, testMongoSource } from '../../server/src/store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource } from '../../server/src/store/test-support/mongo-test-server';
 import type { Store } from '../../server/src/store/port';
-import { keys } from './support/fixture';
-import { runs } from './support/generators';
-import type { RawResponse } from './support/http';
-import { startWorld, type World } from './support/world';
+import { keys } from '../support/fixture';
+import { runs } from '../support/generators';
+import type { RawResponse } from '../support/http';
+import { startWorld, type World } from '../support/world';
 
 /*
- * Races across two instances of the server (each its own services, as two
- * processes would have) over ONE store, with a little random latency on every
- * store call so that concurrent requests really interleave between reading a
- * wallet and writing it back. Checked on the store's state after each burst:
- * balances conserved, nothing negative, the daily cap never passed, and the
- * audit trail one unbroken chain per reservation (a lost update breaks it).
+ * The race tests, all of them: two instances of the server (each its own
+ * services, as two processes would have) over ONE store, with a little random
+ * latency on every store call so that concurrent requests really interleave
+ * between reading a wallet and writing it back (over the bare in-process
+ * store one request runs from its read to its write before the next begins:
+ * no race at all). Checked on the store's state after each burst: balances
+ * conserved, nothing negative, the daily cap never passed, and the audit
+ * trail one unbroken chain per reservation (a lost update breaks it).
  *
  * Runs over the MemoryStore always, and over MongoDB when one is reachable.
  */

@@ -2,7 +2,7 @@ import type { Db, MongoClient } from 'mongodb';
 import { createServices } from '../../server/src/features';
 import { MongoConnection, type ConnectionEnvironment } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
-import { rawSocketErrors } from '../../server/src/store/mongo/test-support/raw-errors';
+import { rawSocketErrors } from '../../server/src/store/test-support/raw-errors';
 import { startTestApp, type TestApp } from '../../server/src/test-support/app-harness';
 
 /*

@@ -5,11 +5,11 @@ import { totalsOf } from '../../server/src/domain/wallet-totals';
 import { fixedConnection } from '../../server/src/store/mongo/connection';
 import { MongoStore } from '../../server/src/store/mongo/mongo-store';
 import { reservationRecord, wallet } from '../../server/src/store/test-support/records';
-import { problemsOfAnswer, serviceUnavailableBody } from './support/answers';
-import { keys, t0, type ClientName } from './support/fixture';
-import { operatorObjects } from './support/generators';
-import { send, type RawRequest, type RawResponse } from './support/http';
-import { startWorld, type World } from './support/world';
+import { problemsOfAnswer, serviceUnavailableBody } from '../support/answers';
+import { keys, t0, testKeyPrefix, type ReliabilityClient } from '../support/fixture';
+import { operatorObjects } from '../support/generators';
+import { send, type RawRequest, type RawResponse } from '../support/http';
+import { startWorld, type World } from '../support/world';
 
 /*
  * Who may do what. Every route needs the client's key; every member route a
@@ -33,7 +33,7 @@ beforeEach(async () => {
 });
 
 const url = () => world.urls[0]!;
-const session = async (client: ClientName, member: string, identifierType = 'CARD_NUMBER') =>
+const session = async (client: ReliabilityClient, member: string, identifierType = 'CARD_NUMBER') =>
   (await world.apis[0]!.session(keys[client], member, identifierType)).sessionToken;
 
 async function expectUnauthorizedAndNothingWritten(req: RawRequest): Promise<RawResponse> {
@@ -64,7 +64,7 @@ describe('every route needs the client key', () => {
   const badKeys: Array<[string, string | undefined]> = [
     ['no key', undefined],
     ['an empty key', ''],
-    ['an unknown key', 'pk_rel_unknown_app_0009'],
+    ['an unknown key', `${testKeyPrefix}unknown_app_0009`],
     ['the key in upper case', keys.partner.toUpperCase()],
     ['the key one character short', keys.partner.slice(0, -1)],
     ['two keys in one header', `${keys.partner},${keys.other}`],
@@ -132,7 +132,7 @@ describe('sessions expire', () => {
     world.advance(-(world.clock().getTime() - t0) / 1000);
   });
 
-  it.each<[ClientName, number]>([
+  it.each<[ReliabilityClient, number]>([
     ['partner', 3600],
     ['other', 600],
   ])('%s session (lifetime %i s): valid one second before, 401 from the expiry on, on both member routes', async (client, ttl) => {
@@ -174,7 +174,7 @@ describe('rate limit per client key', () => {
     const u = limited.urls[0]!;
     const start = (key: string) => send(u, { method: 'POST', path: '/client/users/m-alice/sessions', headers: { 'x-api-key': key, 'x-identifier-type': 'EMAIL' } });
     // Unknown keys are refused before they are counted.
-    for (let i = 0; i < 10; i++) expect((await start('pk_rel_unknown_0000')).status).toBe(401);
+    for (let i = 0; i < 10; i++) expect((await start(`${testKeyPrefix}unknown_0000`)).status).toBe(401);
     const token = (((await start(keys.partner)).json) as { sessionToken: string }).sessionToken;
     for (let i = 0; i < 4; i++) expect((await start(keys.partner)).status).toBe(201);
 

@@ -24,13 +24,13 @@
  * the logs.
  */
 import fc from 'fast-check';
-import { problemsOfAnswer } from '../reliability/support/answers';
-import { clientIds, identifierTypes, keys, type ClientName } from '../reliability/support/fixture';
-import { anyBody, memberArb, reservationTokenArb, segment, serialize } from '../reliability/support/generators';
-import { HangError, send, type RawRequest, type RawResponse } from '../reliability/support/http';
-import { reservationKey } from '../reliability/support/invariants';
-import { prng } from '../reliability/support/stores';
-import { startWorld, type World } from '../reliability/support/world';
+import { problemsOfAnswer } from '../support/answers';
+import { clientIds, identifierTypes, keys, type ReliabilityClient } from '../support/fixture';
+import { anyBody, memberArb, reservationTokenArb, segment, serialize } from '../support/generators';
+import { HangError, send, type RawRequest, type RawResponse } from '../support/http';
+import { reservationKey } from '../support/invariants';
+import { prng } from '../support/stores';
+import { startWorld, type World } from '../support/world';
 import type { FaultPlan } from '../../server/src/store/test-support/fault-injecting-store';
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 180);
@@ -106,7 +106,7 @@ async function call(world: World, instance: number, operation: string, req: RawR
 
 interface Tracked {
   member: string;
-  client: ClientName;
+  client: ReliabilityClient;
   /** Last amount the server confirmed with a 200; null: never confirmed (or uncertain). */
   confirmed: number | null;
   /** When it expires, by the servers' clock, as the last 200 said (reservationDuration). */
@@ -121,7 +121,7 @@ async function worker(world: World, w: number, deadline: number, hostileRequests
   const random = prng(seed * 1000 + w);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
   const instance = () => (random() < 0.5 ? 0 : 1);
-  const client: ClientName = w % 5 === 4 ? 'capped' : w % 7 === 6 ? 'other' : 'partner';
+  const client: ReliabilityClient = w % 5 === 4 ? 'capped' : w % 7 === 6 ? 'other' : 'partner';
   const sessions = new Map<string, { token: string; at: number }>();
 
   const sessionFor = async (member: string): Promise<string | null> => {

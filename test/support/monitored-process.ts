@@ -35,7 +35,10 @@ export async function startMonitoredProcess(uri: string, dbName: string, rateLim
   // As a server's start gives an empty database its first session key (every test database is new): sealed tokens.
   await store.ensureFirstSessionKey(firstSessionKey(new Date()));
   const logger = pino({ level: 'silent' });
-  const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute }, logger);
+  // Its monotonic clock stands still: what it keeps for 2 s (keys, sessions, members, the session state) it
+  // keeps while the test counts, however slow the machine, as a process does between requests a moment apart.
+  const startedAt = performance.now();
+  const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute }, logger, {}, () => startedAt);
   const { sessionRateLimitPerMinute, authFailuresPerMinute } = loadConfig({});
   const app = await startTestApp({ deps, config: { rateLimitPerMinute, sessionRateLimitPerMinute, authFailuresPerMinute, ...limits }, validateResponses: false });
   const server = app.running[0]!.server;

@@ -29,13 +29,15 @@ export interface ServiceDeps {
   onCacheLookup?: (cache: CacheName, hit: boolean) => void;
   /** Ended sessions the deployment keeps at most (`MAX_ENDED_SESSIONS`); default `defaultMaxEndedSessions`. */
   maxEndedSessions?: number;
-  /** Milliseconds of a monotonic clock: how old what the process read of the session keys and ended sessions is (tests). Default `performance.now`. */
+  /** Milliseconds of a monotonic clock: how old what the process read of the session keys, the ended sessions and the credentials it keeps is (tests). Default `performance.now`. */
   now?: () => number;
 }
 
 /** Every domain service, built on one store and one clock. */
 export function createServices(deps: ServiceDeps): Services {
-  const { onCacheLookup, credentialCaching } = deps;
+  const { onCacheLookup } = deps;
+  // The credentials kept on the process's monotonic clock unless they name their own.
+  const credentialCaching = deps.credentialCaching && { ...(deps.now && { now: deps.now }), ...deps.credentialCaching };
   // What this process knows of the session keys and the ended sessions, read again now and then, for both services.
   const sessionState = new SessionState({ store: deps.store, clock: deps.clock, ...(deps.now && { now: deps.now }) });
   const auth = createAuthService({

@@ -6,6 +6,7 @@ import { loadConfig } from '../config';
 import { EventEmitter } from 'node:events';
 import { startServer, stopOnSignals, type RunningServer } from '../main';
 import { fakeServices } from '../test-support/fake-services';
+import { eventually, fakeTimeouts, nextTurn } from '../test-support/time';
 
 /** startServer with fake deps; the store records when it is closed. */
 async function start(env: Record<string, string> = {}) {
@@ -67,10 +68,11 @@ describe('stop', () => {
       return { sessionToken: 'st_0123456789abcdefghijklmnop', sessionId: '3f6c1c9e-8f0a-4b7e-9a52-5d1e2c7b8a90', identifierType, expiresAt: new Date() };
     });
     const response = startSession(running);
-    await waitFor(() => events.includes('request in flight'));
+    await eventually('the request in flight', () => events.includes('request in flight'));
 
     const stopped = running.stop().then(() => events.push('stopped'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The drain has begun (no new connection is taken), and the stop waits for the request.
+    await expect(freshGet(running.url, '/healthz')).rejects.toThrow(/ECONNREFUSED/);
     expect(events).toEqual(['request in flight']);
     release();
 
@@ -80,19 +82,30 @@ describe('stop', () => {
   });
 
   it('does not wait for idle kept-alive connections', async () => {
-    const { running } = await start();
+    const { running, logs } = await start();
     expect((await fetch(`${running.url}/healthz`)).status).toBe(200); // leaves a kept-alive connection
-    const started = Date.now();
     await running.stop();
-    expect(Date.now() - started).toBeLessThan(1000); // not the 5 s keep-alive timeout
+    // Drained, not cut at the end of the grace period (2 s, less than the 5 s keep-alive timeout).
+    expect(logs.some((line) => /cut/.test(line.msg))).toBe(false);
   });
 
   it('cuts what is still running after the grace period, and says so', async () => {
-    const { running, services, logs, store } = await start({ SHUTDOWN_GRACE_MS: '200' });
+    const { running, services, logs, store } = await start({ SHUTDOWN_GRACE_MS: '2000' });
     services.sessions.startSession.mockImplementationOnce(() => new Promise(() => undefined));
     const response = startSession(running).catch((error: unknown) => error);
-    await waitFor(() => services.sessions.startSession.mock.calls.length > 0);
-    await running.stop();
+    await eventually('the request in flight', () => services.sessions.startSession.mock.calls.length > 0);
+    fakeTimeouts();
+    try {
+      let stopped = false;
+      const stopping = running.stop().then(() => (stopped = true));
+      await jest.advanceTimersByTimeAsync(1999);
+      await nextTurn();
+      expect(stopped).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      await stopping;
+    } finally {
+      jest.useRealTimers();
+    }
     expect(String(await response)).toMatch(/fetch failed/); // the connection was cut
     expect(store.close).toHaveBeenCalledTimes(1);
     expect(logs.some((line) => line.level === 40 && /cut/.test(line.msg))).toBe(true);
@@ -107,15 +120,22 @@ describe('stop', () => {
   it('with SHUTDOWN_DELAY_MS: not ready at once, still answering on new connections, then drains', async () => {
     const { running, events } = await start({ SHUTDOWN_DELAY_MS: '600' });
     expect((await freshGet(running.url, '/readyz')).status).toBe(200);
-    const stopAsked = Date.now();
-    const stopped = running.stop().then(() => events.push('stopped'));
-    const readiness = await freshGet(running.url, '/readyz');
-    expect(readiness).toEqual({ status: 503, body: { statusCode: 503, errorCode: 'SERVICE_UNAVAILABLE', errorMessage: 'Shutting down' } });
-    expect((await freshGet(running.url, '/healthz')).status).toBe(200);
-    expect((await startSession(running)).status).toBe(201);
-    expect(events).toEqual([]);
-    await stopped;
-    expect(Date.now() - stopAsked).toBeGreaterThanOrEqual(600);
+    fakeTimeouts();
+    try {
+      const stopped = running.stop().then(() => events.push('stopped'));
+      const readiness = await freshGet(running.url, '/readyz');
+      expect(readiness).toEqual({ status: 503, body: { statusCode: 503, errorCode: 'SERVICE_UNAVAILABLE', errorMessage: 'Shutting down' } });
+      expect((await freshGet(running.url, '/healthz')).status).toBe(200);
+      expect((await startSession(running)).status).toBe(201);
+      // To the last millisecond of the delay, new connections are still taken.
+      await jest.advanceTimersByTimeAsync(599);
+      expect((await freshGet(running.url, '/healthz')).status).toBe(200);
+      expect(events).toEqual([]);
+      await jest.advanceTimersByTimeAsync(1);
+      await stopped;
+    } finally {
+      jest.useRealTimers();
+    }
     expect(events).toEqual(['store closed', 'stopped']);
     await expect(freshGet(running.url, '/healthz')).rejects.toThrow(/ECONNREFUSED/);
   });
@@ -124,7 +144,8 @@ describe('stop', () => {
     const { running, events } = await start({ SHUTDOWN_DELAY_MS: '60000' });
     expect(running.skipDelay()).toBe(false);
     const stopped = running.stop().then(() => events.push('stopped'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The delay is under way: not ready, nothing closed.
+    expect((await freshGet(running.url, '/readyz')).status).toBe(503);
     expect(events).toEqual([]);
     expect(running.skipDelay()).toBe(true);
     await stopped;
@@ -167,7 +188,7 @@ describe('stopOnSignals', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('%s stops gracefully, then exits 0', async (name) => {
     const { signal, exit, running, logs } = setUp();
     signal(name, 0);
-    await waitFor(() => exit.mock.calls.length > 0);
+    await eventually('the exit', () => exit.mock.calls.length > 0);
     expect(running.stop).toHaveBeenCalledTimes(1);
     expect(exit.mock.calls).toEqual([[0]]);
     expect(logs).toEqual([`${name} received`]);
@@ -204,12 +225,7 @@ describe('stopOnSignals', () => {
   it('exits 1 when the stop fails', async () => {
     const { signal, exit } = setUp(Promise.reject(new Error('close failed')));
     signal('SIGTERM', 0);
-    await waitFor(() => exit.mock.calls.length > 0);
+    await eventually('the exit', () => exit.mock.calls.length > 0);
     expect(exit.mock.calls).toEqual([[1]]);
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  if (!condition()) throw new Error('condition not met in 2 s');
-}

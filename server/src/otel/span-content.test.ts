@@ -3,7 +3,7 @@ import { logFields } from './log-fields';
 import { statementShape } from './mongodb-spans';
 import { exportableErrors } from './span-errors';
 import { problemLogger } from './problem-log';
-import { useInMemoryTracing } from './test-support/in-memory-tracing';
+import { useInMemoryTracing } from '../test-support/in-memory-tracing';
 
 const { exporter, tracer } = useInMemoryTracing([exportableErrors()]);
 

@@ -5,7 +5,7 @@ import { StoreUnavailableError, voucherDefinitionsVersionReader } from '../store
 import { memberRecord } from '../store/test-support/records';
 import { rateLimitHitsAttribute, rateLimitSpanName, tracedRequestCounter } from './traced-request-counter';
 import { tracedStore } from './traced-store';
-import { useInMemoryTracing } from './test-support/in-memory-tracing';
+import { useInMemoryTracing } from '../test-support/in-memory-tracing';
 
 const { exporter, tracer } = useInMemoryTracing();
 beforeEach(() => exporter.reset());

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { BlockQuotaCounter, closeTimeoutMs, type Claim, type GiveBack } from './block-quota';
 import type { WindowCount } from './counter';
 import { windowOf } from './windows';
-import { SharedCounts } from './test-support/shared-counts';
+import { SharedCounts } from '../test-support/shared-counts';
 
 /*
  * The block counting against an in-memory stand-in of the window documents

@@ -14,7 +14,7 @@ import { loadConfig, type AppConfig } from '../config';
 import { createLogger } from '../logger';
 import type { Clock } from '../domain/clock';
 import type { WalletLimits } from '../domain/limits';
-import { createServices } from '../features';
+import { createServices, type ServiceDeps } from '../features';
 import { startServer, type RunningServer } from '../main';
 import { loadFixture } from '../features/load/load-fixture';
 import { parseFixture } from '../features/load/parse-fixture';
@@ -35,6 +35,8 @@ export interface TestAppOptions {
   /** A clock of the test's own instead (then `advance` is the test's business). */
   clock?: Clock;
   walletLimits?: WalletLimits;
+  /** Keep API keys and sessions for a moment, as processes sharing a database do (`fleetCredentialCaching`), on the harness's monotonic clock. */
+  credentialCaching?: ServiceDeps['credentialCaching'];
   /** Processes over the one store, each with its own services, as a fleet's would be (default 1). */
   instances?: number;
   /**
@@ -138,7 +140,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 
 /** With `deps` or `env` the app builds no store here: a store option given with them would be ignored, so it is a mistake. */
 function refuseUnusedOptions(options: TestAppOptions): void {
-  const storeOptions = (['fixture', 'store', 'wrapStore', 'walletLimits', 'startAt', 'clock', 'logKey'] as const).filter((name) => options[name] !== undefined);
+  const storeOptions = (['fixture', 'store', 'wrapStore', 'walletLimits', 'credentialCaching', 'startAt', 'clock', 'logKey'] as const).filter((name) => options[name] !== undefined);
   if ((options.deps || options.env) && storeOptions.length > 0) {
     throw new Error(`startTestApp: ${storeOptions.join(', ')} would be ignored with ${options.deps ? 'deps' : 'env'}`);
   }
@@ -180,6 +182,7 @@ function instanceDeps(options: TestAppOptions, config: AppConfig, store: Store, 
       now: clock.monotonic,
       maxEndedSessions: config.maxEndedSessions,
       ...(options.walletLimits && { walletLimits: options.walletLimits }),
+      ...(options.credentialCaching && { credentialCaching: options.credentialCaching }),
     }),
     store: { ping: () => store.ping(), close: async () => undefined },
     ...(options.logKey && { logKey: options.logKey }),

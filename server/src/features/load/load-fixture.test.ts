@@ -1,6 +1,6 @@
 import { fixtureKeyId, hashSecret } from '../../domain/secrets';
 import { MemoryStore } from '../../store/memory/memory-store';
-import { connectTestStore, testMongoSource } from '../../store/mongo/test-support/mongo-test-server';
+import { connectTestStore, testMongoSource } from '../../store/test-support/mongo-test-server';
 import type { Store } from '../../store/port';
 import type { StoreFactory } from '../../store/test-support/store.contract';
 import { fixtureClient, fixtureMember, fixtureReservation } from '../../test-support/fixture-entries';

@@ -1,7 +1,7 @@
 import { Metrics } from '../../metrics';
 import { commandLabels } from './command-labels';
 import { MongoConnection } from './connection';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../test-support/mongo-test-server';
 
 /*
  * `loyalty_mongodb_commands_total` fed by a real client's command events,

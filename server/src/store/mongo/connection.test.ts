@@ -1,7 +1,8 @@
 import type { CommandStartedEvent, MongoClient, MongoClientOptions } from 'mongodb';
 import { StoreUnavailableError } from '../port';
 import { MongoConnection, type ConnectionEnvironment } from './connection';
-import { systemError } from './test-support/raw-errors';
+import { systemError } from '../test-support/raw-errors';
+import { eventually } from '../../test-support/time';
 
 /*
  * The watchdog against fake clients: the database can be up or down, and a
@@ -183,9 +184,8 @@ describe('MongoConnection watchdog', () => {
     expect(connection.health().rebuilds).toBe(1);
     const staleClients = (connection as unknown as { staleClients: Set<unknown> }).staleClients;
     expect(staleClients.size).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(world.clients[0]!.closed).toBe(true);
-    expect(staleClients.size).toBe(0);
+    // Closed once its operations' deadline (20 ms) has passed.
+    await eventually('the replaced client closed', () => world.clients[0]!.closed && staleClients.size === 0);
 
     world.clients.at(-1)!.client.close = () => new Promise(() => undefined);
     await expect(connection.close()).resolves.toBeUndefined();

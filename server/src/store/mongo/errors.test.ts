@@ -12,7 +12,7 @@ import {
 import { StoreUnavailableError } from '../port';
 import { withoutDocumentValues } from './document-values';
 import { DatabaseRefusal, isDuplicateKey, refusedWrites, toStoreError, unreachableReason } from './errors';
-import { rawSocketErrors, systemError } from './test-support/raw-errors';
+import { rawSocketErrors, systemError } from '../test-support/raw-errors';
 
 /** A server error as the driver builds it from a reply. */
 const serverError = (code: number, message = 'server said no'): MongoServerError => new MongoServerError({ message, code, ok: 0 });

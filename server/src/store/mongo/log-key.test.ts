@@ -1,6 +1,6 @@
 import { memberIdHash } from '../../domain/secrets';
 import { MongoStore } from './mongo-store';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../test-support/mongo-test-server';
 
 const source = testMongoSource();
 

@@ -17,7 +17,7 @@ import {
 } from '../test-support/records';
 import { fixedConnection } from './connection';
 import { MongoStore } from './mongo-store';
-import { explainMissing, testMongoSource, stageNames, uniqueDbName } from './test-support/mongo-test-server';
+import { explainMissing, testMongoSource, stageNames, uniqueDbName } from '../test-support/mongo-test-server';
 
 /*
  * Every query shape of the hot paths (Operations A and B and session start),

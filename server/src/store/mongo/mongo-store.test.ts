@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../port';
 import { describeStoreContract } from '../test-support/store.contract';
 import { collectionNames } from './collections';
 import { MongoStore } from './mongo-store';
-import { explainMissing, testMongoSource, stageNames, uniqueDbName } from './test-support/mongo-test-server';
+import { explainMissing, testMongoSource, stageNames, uniqueDbName } from '../test-support/mongo-test-server';
 
 /*
  * Runs the shared Store contract against the MongoDB of MONGODB_URI. Without one,

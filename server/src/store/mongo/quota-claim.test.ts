@@ -4,8 +4,8 @@ import type { RequestCounter, WindowCount } from '../../rate-limit/counter';
 import { windowOf } from '../../rate-limit/windows';
 import { collectionNames } from './collections';
 import { quotaClaims, quotaReturns, windowDocumentKey } from './quota-claim';
-import { systemError } from './test-support/raw-errors';
-import { testMongoSource, uniqueDbName } from './test-support/mongo-test-server';
+import { systemError } from '../test-support/raw-errors';
+import { testMongoSource, uniqueDbName } from '../test-support/mongo-test-server';
 
 /*
  * The rate limit's claims on MongoDB, under the block counting that makes

@@ -2,7 +2,7 @@ import { MongoClient, type Collection } from 'mongodb';
 import type { SetAside, SweepReport } from '../../port';
 import { auditEntry } from '../../test-support/records';
 import { collectionNames } from '../collections';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../test-support/mongo-test-server';
+import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../test-support/mongo-test-server';
 import { auditDoc, sweepBucketOf, type AuditDoc, type ReservationDoc, type WalletDoc, type WalletWithDelivery } from './documents';
 import { Outbox } from './outbox';
 import { OutboxSweep } from './outbox-sweep';

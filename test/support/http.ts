@@ -20,7 +20,6 @@ export interface RawResponse {
   text: string;
   /** The parsed body when it is JSON, else undefined. */
   json: unknown;
-  ms: number;
 }
 
 export class HangError extends Error {
@@ -41,7 +40,6 @@ const agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: 4000 });
 /** `connection`: `new` opens a connection of its own for the request, as a new client (or a load balancer's probe) does. */
 export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000, connection: 'kept-alive' | 'new' = 'kept-alive'): Promise<RawResponse> {
   const url = new URL(baseUrl);
-  const started = Date.now();
   return new Promise((resolve, reject) => {
     let outgoing;
     try {
@@ -70,7 +68,7 @@ export function send(baseUrl: string, req: RawRequest, timeoutMs = 10_000, conne
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, ms: Date.now() - started });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
       });
     });
     outgoing.on('error', (error) => {

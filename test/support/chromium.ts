@@ -3,7 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Where the browser tests write what they saw (screenshots); git-ignored. */
-export const outputDir = path.join(__dirname, '..', 'output');
+export const outputDir = path.join(__dirname, '..', 'browser', 'output');
 
 /**
  * Headless, and quiet on the network: without the background-networking,

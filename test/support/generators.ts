@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { clientIds, fixtureReservations, identifierTypes, keys, members, productCodes, redemptions, type ClientName } from './fixture';
+import { clientIds, fixtureReservations, identifierTypes, keys, members, productCodes, redemptions, reliabilityClients, type ReliabilityClient } from './fixture';
 import { spec } from './answers';
 
 /**
@@ -336,21 +336,21 @@ export const reservationTokenArb = fc.oneof(
 export type SessionChoice =
   | { kind: 'own'; identifierType: (typeof identifierTypes)[number] }
   | { kind: 'otherMember'; member: string }
-  | { kind: 'otherClient'; client: ClientName }
+  | { kind: 'otherClient'; client: ReliabilityClient }
   | { kind: 'none' }
   | { kind: 'garbage'; value: string };
 
 export const sessionArb: fc.Arbitrary<SessionChoice> = fc.oneof(
   { weight: 14, arbitrary: fc.constantFrom(...identifierTypes).map((identifierType) => ({ kind: 'own' as const, identifierType })) },
   { weight: 1, arbitrary: fc.constantFrom(...members).map((member) => ({ kind: 'otherMember' as const, member })) },
-  { weight: 1, arbitrary: fc.constantFrom(...(Object.keys(keys) as ClientName[])).map((client) => ({ kind: 'otherClient' as const, client })) },
+  { weight: 1, arbitrary: fc.constantFrom(...reliabilityClients).map((client) => ({ kind: 'otherClient' as const, client })) },
   { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
   { weight: 1, arbitrary: printable(300, 1).map((value) => ({ kind: 'garbage' as const, value })) },
 );
 
 export const clientArb = fc.oneof(
-  { weight: 12, arbitrary: fc.constant<ClientName>('partner') },
-  { weight: 2, arbitrary: fc.constantFrom<ClientName>('capped', 'tiered', 'other', 'noVouchers') },
+  { weight: 12, arbitrary: fc.constant<ReliabilityClient>('partner') },
+  { weight: 2, arbitrary: fc.constantFrom<ReliabilityClient>('capped', 'tiered', 'other', 'noVouchers') },
 );
 
 export const apiKeyArb = fc.oneof(

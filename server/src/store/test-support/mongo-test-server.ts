@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { MongoStore, type MongoStoreOptions } from '../mongo-store';
+import { MongoStore, type MongoStoreOptions } from '../mongo/mongo-store';
 
 /**
  * The MongoDB tests run against: the server `MONGODB_URI` names (a CI

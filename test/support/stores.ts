@@ -1,7 +1,7 @@
-import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, ReservationChange } from '../../../server/src/domain/model';
-import { deepCopy } from '../../../server/src/store/copy';
-import { wrapStore } from '../../../server/src/store/store-wrapper';
-import type { Store, StoreMethod } from '../../../server/src/store/port';
+import type { AuditEntry, ReservationKey, ReservationRecord, Wallet, ReservationChange } from '../../server/src/domain/model';
+import { deepCopy } from '../../server/src/store/copy';
+import { wrapStore } from '../../server/src/store/store-wrapper';
+import type { Store, StoreMethod } from '../../server/src/store/port';
 
 /**
  * Store wrappers for the reliability tests. They sit between the services and
@@ -41,22 +41,42 @@ export interface LatencyOptions {
 
 export interface LatencyControl {
   store: Store;
-  /** Changes the latency from now on (e.g. a slow store for the shutdown test). */
+  /** Changes the latency from now on. */
   set(options: Partial<LatencyOptions>): void;
+  /**
+   * Holds every call of `methods` (default: every call but close) from now
+   * on, until the returned function releases them: the requests that made
+   * them are provably in flight (a store that does not answer, for as long
+   * as the test says).
+   */
+  hold(methods?: readonly StoreMethod[]): () => void;
+  /** Calls held at the moment. */
+  readonly held: number;
 }
 
 /** Delays every call (close excepted) by a random time; models a store across a network. */
 export function withLatency(inner: Store, options: LatencyOptions): LatencyControl {
   let { minMs, maxMs } = options;
   const random = prng(options.seed ?? 1);
+  let gate: { methods: readonly StoreMethod[] | null; closed: Promise<void> } | null = null;
+  let held = 0;
   const wait = (): Promise<void> => {
     const ms = minMs + Math.floor(random() * (maxMs - minMs + 1));
     return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
+  };
+  const passGate = async (closed: Promise<void>): Promise<void> => {
+    held++;
+    try {
+      await closed;
+    } finally {
+      held--;
+    }
   };
   const store = wrapStore(
     inner,
     async (method, _args, run) => {
       if (method === 'close') return run();
+      if (gate && (gate.methods === null || gate.methods.includes(method))) await passGate(gate.closed);
       await wait();
       return run();
     },
@@ -67,6 +87,19 @@ export function withLatency(inner: Store, options: LatencyOptions): LatencyContr
     set(next) {
       minMs = next.minMs ?? minMs;
       maxMs = next.maxMs ?? maxMs;
+    },
+    hold(methods) {
+      let open: () => void = () => undefined;
+      const closed = new Promise<void>((resolve) => (open = resolve));
+      const own = { methods: methods ?? null, closed };
+      gate = own;
+      return () => {
+        if (gate === own) gate = null;
+        open();
+      };
+    },
+    get held() {
+      return held;
     },
   };
 }

@@ -1,12 +1,12 @@
-import type { Clock } from '../../../server/src/domain/clock';
-import type { AuditEntry, Wallet } from '../../../server/src/domain/model';
-import type { RunningServer } from '../../../server/src/main';
-import { wrapStore } from '../../../server/src/store/store-wrapper';
-import { MemoryStore } from '../../../server/src/store/memory/memory-store';
-import { faultInjecting, type FaultInjectingStore } from '../../../server/src/store/test-support/fault-injecting-store';
-import type { Store } from '../../../server/src/store/port';
-import { startTestApp } from '../../../server/src/test-support/app-harness';
-import { dailyCaps, reliabilityFixture, t0, walletIds } from './fixture';
+import type { Clock } from '../../server/src/domain/clock';
+import type { AuditEntry, Wallet } from '../../server/src/domain/model';
+import type { RunningServer } from '../../server/src/main';
+import { wrapStore } from '../../server/src/store/store-wrapper';
+import { MemoryStore } from '../../server/src/store/memory/memory-store';
+import { faultInjecting, type FaultInjectingStore } from '../../server/src/store/test-support/fault-injecting-store';
+import type { Store } from '../../server/src/store/port';
+import { startTestApp } from '../../server/src/test-support/app-harness';
+import { dailyCaps, reliabilityFixture, t0, testKeyPrefix, walletIds } from './fixture';
 import { api, type Api } from './http';
 import { auditProblems, conservationProblems, totalsProblems, type AuditSummary } from './invariants';
 import { everyCall, StoreSpy, withLatency, type LatencyControl, type LatencyOptions } from './stores';
@@ -67,8 +67,8 @@ export class LogSink {
   readonly errors: Array<Record<string, unknown>> = [];
   readonly credentialLeaks: string[] = [];
   lines = 0;
-  /** Session tokens and API keys: `st_` + 32 base64url characters, the fixture's `pk_rel_` keys, bearer headers. */
-  private readonly secret = /st_[A-Za-z0-9_-]{32}|pk_rel_|Bearer /;
+  /** Session tokens and API keys: `st_` + 32 base64url characters, every test key (`testKeyPrefix`), bearer headers. */
+  private readonly secret = new RegExp(`st_[A-Za-z0-9_-]{32}|${testKeyPrefix}|Bearer `);
 
   write(line: string): void {
     this.lines++;

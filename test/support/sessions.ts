@@ -1,4 +1,4 @@
-import { identifierTypes, keys, members, type ClientName } from './fixture';
+import { identifierTypes, keys, members, reliabilityClients, type ReliabilityClient } from './fixture';
 import type { Api } from './http';
 
 export interface SessionInfo {
@@ -7,11 +7,11 @@ export interface SessionInfo {
 }
 
 /** One session per client, member and identifier type, started through the API. */
-export type SessionPool = Record<ClientName, Record<string, Record<string, SessionInfo>>>;
+export type SessionPool = Record<ReliabilityClient, Record<string, Record<string, SessionInfo>>>;
 
 export async function startSessionPool(api: Api): Promise<SessionPool> {
   const pool = {} as SessionPool;
-  for (const client of Object.keys(keys) as ClientName[]) {
+  for (const client of reliabilityClients) {
     pool[client] = {};
     for (const member of members) {
       pool[client][member] = {};
@@ -23,6 +23,6 @@ export async function startSessionPool(api: Api): Promise<SessionPool> {
   return pool;
 }
 
-export function sessionOf(pool: SessionPool, client: ClientName, member: string, identifierType = 'CARD_NUMBER'): SessionInfo | undefined {
+export function sessionOf(pool: SessionPool, client: ReliabilityClient, member: string, identifierType = 'CARD_NUMBER'): SessionInfo | undefined {
   return pool[client]?.[member]?.[identifierType];
 }

@@ -1,5 +1,5 @@
-import type { QuotaClaim, QuotaClaimAnswer } from '../../store/port';
-import type { Claim, GiveBack } from '../block-quota';
+import type { QuotaClaim, QuotaClaimAnswer } from '../store/port';
+import type { Claim, GiveBack } from '../rate-limit/block-quota';
 
 /** How the shared count answers a claim. */
 export type CountBehaviour = 'answer' | 'fail' | 'hang';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import { defaultSpecPath } from '../../../server/src/http/spec';
+import { defaultSpecPath } from '../../server/src/http/spec';
 import type { RawRequest, RawResponse } from './http';
 
 /**

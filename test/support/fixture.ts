@@ -1,12 +1,14 @@
 /**
- * The data the reliability tests, the race tests and the soak start from.
- * Its own copy (not test/integration's): these tests depend on its numbers.
+ * The data the tests of the whole start from: one table of the clients, by
+ * name, with their ids and API keys, and two data sets on it, each with the
+ * numbers its tests compute their expected balances from (change one,
+ * recompute those):
  *
- * Household hh-1: m-hh-1 30000, m-hh-2 20000 (both REDEEM), m-hh-3 1000 (no
- * REDEEM). Reservations of partner-app hold 6000 + 4000 (rt-hh-1), 1 + 1 + 1
- * (rt-odd) and 1500 + 3000 + 500 (rt-hh-2).
+ * - `integrationFixture`, the integration tests' (test/integration/);
+ * - `reliabilityFixture`, the reliability tests', the races' and the soak's,
+ *   with the tables below it (members, balances, caps...).
  */
-import { identifierTypes, walletIdOf } from '../../../server/src/domain/model';
+import { identifierTypes, walletIdOf } from '../../server/src/domain/model';
 import {
   fixtureCatalogueItem,
   fixtureClient,
@@ -14,28 +16,99 @@ import {
   fixtureMember,
   fixtureRedemption,
   fixtureReservation,
-} from '../../../server/src/test-support/fixture-entries';
+} from '../../server/src/test-support/fixture-entries';
 
 export { identifierTypes };
 export const t0 = Date.parse('2026-11-21T12:00:00.000Z');
 
-export const keys = {
-  partner: 'pk_rel_partner_app_0001',
-  capped: 'pk_rel_capped_app_0002',
-  tiered: 'pk_rel_tiered_app_0003',
-  other: 'pk_rel_other_app_0004',
-  noVouchers: 'pk_rel_novouchers_0005',
-} as const;
+/** What every API key of the tests starts with: the logs are searched for it (LogSink), and unknown keys use it too. */
+export const testKeyPrefix = 'test_key_';
 
-export type ClientName = keyof typeof keys;
+/** The clients the data sets are made of, by name: each data set has some of them. */
+export type ClientName = 'partner' | 'tiered' | 'noVouchers' | 'noDefault' | 'capped' | 'other';
 
 export const clientIds: Record<ClientName, string> = {
   partner: 'partner-app',
-  capped: 'capped-app',
   tiered: 'tiered-app',
-  other: 'other-app',
   noVouchers: 'novouchers-app',
+  noDefault: 'nodefault-app',
+  capped: 'capped-app',
+  other: 'other-app',
 };
+
+export const keys: Record<ClientName, string> = {
+  partner: `${testKeyPrefix}partner_app_0001`,
+  tiered: `${testKeyPrefix}tiered_app_0002`,
+  noVouchers: `${testKeyPrefix}novouchers_0003`,
+  noDefault: `${testKeyPrefix}nodefault_0004`,
+  capped: `${testKeyPrefix}capped_app_0005`,
+  other: `${testKeyPrefix}other_app_0006`,
+};
+
+const coffeeMessages = {
+  'en-CA': { promptText: 'Redeem for a coffee?', receiptTextLong: 'Coffee redeemed with points', receiptTextShort: 'Coffee' },
+};
+
+// --- the integration tests' data --------------------------------------------
+
+export const integrationFixture = {
+  clients: [
+    fixtureClient(clientIds.partner, keys.partner, {
+      enabledBusinessUnits: ['LCL', 'SDM', 'GAS'],
+      defaultBusinessUnit: 'LCL',
+      sessionTtlSeconds: 3600,
+      reservationDurationSeconds: 900,
+      extendedDurationSeconds: 3600,
+      dailyRedemptionCap: 100000,
+    }),
+    fixtureClient(clientIds.tiered, keys.tiered, { defaultBusinessUnit: 'LCL', redemptionTiers: [1000, 2500, 5000], dailyRedemptionCap: 6000 }),
+    fixtureClient(clientIds.noVouchers, keys.noVouchers, { defaultBusinessUnit: 'LCL', vouchersEnabled: false }),
+    fixtureClient(clientIds.noDefault, keys.noDefault, { defaultBusinessUnit: null }),
+  ],
+  members: [
+    fixtureMember('m-alice', 50000, { privileges: ['REDEEM'] }),
+    fixtureMember('m-hh-1', 30000, { householdId: 'hh-1', privileges: ['REDEEM'] }),
+    fixtureMember('m-hh-2', 20000, { householdId: 'hh-1', privileges: ['REDEEM'] }),
+    fixtureMember('m-hh-3', 1000, { householdId: 'hh-1' }),
+    fixtureMember('m-blocked', 9000, { eligibleForRedemption: false }),
+    fixtureMember('m-solo', 100),
+    fixtureMember('m-tier', 10000, { privileges: ['REDEEM'] }),
+  ],
+  catalogueItems: [
+    fixtureCatalogueItem('0000000001', { catalogueItemId: 'ci-coffee', catalogueItemName: 'Medium coffee', messages: coffeeMessages }),
+    fixtureCatalogueItem('0000000002', { catalogueItemId: 'ci-muffin', catalogueItemName: 'Muffin', pointsAmount: 1500, messages: {} }),
+  ],
+  redemptions: [fixtureRedemption('rd-100', 'm-alice')],
+  reservations: [
+    fixtureReservation('rt-alice-1', 'm-alice', { 'm-alice': 10000 }),
+    fixtureReservation('rt-alice-email', 'm-alice', { 'm-alice': 1000 }, { identifierType: 'EMAIL' }),
+    fixtureReservation('rt-alice-late', 'm-alice', { 'm-alice': 500 }, { expiresAt: new Date(t0 + 7200_000).toISOString() }),
+    fixtureReservation('rt-alice-expired', 'm-alice', { 'm-alice': 400 }, { expiresAt: new Date(t0 - 1000).toISOString() }),
+    fixtureReservation('rt-hh-1', 'm-hh-1', { 'm-hh-1': 6000, 'm-hh-2': 4000 }),
+    fixtureReservation('rt-odd', 'm-hh-1', { 'm-hh-1': 1, 'm-hh-2': 1, 'm-hh-3': 1 }),
+    fixtureReservation('rt-tier', 'm-tier', { 'm-tier': 5000 }, { clientId: clientIds.tiered }),
+  ],
+  voucherDefinitions: [
+    fixtureDefinition('vd-0001', { usageChannels: ['CUX', 'POS'] }),
+    fixtureDefinition('vd-0002', { status: 'DRAFT', usageChannels: ['CUX'] }),
+    fixtureDefinition('vd-0003'),
+    fixtureDefinition('vd-0004', { usageChannels: [] }),
+    fixtureDefinition('vd-0005', { usageChannels: ['POS'] }),
+    fixtureDefinition('vd-0006', { businessUnit: 'SDM', usageChannels: ['CUX'] }),
+    fixtureDefinition('vd-0007', { status: 'ARCHIVED' }),
+    fixtureDefinition('vd-0000', { usageChannels: ['CUX'] }),
+  ],
+};
+
+// --- the reliability tests' data ----------------------------------------------
+//
+// Household hh-1: m-hh-1 30000, m-hh-2 20000 (both REDEEM), m-hh-3 1000 (no
+// REDEEM). Reservations of partner-app hold 6000 + 4000 (rt-hh-1), 1 + 1 + 1
+// (rt-odd) and 1500 + 3000 + 500 (rt-hh-2).
+
+/** Its clients, in this order (the properties' generators draw from it, by a fixed seed). */
+export const reliabilityClients = ['partner', 'capped', 'tiered', 'other', 'noVouchers'] as const satisfies readonly ClientName[];
+export type ReliabilityClient = (typeof reliabilityClients)[number];
 
 export const members = ['m-alice', 'm-hh-1', 'm-hh-2', 'm-hh-3', 'm-solo', 'm-blocked', 'm-bob'] as const;
 export type MemberId = (typeof members)[number];
@@ -63,10 +136,6 @@ const administrative = {
   rewardMetadata: { amount: 5, unit: 'FLAT', scopeType: 'CART', internalRef: 'INT-7' },
   version: 7,
   basedOn: 'vd-base',
-};
-
-const coffeeMessages = {
-  'en-CA': { promptText: 'Redeem for a coffee?', receiptTextLong: 'Coffee redeemed with points', receiptTextShort: 'Coffee' },
 };
 
 /** Reservations the fixture holds: partner-app's unless another client is named. */

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { childProcessEnv } from '../../support/process-env';
+import { childProcessEnv } from './process-env';
 
-const repoRoot = path.resolve(__dirname, '../../..');
+const repoRoot = path.resolve(__dirname, '../..');
 
 export interface RunningExample {
   /** The page, as `npm run example:web` printed it. */

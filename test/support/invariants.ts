@@ -1,5 +1,5 @@
-import type { AuditEntry, Contribution, ReservationRecord, Wallet, WalletSlice } from '../../../server/src/domain/model';
-import { totalsOf } from '../../../server/src/domain/wallet-totals';
+import type { AuditEntry, Contribution, ReservationRecord, Wallet, WalletSlice } from '../../server/src/domain/model';
+import { totalsOf } from '../../server/src/domain/wallet-totals';
 
 /**
  * The money rules, checked on the store's state (not on what the API said):
