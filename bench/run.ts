@@ -168,6 +168,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   const baselines = scenarios.some((s) => withBaselines.has(s)) ? [await startBaseline(env, deployment, 'express'), await startBaseline(env, deployment, 'raw')] : [];
   stopLater.push(...baselines);
   const pairedWithOther = (scenario: ScenarioName) => other !== null && runsOn(scenario, env, compared!);
+  for (const s of compared ? scenarios.filter((s) => !pairedWithOther(s)) : []) log(`${s}: not run on the other build (${whyNot(s, env, compared!)})`);
   // The other build gets every run this one gets too: a build's CPU per request falls for thousands of requests (V8's tiers).
   const servers = (scenario: ScenarioName): Target[] => (pairedWithOther(scenario) ? [server, other!] : [server]);
   const targetsFor = (scenario: ScenarioName): Target[] => (withBaselines.has(scenario) ? [...baselines, ...servers(scenario)] : servers(scenario));
