@@ -347,7 +347,7 @@ function labelOf(name: ScenarioName): string {
     'session-again': 'Start Session, a member its process read < 2 s before',
     A: 'A',
     'A-304': 'A again, If-None-Match: 304',
-    'A-paced': 'A, each session every 2.5 s, either process',
+    'A-paced': 'A, each session every 2.5 s, either process, 8 uses',
     B: 'B, each wallet by one process',
     'B-shared': 'B, each wallet by both processes in turn',
     'B-fresh': 'B, each session just started on its process',

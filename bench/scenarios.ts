@@ -142,38 +142,66 @@ function listingRequest(plan: BenchPlan, member: PlanMember, token: string): Ben
 
 /** How far apart a session's uses are in A-paced: a member's page, now and then. */
 export const pacedSpacingSeconds = 2.5;
+/** A-paced: a session's uses before a new one takes its place (a member's visit: 20 s, four calls on each process). */
+export const pacedUsesPerSession = 8;
 
 /**
  * Operation A as members' pages call it: many sessions, each used once every
  * `pacedSpacingSeconds` at the scenario's rate, and each use on the other
- * process of the fleet than its last (session s's u-th use goes to process
+ * process of the fleet than its last (slot s's u-th use goes to process
  * (s + u) mod 2, so half of every moment's sessions go to each). As many
- * sessions as `rate` × the spacing, each of its own (started before its
- * first run, outside the measurement, on the process that first serves it),
- * for the members from 1,500 on (other scenarios' wallets are not theirs).
- * In a paired run (`--compare`) each build gets half the rate, so its
- * sessions' uses are twice as far apart.
+ * slots as `rate` × the spacing; each slot's session serves
+ * `pacedUsesPerSession` uses, then a new one (another member's) takes its
+ * place, as members come and go: so that what a process pays for a session
+ * it has not seen yet counts as often as pages bring new ones. The slots
+ * take turns (slot s's sessions change at its uses k·8 − s mod 8), so that
+ * an eighth of them change every 2.5 s and every run has its share. Every
+ * session is started before the run that first uses it (outside the
+ * measurement), on the process of its first use, for the members from
+ * 1,500 on (other scenarios' wallets are not theirs). In a paired run
+ * (`--compare`) each build gets half the rate, so its sessions' uses are
+ * twice as far apart.
  */
 export function operationAPaced(plan: BenchPlan, rate: number, startOn: StartOn, parallel = 16): Scenario {
   const count = Math.max(2, Math.round(rate * pacedSpacingSeconds));
   const first = Math.min(1500, plan.members.length - 1);
-  const memberOf = (s: number) => plan.members[first + (s % (plan.members.length - first))]!;
-  const tokens: string[] = [];
+  const span = plan.members.length - first;
+  /** Request n: its slot, its use of the slot, and which of the slot's sessions serves it (they change in turns: see above). */
+  const at = (n: number) => {
+    const slot = n % count;
+    const use = Math.floor(n / count);
+    return { slot, use, generation: Math.floor((use + (slot % pacedUsesPerSession)) / pacedUsesPerSession) };
+  };
+  /** The use of `slot` that its session `generation` serves first: the process it is started on. */
+  const firstUse = (slot: number, generation: number) => Math.max(0, generation * pacedUsesPerSession - (slot % pacedUsesPerSession));
+  const memberOf = (slot: number, generation: number) => plan.members[first + ((slot + generation * count) % span)]!;
+  const keyOf = (slot: number, generation: number) => `${generation}:${slot}`;
+  /** Sessions started and not yet left behind, by generation and slot. */
+  const tokens = new Map<string, string>();
   let i = 0;
   return {
     name: 'A-paced',
-    label: `Operation A, each session used once every ${pacedSpacingSeconds} s, on either process in turn`,
+    label: `Operation A, each session used once every ${pacedSpacingSeconds} s on either process in turn, ${pacedUsesPerSession} times`,
     status: 200,
-    async prepare() {
-      if (tokens.length > 0) return;
-      tokens.push(...(await startAll(Array.from({ length: count }, (_, s) => ({ member: memberOf(s), via: s })), startOn, plan, parallel)));
+    async prepare(requests) {
+      const current = at(i).generation;
+      for (const key of tokens.keys()) if (Number(key.split(':')[0]) < current - 1) tokens.delete(key);
+      const needed = new Map<string, { member: PlanMember; via: number }>();
+      for (let n = i; n < i + requests; n++) {
+        const { slot, generation } = at(n);
+        const key = keyOf(slot, generation);
+        if (!tokens.has(key) && !needed.has(key)) {
+          needed.set(key, { member: memberOf(slot, generation), via: slot + firstUse(slot, generation) });
+        }
+      }
+      const started = await startAll([...needed.values()], startOn, plan, parallel);
+      [...needed.keys()].forEach((key, k) => tokens.set(key, started[k]!));
     },
     next: () => {
-      const s = i % count;
-      const use = Math.floor(i++ / count);
-      const token = tokens[s];
-      if (token === undefined) throw new Error('A-paced: no sessions started (prepare first)');
-      return { ...listingRequest(plan, memberOf(s), token), via: s + use };
+      const { slot, use, generation } = at(i++);
+      const token = tokens.get(keyOf(slot, generation));
+      if (token === undefined) throw new Error('A-paced: a request without a session started for it (prepare first)');
+      return { ...listingRequest(plan, memberOf(slot, generation), token), via: slot + use };
     },
   };
 }
