@@ -17,6 +17,12 @@ export interface BenchRequest {
   body?: string;
   /** Which process of a fleet answers it: `via` modulo the fleet's size. */
   via: number;
+  /**
+   * The loopback address it comes from (127.x.y.z; default the system's
+   * choice, 127.0.0.1): the server counts refused credentials per client
+   * address, so a scenario of refusals sends them from addresses of its own.
+   */
+  from?: string;
 }
 
 export interface LoadResult {
@@ -84,7 +90,9 @@ function sendOnce(url: string, request: BenchRequest, { timeoutMs = 10_000, disc
       const code = error.code ?? error.message;
       resolve({ status: 0, error: req.reusedSocket && code === 'ECONNRESET' ? `${code} on a reused connection` : code, headers: {}, body: Buffer.alloc(0) });
     };
-    const req = httpRequest({ agent: agentFor(url), hostname, port, method: request.method, path: request.path, headers: request.headers }, (res) => {
+    // The agent keeps the connections of each local address apart (its pool's key names it).
+    const from = request.from === undefined ? {} : { localAddress: request.from };
+    const req = httpRequest({ agent: agentFor(url), hostname, port, method: request.method, path: request.path, headers: request.headers, ...from }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => discardBody || chunks.push(chunk));
       res.on('end', () => {

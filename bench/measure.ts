@@ -11,7 +11,23 @@ import { generateFixture, type BenchPlan, type FixtureOptions } from './fixture'
 import { paced, send, type LoadResult } from './loader';
 import { cpuSecondsOf, metricsOf, startBare, startServer, type Child, type ServerMetrics } from './processes';
 import type { Runtime } from './runtimes';
-import { flood, membersChangingWallets, operationA, operationB, operationBFresh, startOne, startSession, startSessions, type Scenario, type ScenarioName } from './scenarios';
+import {
+  flood,
+  forgedTokens,
+  membersChangingWallets,
+  operationA,
+  operationAPaced,
+  operationB,
+  operationBFresh,
+  signOut,
+  startOne,
+  startSession,
+  startSessionAgain,
+  startSessions,
+  type Scenario,
+  type ScenarioName,
+  type StartOn,
+} from './scenarios';
 
 export interface Env {
   runtime: Runtime;
@@ -65,6 +81,8 @@ export interface Deployment {
   listing: Buffer;
   /** Whether the server tags Operation A's answer (ETag): A-304 needs it (a build before it does not). */
   conditional: boolean;
+  /** Whether the server signs a session out (`DELETE .../sessions/current`: 204): sign-out needs it (a build before it does not). */
+  signsOut: boolean;
   /** The deployment's database on MongoDB (the driver's loop runs against it); null on the embedded store. */
   database: { uri: string; dbName: string } | null;
   /** Stops the processes and, on MongoDB, drops the database (an in-memory stand-in would keep it until it stops). */
@@ -126,13 +144,18 @@ export async function deploy(
   const tokens = await startSessions(children[0]!.url, plan);
   // Set once the listing is known (below): the tags each client holds, the server's and bare Express's.
   let heldTags: string[] = [];
+  const startOn: StartOn = (via, correlationId, apiKey) => startOne(children[via % children.length]!.url, correlationId, apiKey);
   const makers: Record<ScenarioName, () => Scenario> = {
     session: () => startSession(plan),
+    'session-again': () => startSessionAgain(plan),
     A: () => operationA(plan, tokens),
     'A-304': () => operationA(plan, tokens, heldTags),
+    'A-paced': () => operationAPaced(plan, env.rate, startOn),
     B: () => operationB(plan, tokens, 'one'),
     'B-shared': () => operationB(plan, tokens, 'alternate', membersChangingWallets),
-    'B-fresh': () => operationBFresh(plan, (via, correlationId, apiKey) => startOne(children[via % children.length]!.url, correlationId, apiKey)),
+    'B-fresh': () => operationBFresh(plan, startOn),
+    forged: () => forgedTokens(plan, tokens),
+    'sign-out': () => signOut(plan, startOn),
     flood: () => flood(plan),
   };
   const made = new Map<ScenarioName, Scenario>();
@@ -154,6 +177,7 @@ export async function deploy(
     notModified = await send(url, scenario('A-304').next());
     if (notModified.status !== 304) throw new Error(`${name}: Operation A with If-None-Match answered ${notModified.status}, expected 304`);
   }
+  const signsOut = await endsASession(url, plan);
   const capture = (method: CapturedResponse['method'], route: string, response: typeof listing): CapturedResponse => ({
     method,
     path: route,
@@ -174,6 +198,7 @@ export async function deploy(
     scenario,
     listing: listing.body,
     conditional,
+    signsOut,
     database: mongo ?? null,
     retire: async () => {
       await Promise.all(children.map((child) => child.stop()));
@@ -185,6 +210,20 @@ export async function deploy(
       capture('put', '/client/users/:correlation_id/reservations/:reservation_token', update),
     ],
   };
+}
+
+/** Whether the server at `url` ends a session it has just started (204); a build before sign-out answers 404. */
+async function endsASession(url: string, plan: BenchPlan): Promise<boolean> {
+  const member = plan.members[0]!;
+  const apiKey = plan.clients[member.client]!.apiKey;
+  const token = await startOne(url, member.correlationId, apiKey);
+  const ended = await send(url, {
+    method: 'DELETE',
+    path: `/client/users/${member.correlationId}/sessions/current`,
+    headers: { 'x-api-key': apiKey, authorization: `Bearer ${token}` },
+    via: 0,
+  });
+  return ended.status === 204;
 }
 
 /** The ETag the server gives the measured listing of each client (tags differ by client), from a member of it. */

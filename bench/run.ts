@@ -5,7 +5,9 @@
  *
  * Sections (all three by default):
  *   --operations   Start Session, Operation A, Operation B (each wallet changed by one process,
- *                  then by both in turn), a flood from one key past its limit; the memory check
+ *                  then by both in turn), forged tokens, sign-out, a flood from one key past its
+ *                  limit; on MongoDB also Start Session again, A paced as members' pages call,
+ *                  B with fresh sessions; the memory check
  *   --scale        Operation A with 2,000 vs 20,000 definitions
  *   --wallet       Operation B with 10 vs 1,000 live reservations per wallet
  * Options:
@@ -16,8 +18,9 @@
  *   --duration=S       seconds per measured run (default 8)
  *   --warmup=S         seconds of warm-up per scenario and target (default 5)
  *   --node=26,24       Node.js lines to measure the operations on (default 26; scale and wallet on the first)
- *   --only=A,B         scenarios of the operations section: session, A, A-304, B, B-shared, B-fresh (MongoDB),
- *                      flood (default all)
+ *   --only=A,B         scenarios of the operations section: session, session-again (MongoDB), A, A-304,
+ *                      A-paced (a fleet), B, B-shared (a fleet), B-fresh (MongoDB), forged, sign-out, flood
+ *                      (default all)
  *   --profile=A        instead: CPU profiles of one server process and of bare Express under one
  *                      scenario (session, A, A-304 or B), compared per request
  *   --keep             keep the temporary directory (fixtures, logs)
@@ -56,9 +59,17 @@ import type { ScenarioName } from './scenarios';
 
 type Section = 'operations' | 'scale' | 'wallet';
 const allSections: readonly Section[] = ['operations', 'scale', 'wallet'];
-const allScenarios: readonly ScenarioName[] = ['session', 'A', 'A-304', 'B', 'B-shared', 'B-fresh', 'flood'];
-/** The scenarios measured against the baselines too (the others share a route with one of them). */
+const allScenarios: readonly ScenarioName[] = ['session', 'session-again', 'A', 'A-304', 'A-paced', 'B', 'B-shared', 'B-fresh', 'forged', 'sign-out', 'flood'];
+/** The scenarios measured against the baselines too (the others share a route with one of them, or answer what no baseline does). */
 const withBaselines = new Set<ScenarioName>(['session', 'A', 'A-304', 'B']);
+/** The scenarios answered on another's route: its baseline is theirs (their floor's bare Express). */
+const routeOf: Partial<Record<ScenarioName, ScenarioName>> = { 'session-again': 'session', 'A-paced': 'A', 'B-shared': 'B', 'B-fresh': 'B' };
+/**
+ * The scenarios whose warm-up uses every member's session twice (the steady
+ * state of a process that has seen the sessions it serves); the others make
+ * what they use (their sessions, their members' reads) in their own time.
+ */
+const longWarmup = new Set<ScenarioName>(['session', 'A', 'A-304', 'B', 'B-shared']);
 
 interface Options {
   sections: Set<Section>;
@@ -152,11 +163,12 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   if (other) stopLater.push(other);
   /** The deployment a target's requests are made for (its own sessions and reservations). */
   const deploymentOf = (target: Target) => (target === other ? compared! : deployment);
-  // Wallets changed by both processes in turn need two of them; sessions kept by the process that started them, MongoDB.
-  const scenarios = options.only.filter((s) => s !== 'flood' && (s !== 'B-shared' || server.processes.length > 1) && (s !== 'B-fresh' || env.mongo !== null));
+  const scenarios = options.only.filter((s) => s !== 'flood' && runsOn(s, env, deployment));
+  for (const s of options.only) if (s !== 'flood' && !scenarios.includes(s)) log(`${s}: not run here (${whyNot(s, env, deployment)})`);
   const baselines = scenarios.some((s) => withBaselines.has(s)) ? [await startBaseline(env, deployment, 'express'), await startBaseline(env, deployment, 'raw')] : [];
   stopLater.push(...baselines);
-  const pairedWithOther = (scenario: ScenarioName) => other !== null && (scenario !== 'A-304' || compared!.conditional);
+  const pairedWithOther = (scenario: ScenarioName) => other !== null && runsOn(scenario, env, compared!);
+  for (const s of compared ? scenarios.filter((s) => !pairedWithOther(s)) : []) log(`${s}: not run on the other build (${whyNot(s, env, compared!)})`);
   // The other build gets every run this one gets too: a build's CPU per request falls for thousands of requests (V8's tiers).
   const servers = (scenario: ScenarioName): Target[] => (pairedWithOther(scenario) ? [server, other!] : [server]);
   const targetsFor = (scenario: ScenarioName): Target[] => (withBaselines.has(scenario) ? [...baselines, ...servers(scenario)] : servers(scenario));
@@ -166,8 +178,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   // Steady state: every member's session used twice before measuring (each process keeps the sessions it has seen).
   const warmup = Math.max(options.warmup, (2 * deployment.plan.members.length) / env.rate);
   for (const scenario of scenarios) {
-    // B-fresh starts its sessions itself: it needs no long warm-up.
-    const long = scenario !== 'B-fresh';
+    const long = longWarmup.has(scenario);
     for (const target of targetsFor(scenario)) {
       const run = await measureRun(env, target, deploymentOf(target).scenario(scenario), long && (target === server || target === other) ? warmup : options.warmup);
       log(describeRun(`warm-up ${scenario} ${target.name}`, run));
@@ -205,15 +216,18 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   const summaryOf = (name: ScenarioName, target: string) => (runs.has(`${name} ${target}`) ? summarise(runs.get(`${name} ${target}`)!) : undefined);
   const reports: ScenarioReport[] = scenarios.map((name) => {
     const server = summaryOf(name, 'server')!;
-    // The other B scenarios answer on B's route: B's baseline.
-    const bare = summaryOf(name, 'bare') ?? (name.startsWith('B-') ? summaryOf('B', 'bare') : undefined);
+    const bare = summaryOf(routeOf[name] ?? name, 'bare');
+    const renewed = deployment.scenario(name).renewedEvery2s;
+    const otherSummary = summaryOf(name, 'other');
     return {
       name,
       label: deployment.scenario(name).label,
       server,
       ...(withBaselines.has(name) && { bare: summaryOf(name, 'bare')!, raw: summaryOf(name, 'raw')! }),
       ...(pairs.has(name) && { compared: comparisonOf(pairs.get(name)!) }),
+      ...(otherSummary && { other: otherSummary }),
       ...(driver && bare && { floor: floorOf(server, bare, driver) }),
+      ...(renewed !== undefined && { renewedPerRequest: renewedPerRequest(runs.get(`${name} server`)!, renewed) }),
     };
   });
   let floodNote: string | undefined;
@@ -271,6 +285,32 @@ async function floodRun(env: Env, options: Options, deployment: Deployment): Pro
   const run = await measureRun(env, deployment.server, scenario, seconds);
   log(describeRun('flood', run));
   return run;
+}
+
+/** Whether a scenario runs on a deployment: what it needs of the fleet, the store and the build. */
+function runsOn(scenario: ScenarioName, env: Env, deployment: Deployment): boolean {
+  return whyNot(scenario, env, deployment) === null;
+}
+
+function whyNot(scenario: ScenarioName, env: Env, deployment: Deployment): string | null {
+  // Wallets changed, sessions used, by both processes in turn need two of them.
+  if ((scenario === 'B-shared' || scenario === 'A-paced') && deployment.server.processes.length < 2) return 'it needs a fleet of two';
+  // Sessions kept by the process that started them, members kept 2 s: MongoDB only (the embedded store's reads cost nothing).
+  if ((scenario === 'B-fresh' || scenario === 'session-again') && env.mongo === null) return 'MongoDB only';
+  if (scenario === 'A-304' && !deployment.conditional) return 'the build tags no listing';
+  if (scenario === 'sign-out' && !deployment.signsOut) return 'the build signs no session out';
+  return null;
+}
+
+/**
+ * The reads a scenario's runs may renew (`renewedEvery2s`, members with
+ * their processes), per answer: each at most once per 2 s of a run, and
+ * once more at its start.
+ */
+function renewedPerRequest(runs: Run[], renewedEvery2s: number): number {
+  const allowed = runs.reduce((sum, run) => sum + renewedEvery2s * (Math.floor(run.load.seconds / 2) + 1), 0);
+  const answers = runs.reduce((sum, run) => sum + run.load.responses, 0);
+  return answers === 0 ? 0 : allowed / answers;
 }
 
 /** This build against the other over the paired runs: CPU per request averaged (each run weighs as much), and the ratio. */
