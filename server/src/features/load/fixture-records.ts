@@ -68,15 +68,11 @@ export function toVoucherDefinitionRecord(definition: FixtureVoucherDefinition):
 
 /** `durationSeconds` is the client's; `checkFixture` ensures it is known when `expiresAt` is absent. */
 export function toReservationRecord(r: FixtureReservation, durationSeconds: number | undefined, now: Date): ReservationRecord {
+  const { expiresAt, createdAt, ...reservation } = deepCopy(r);
   return {
-    reservationToken: r.reservationToken,
-    clientId: r.clientId,
-    correlationId: r.correlationId,
-    identifierType: r.identifierType,
-    reservationAmount: r.reservationAmount,
-    contributions: r.contributions.map((c) => ({ correlationId: c.correlationId, points: c.points })),
-    expiresAt: r.expiresAt === undefined ? defaultExpiry(r, durationSeconds, now) : new Date(r.expiresAt),
-    createdAt: r.createdAt === undefined ? new Date(now.getTime()) : new Date(r.createdAt),
+    ...reservation,
+    expiresAt: expiresAt === undefined ? defaultExpiry(r, durationSeconds, now) : new Date(expiresAt),
+    createdAt: createdAt === undefined ? new Date(now.getTime()) : new Date(createdAt),
     excludedFromCap: false,
   };
 }

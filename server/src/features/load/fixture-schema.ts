@@ -1,7 +1,13 @@
 import { clientDefaults } from '../../domain/client-defaults';
-import type { CatalogueItemRecord, Contribution, RedemptionRecord, VoucherDefinitionRecord } from '../../domain/model';
+import type { CatalogueItemRecord, RedemptionRecord, ReservationRecord, VoucherDefinitionRecord } from '../../domain/model';
 import { maxSessionTtlSeconds } from '../../domain/limits';
 import { maxOriginLength, maxOriginsPerKey } from '../../domain/origins';
+
+/** Texts by locale ('en-CA', ...), each text optional: a catalogue item's messages, a definition's creative. */
+function textsByLocale<const Name extends string>(...names: Name[]) {
+  const texts = Object.fromEntries(names.map((name) => [name, { type: 'string' }])) as Record<Name, { type: 'string' }>;
+  return { type: 'object', additionalProperties: { type: 'object', properties: texts } } as const;
+}
 
 /**
  * JSON schema of a fixture, the project's own copy of the shared fixture
@@ -114,17 +120,7 @@ export const fixtureSchema = {
           catalogueItemName: { type: 'string' },
           redemptionType: { type: 'string' },
           pointsAmount: { type: 'integer', minimum: 0 },
-          messages: {
-            type: 'object',
-            additionalProperties: {
-              type: 'object',
-              properties: {
-                promptText: { type: 'string' },
-                receiptTextLong: { type: 'string' },
-                receiptTextShort: { type: 'string' },
-              },
-            },
-          },
+          messages: textsByLocale('promptText', 'receiptTextLong', 'receiptTextShort'),
         },
       },
     },
@@ -218,16 +214,7 @@ export const fixtureSchema = {
               rollingDays: { type: 'integer', minimum: 0 },
             },
           },
-          creative: {
-            type: 'object',
-            additionalProperties: {
-              type: 'object',
-              properties: {
-                shortDescription1: { type: 'string' },
-                smallImageURI: { type: 'string' },
-              },
-            },
-          },
+          creative: textsByLocale('shortDescription1', 'smallImageURI'),
           pointValue: { type: ['number', 'null'] },
           redeemableValue: { type: ['number', 'null'] },
           systemOfRecord: { type: 'string' },
@@ -274,18 +261,11 @@ export interface FixtureMember {
 export type FixtureCatalogueItem = CatalogueItemRecord;
 export type FixtureRedemption = RedemptionRecord;
 
-export interface FixtureReservation {
-  reservationToken: string;
-  clientId: string;
-  correlationId: string;
-  identifierType: string;
-  reservationAmount: number;
-  contributions: Contribution[];
-  /** ISO-8601 date-time. */
+/** A reservation as a fixture gives it: its dates optional, as ISO-8601 date-times; never excluded from the cap. */
+export type FixtureReservation = Omit<ReservationRecord, 'expiresAt' | 'createdAt' | 'excludedFromCap'> & {
   expiresAt?: string;
-  /** ISO-8601 date-time. */
   createdAt?: string;
-}
+};
 
 export type FixtureVoucherDefinition = Omit<VoucherDefinitionRecord, 'pointValue' | 'redeemableValue'> & {
   pointValue?: number | null;

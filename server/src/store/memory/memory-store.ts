@@ -27,6 +27,7 @@ import { compareKeys } from '../key-order';
 import type { ApiKeyChange, ApiKeyContext, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import { AuditLog } from './audit-log';
+import { FrozenRecords } from './frozen-records';
 import { MemorySessionState } from './session-state';
 import { frozenReservation, frozenTotals, frozenWallet } from './frozen-wallet';
 
@@ -60,13 +61,13 @@ export interface MemoryStoreOptions {
  */
 export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   private readonly clock: Clock;
-  private readonly clients = new Map<string, ClientRecord>();
+  private readonly clients = new FrozenRecords<ClientRecord>((c) => c.clientId);
   private readonly apiKeys = new Map<string, ApiKeyRecord>();
   private readonly keyIdByDigest = new Map<string, string>();
-  private readonly members = new Map<string, MemberRecord>();
+  private readonly members = new FrozenRecords<MemberRecord>((m) => m.correlationId);
   private readonly sessions = new Map<string, SessionRecord>();
-  private readonly catalogue = new Map<string, CatalogueItemRecord>();
-  private readonly redemptions = new Map<string, RedemptionRecord>();
+  private readonly catalogue = new FrozenRecords<CatalogueItemRecord>((i) => i.productCode);
+  private readonly redemptions = new FrozenRecords<RedemptionRecord>((r) => r.redemptionId);
   private readonly definitions = new Map<string, VoucherDefinitionRecord>();
   /** businessUnit -> status -> definitions sorted by id: listing touches only its own bucket. */
   private readonly definitionIndex = new Map<string, Map<string, VoucherDefinitionRecord[]>>();
@@ -94,28 +95,24 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   // --- clients -------------------------------------------------------------
 
   async findClient(clientId: string): Promise<ClientRecord | null> {
-    const client = this.clients.get(clientId);
-    return client ?? null;
+    return this.clients.find(clientId);
   }
 
   async upsertClients(clients: ClientRecord[]): Promise<void> {
-    for (const client of clients) this.clients.set(client.clientId, frozenCopy(client));
+    this.clients.upsert(clients);
   }
 
   // --- API keys ------------------------------------------------------------
 
   async findApiKey(digest: string): Promise<ApiKeyContext | null> {
     const keyId = this.keyIdByDigest.get(digest);
-    const key = keyId === undefined ? undefined : this.apiKeys.get(keyId);
-    if (!key) return null;
-    const client = this.clients.get(key.clientId);
-    return { key, client: client ?? null };
+    return keyId === undefined ? null : this.findApiKeyById(keyId);
   }
 
   async findApiKeyById(keyId: string): Promise<ApiKeyContext | null> {
     const key = this.apiKeys.get(keyId);
     if (!key) return null;
-    return { key, client: this.clients.get(key.clientId) ?? null };
+    return { key, client: this.clients.find(key.clientId) };
   }
 
   async listApiKeys(clientId: string): Promise<ApiKeyRecord[]> {
@@ -162,12 +159,11 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   // --- members -------------------------------------------------------------
 
   async findMember(correlationId: string): Promise<MemberRecord | null> {
-    const member = this.members.get(correlationId);
-    return member ?? null;
+    return this.members.find(correlationId);
   }
 
   async upsertMembers(members: MemberRecord[]): Promise<void> {
-    for (const member of members) this.members.set(member.correlationId, frozenCopy(member));
+    this.members.upsert(members);
   }
 
   // --- sessions ------------------------------------------------------------
@@ -191,10 +187,8 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
   async findSessionContext(tokenHash: string): Promise<SessionContext | null> {
     const session = await this.findSession(tokenHash);
     if (!session) return null;
-    const client = this.clients.get(session.clientId);
-    const member = this.members.get(session.correlationId);
     const key = this.apiKeys.get(session.keyId);
-    return { session, client: client ?? null, member: member ?? null, key: key ?? null };
+    return { session, client: this.clients.find(session.clientId), member: this.members.find(session.correlationId), key: key ?? null };
   }
 
   // --- session keys and ended sessions ---------------------------------------
@@ -280,22 +274,21 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   async findCatalogueItems(productCodes: string[]): Promise<CatalogueItemRecord[]> {
     return [...new Set(productCodes)].flatMap((code) => {
-      const item = this.catalogue.get(code);
+      const item = this.catalogue.find(code);
       return item ? [item] : [];
     });
   }
 
   async upsertCatalogueItems(items: CatalogueItemRecord[]): Promise<void> {
-    for (const item of items) this.catalogue.set(item.productCode, frozenCopy(item));
+    this.catalogue.upsert(items);
   }
 
   async findRedemption(redemptionId: string): Promise<RedemptionRecord | null> {
-    const redemption = this.redemptions.get(redemptionId);
-    return redemption ?? null;
+    return this.redemptions.find(redemptionId);
   }
 
   async upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void> {
-    for (const redemption of redemptions) this.redemptions.set(redemption.redemptionId, frozenCopy(redemption));
+    this.redemptions.upsert(redemptions);
   }
 
   // --- wallets -------------------------------------------------------------
@@ -327,7 +320,7 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
       reservation: stored.reservations.get(keyString(key)) ?? null,
     };
     if (stored.moves) slice.moves = stored.moves;
-    if (options.withMember !== undefined) slice.member = this.members.get(options.withMember) ?? null;
+    if (options.withMember !== undefined) slice.member = this.members.find(options.withMember);
     return slice;
   }
 

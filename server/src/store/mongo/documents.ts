@@ -1,5 +1,4 @@
 import type {
-  ApiKeyKind,
   ApiKeyRecord,
   CatalogueItemRecord,
   ClientRecord,
@@ -18,63 +17,24 @@ import type {
  * `Date` (BSON dates).
  */
 
-export interface ClientDoc {
-  _id: string; // clientId
-  enabledBusinessUnits: string[];
-  defaultBusinessUnit: string | null;
-  vouchersEnabled: boolean;
-  sessionTtlSeconds: number;
-  reservationDurationSeconds: number;
-  extendedDurationSeconds: number;
-  redemptionTiers: number[] | null;
-  dailyRedemptionCap: number | null;
-}
+/**
+ * A record's document: the record without its key, which becomes `_id`.
+ * The fields are the record's own, declared once (domain/model.ts).
+ */
+type KeyedDoc<R, K extends keyof R> = Omit<R, K> & { _id: string };
 
-export interface MemberDoc {
-  _id: string; // correlationId
-  walletId: string;
-  householdId: string | null;
-  eligibleForRedemption: boolean;
-  privileges: string[];
-}
+export type ClientDoc = KeyedDoc<ClientRecord, 'clientId'>;
+
+export type MemberDoc = KeyedDoc<MemberRecord, 'correlationId'>;
 
 /** An API key: its digest only (unique index), never the secret. */
-export interface ApiKeyDoc {
-  _id: string; // keyId
-  clientId: string;
-  kind: ApiKeyKind;
-  origins: string[];
-  digest: string;
-  createdAt: Date;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-}
+export type ApiKeyDoc = KeyedDoc<ApiKeyRecord, 'keyId'>;
 
-export interface SessionDoc {
-  _id: string; // tokenHash
-  sessionId: string;
-  clientId: string;
-  keyId: string;
-  correlationId: string;
-  identifierType: SessionRecord['identifierType'];
-  expiresAt: Date;
-  walletId?: string;
-}
+export type SessionDoc = KeyedDoc<SessionRecord, 'tokenHash'>;
 
-export interface CatalogueItemDoc {
-  _id: string; // productCode
-  catalogueItemId: string;
-  catalogueItemName: string;
-  redemptionType: string;
-  pointsAmount: number;
-  messages: CatalogueItemRecord['messages'];
-}
+export type CatalogueItemDoc = KeyedDoc<CatalogueItemRecord, 'productCode'>;
 
-export interface RedemptionDoc {
-  _id: string; // redemptionId
-  redeemerId: string;
-  redemptionName: string;
-}
+export type RedemptionDoc = KeyedDoc<RedemptionRecord, 'redemptionId'>;
 
 /** Keeps `voucherDefinitionId` as a field too: the listing index ends with it and sorts by it. */
 export interface VoucherDefinitionDoc extends VoucherDefinitionRecord {
@@ -84,34 +44,42 @@ export interface VoucherDefinitionDoc extends VoucherDefinitionRecord {
 /** A document without its key: what replaceOne and upserts take. */
 export type Body<T> = Omit<T, '_id'>;
 
+/** How a record keyed by `K` and its document map to each other (`keyedMapping`). */
+interface KeyedMapping<R, K extends keyof R> {
+  /** The document without its key: what replaceOne and upserts take. */
+  body: (record: R) => Omit<R, K>;
+  /** The whole document: what insertOne takes. */
+  doc: (record: R) => KeyedDoc<R, K>;
+  fromDoc: (doc: KeyedDoc<R, K>) => R;
+}
+
+/**
+ * A record's mapping to and from its document, from one explicit list of
+ * its other fields (`fields`), used both ways: the key becomes `_id` on the
+ * way in and comes back from it on the way out.
+ */
+function keyedMapping<R extends Record<K, string>, K extends keyof R>(key: K, fields: (r: Omit<R, K>) => Omit<R, K>): KeyedMapping<R, K> {
+  return {
+    body: (record) => fields(record),
+    doc: (record) => ({ _id: record[key], ...fields(record) }),
+    // The cast: TypeScript cannot see that the key and the other fields make a whole R.
+    fromDoc: (doc) => ({ [key]: doc._id, ...fields(doc) }) as unknown as R,
+  };
+}
+
 // --- clients ---------------------------------------------------------------
 
-export function clientBody(c: ClientRecord): Body<ClientDoc> {
-  return {
-    enabledBusinessUnits: [...c.enabledBusinessUnits],
-    defaultBusinessUnit: c.defaultBusinessUnit,
-    vouchersEnabled: c.vouchersEnabled,
-    sessionTtlSeconds: c.sessionTtlSeconds,
-    reservationDurationSeconds: c.reservationDurationSeconds,
-    extendedDurationSeconds: c.extendedDurationSeconds,
-    redemptionTiers: c.redemptionTiers ? [...c.redemptionTiers] : null,
-    dailyRedemptionCap: c.dailyRedemptionCap,
-  };
-}
-
-export function clientFromDoc(d: ClientDoc): ClientRecord {
-  return {
-    clientId: d._id,
-    enabledBusinessUnits: d.enabledBusinessUnits,
-    defaultBusinessUnit: d.defaultBusinessUnit ?? null,
-    vouchersEnabled: d.vouchersEnabled,
-    sessionTtlSeconds: d.sessionTtlSeconds,
-    reservationDurationSeconds: d.reservationDurationSeconds,
-    extendedDurationSeconds: d.extendedDurationSeconds,
-    redemptionTiers: d.redemptionTiers ?? null,
-    dailyRedemptionCap: d.dailyRedemptionCap ?? null,
-  };
-}
+/** Fields a document may lack read as null. */
+export const { body: clientBody, fromDoc: clientFromDoc } = keyedMapping<ClientRecord, 'clientId'>('clientId', (c) => ({
+  enabledBusinessUnits: [...c.enabledBusinessUnits],
+  defaultBusinessUnit: c.defaultBusinessUnit ?? null,
+  vouchersEnabled: c.vouchersEnabled,
+  sessionTtlSeconds: c.sessionTtlSeconds,
+  reservationDurationSeconds: c.reservationDurationSeconds,
+  extendedDurationSeconds: c.extendedDurationSeconds,
+  redemptionTiers: c.redemptionTiers ? [...c.redemptionTiers] : null,
+  dailyRedemptionCap: c.dailyRedemptionCap ?? null,
+}));
 
 // --- API keys ------------------------------------------------------------
 
@@ -145,84 +113,41 @@ export function apiKeyFromDoc(d: ApiKeyDoc): ApiKeyRecord {
 
 // --- members ---------------------------------------------------------------
 
-export function memberBody(m: MemberRecord): Body<MemberDoc> {
-  return {
-    walletId: m.walletId,
-    householdId: m.householdId,
-    eligibleForRedemption: m.eligibleForRedemption,
-    privileges: [...m.privileges],
-  };
-}
-
-export function memberFromDoc(d: MemberDoc): MemberRecord {
-  return {
-    correlationId: d._id,
-    walletId: d.walletId,
-    householdId: d.householdId ?? null,
-    eligibleForRedemption: d.eligibleForRedemption,
-    privileges: d.privileges,
-  };
-}
+/** A household a document lacks reads as null. */
+export const { body: memberBody, fromDoc: memberFromDoc } = keyedMapping<MemberRecord, 'correlationId'>('correlationId', (m) => ({
+  walletId: m.walletId,
+  householdId: m.householdId ?? null,
+  eligibleForRedemption: m.eligibleForRedemption,
+  privileges: [...m.privileges],
+}));
 
 // --- sessions --------------------------------------------------------------
 
-export function sessionDoc(s: SessionRecord): SessionDoc {
-  return {
-    _id: s.tokenHash,
-    sessionId: s.sessionId,
-    clientId: s.clientId,
-    keyId: s.keyId,
-    correlationId: s.correlationId,
-    identifierType: s.identifierType,
-    expiresAt: s.expiresAt,
-    ...(s.walletId !== undefined && { walletId: s.walletId }),
-  };
-}
-
-export function sessionFromDoc(d: SessionDoc): SessionRecord {
-  const session: SessionRecord = {
-    tokenHash: d._id,
-    sessionId: d.sessionId,
-    clientId: d.clientId,
-    keyId: d.keyId,
-    correlationId: d.correlationId,
-    identifierType: d.identifierType,
-    expiresAt: d.expiresAt,
-  };
-  if (typeof d.walletId === 'string') session.walletId = d.walletId;
-  return session;
-}
+/** `walletId` only when it is a string: sessions of older releases lack it. */
+export const { doc: sessionDoc, fromDoc: sessionFromDoc } = keyedMapping<SessionRecord, 'tokenHash'>('tokenHash', (s) => ({
+  sessionId: s.sessionId,
+  clientId: s.clientId,
+  keyId: s.keyId,
+  correlationId: s.correlationId,
+  identifierType: s.identifierType,
+  expiresAt: s.expiresAt,
+  ...(typeof s.walletId === 'string' && { walletId: s.walletId }),
+}));
 
 // --- catalogue and redemptions --------------------------------------------
 
-export function catalogueItemBody(i: CatalogueItemRecord): Body<CatalogueItemDoc> {
-  return {
-    catalogueItemId: i.catalogueItemId,
-    catalogueItemName: i.catalogueItemName,
-    redemptionType: i.redemptionType,
-    pointsAmount: i.pointsAmount,
-    messages: i.messages,
-  };
-}
+export const { body: catalogueItemBody, fromDoc: catalogueItemFromDoc } = keyedMapping<CatalogueItemRecord, 'productCode'>('productCode', (i) => ({
+  catalogueItemId: i.catalogueItemId,
+  catalogueItemName: i.catalogueItemName,
+  redemptionType: i.redemptionType,
+  pointsAmount: i.pointsAmount,
+  messages: i.messages,
+}));
 
-export function catalogueItemFromDoc(d: CatalogueItemDoc): CatalogueItemRecord {
-  return {
-    productCode: d._id,
-    catalogueItemId: d.catalogueItemId,
-    catalogueItemName: d.catalogueItemName,
-    redemptionType: d.redemptionType,
-    pointsAmount: d.pointsAmount,
-    messages: d.messages,
-  };
-}
-
-export function redemptionBody(r: RedemptionRecord): Body<RedemptionDoc> {
-  return { redeemerId: r.redeemerId, redemptionName: r.redemptionName };
-}
-
-export function redemptionFromDoc(d: RedemptionDoc): RedemptionRecord {
-  return { redemptionId: d._id, redeemerId: d.redeemerId, redemptionName: d.redemptionName };
-}
+export const { body: redemptionBody, fromDoc: redemptionFromDoc } = keyedMapping<RedemptionRecord, 'redemptionId'>('redemptionId', (r) => ({
+  redeemerId: r.redeemerId,
+  redemptionName: r.redemptionName,
+}));
 
 // --- voucher definitions --------------------------------------------------
 

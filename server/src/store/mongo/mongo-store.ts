@@ -1,4 +1,4 @@
-import type { AnyBulkWriteOperation, Collection } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Filter } from 'mongodb';
 import { PolledValue } from '../../caching/polled-value';
 import { systemClock } from '../../domain/clock';
 import {
@@ -152,9 +152,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
   // --- clients -------------------------------------------------------------
 
   async findClient(clientId: string): Promise<ClientRecord | null> {
-    if (!isKey(clientId)) return null;
-    const doc = await this.run(() => this.collections().clients.findOne({ _id: clientId }));
-    return doc ? clientFromDoc(doc) : null;
+    return this.findByKey((c) => c.clients, clientId, clientFromDoc);
   }
 
   async upsertClients(clients: ClientRecord[]): Promise<void> {
@@ -231,9 +229,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
   // --- members -------------------------------------------------------------
 
   async findMember(correlationId: string): Promise<MemberRecord | null> {
-    if (!isKey(correlationId)) return null;
-    const doc = await this.run(() => this.collections().members.findOne({ _id: correlationId }));
-    return doc ? memberFromDoc(doc) : null;
+    return this.findByKey((c) => c.members, correlationId, memberFromDoc);
   }
 
   async upsertMembers(members: MemberRecord[]): Promise<void> {
@@ -248,9 +244,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
   }
 
   async findSession(tokenHash: string): Promise<SessionRecord | null> {
-    if (!isKey(tokenHash)) return null;
-    const doc = await this.run(() => this.collections().sessions.findOne({ _id: tokenHash }));
-    return doc ? sessionFromDoc(doc) : null;
+    return this.findByKey((c) => c.sessions, tokenHash, sessionFromDoc);
   }
 
   // --- session keys and ended sessions (session-state.ts) -------------------
@@ -346,9 +340,7 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
   }
 
   async findRedemption(redemptionId: string): Promise<RedemptionRecord | null> {
-    if (!isKey(redemptionId)) return null;
-    const doc = await this.run(() => this.collections().redemptions.findOne({ _id: redemptionId }));
-    return doc ? redemptionFromDoc(doc) : null;
+    return this.findByKey((c) => c.redemptions, redemptionId, redemptionFromDoc);
   }
 
   async upsertRedemptions(redemptions: RedemptionRecord[]): Promise<void> {
@@ -404,6 +396,17 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
   /** Runs one driver call, turning "database unreachable" into StoreUnavailableError (see MongoConnection.run). */
   private run<T>(operation: () => Promise<T>): Promise<T> {
     return this.connection.run(operation);
+  }
+
+  /**
+   * One document by its `_id`, as its record; null when there is none, or
+   * when the id is no string (a filter value is never a query operator).
+   */
+  private async findByKey<D extends { _id: string }, R>(collection: (c: Collections) => Collection<D>, id: string, fromDoc: (doc: D) => R): Promise<R | null> {
+    if (!isKey(id)) return null;
+    // The casts: the driver's Filter<D> and WithId<D> cannot be resolved for a generic D.
+    const doc = await this.run(() => collection(this.collections()).findOne({ _id: id } as Filter<D>));
+    return doc ? fromDoc(doc as D) : null;
   }
 
   /**

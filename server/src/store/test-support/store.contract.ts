@@ -26,7 +26,7 @@ export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<
 
 export function describeStoreContract(name: string, factory: StoreFactory): void {
   describe(`${name} honours the Store contract`, () => {
-    let current: ReturnType<CurrentStore>;
+    let current: { store: Store; settle: () => Promise<void> };
     let cleanup: () => Promise<void>;
 
     beforeEach(async () => {
@@ -39,7 +39,12 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       await cleanup();
     });
 
-    const currentStore: CurrentStore = () => current;
+    const currentStore: CurrentStore = {
+      get store() {
+        return current.store;
+      },
+      settle: () => current.settle(),
+    };
     describeMemberStoreContract(currentStore);
     describeAuthStoreContract(currentStore);
     describeSessionStateStoreContract(currentStore);

@@ -6,41 +6,34 @@
 import type { ApiKeyRecord } from '../../../domain/model';
 import { hashSecret } from '../../../domain/secrets';
 import { deepCopy } from '../../copy';
-import type { Store } from '../../port';
 import { apiKeyRecord, clientRecord, memberRecord, sessionRecord } from '../records';
 import { settings, tryToChange, type CurrentStore } from './contract-support';
 
 export function describeAuthStoreContract(current: CurrentStore): void {
   describe('AuthStore', () => {
-    let store: Store;
-
-    beforeEach(() => {
-      ({ store } = current());
-    });
-
     describe('API keys', () => {
       it('finds a key by its digest, with its client; an unknown digest finds nothing', async () => {
         const client = clientRecord('partner-app', settings);
         const key = apiKeyRecord('key_partner1', 'partner-app');
-        await store.upsertClients([client]);
-        await store.insertApiKey(key);
-        expect(await store.findApiKey(key.digest)).toStrictEqual({ key, client });
-        expect(await store.findApiKey(hashSecret('unknown'))).toBeNull();
+        await current.store.upsertClients([client]);
+        await current.store.insertApiKey(key);
+        expect(await current.store.findApiKey(key.digest)).toStrictEqual({ key, client });
+        expect(await current.store.findApiKey(hashSecret('unknown'))).toBeNull();
       });
 
       it('finds a key by its public id, with its client; an unknown id finds nothing', async () => {
         const client = clientRecord('partner-app', settings);
         const key = apiKeyRecord('key_partner1', 'partner-app');
-        await store.upsertClients([client]);
-        await store.insertApiKey(key);
-        expect(await store.findApiKeyById('key_partner1')).toStrictEqual({ key, client });
-        expect(await store.findApiKeyById('key_unknown')).toBeNull();
+        await current.store.upsertClients([client]);
+        await current.store.insertApiKey(key);
+        expect(await current.store.findApiKeyById('key_partner1')).toStrictEqual({ key, client });
+        expect(await current.store.findApiKeyById('key_unknown')).toBeNull();
       });
 
       it('finds a key whose client is gone, with a null client', async () => {
         const key = apiKeyRecord('key_orphan1', 'gone-app');
-        await store.insertApiKey(key);
-        expect(await store.findApiKey(key.digest)).toStrictEqual({ key, client: null });
+        await current.store.insertApiKey(key);
+        expect(await current.store.findApiKey(key.digest)).toStrictEqual({ key, client: null });
       });
 
       it('lists the live publishable keys, oldest first, up to the limit: no secret, revoked or expired key', async () => {
@@ -59,37 +52,37 @@ export function describeAuthStoreContract(current: CurrentStore): void {
           expiringLater,
           oldest,
         ]) {
-          await store.insertApiKey(key);
+          await current.store.insertApiKey(key);
         }
-        expect(await store.listLivePublishableKeys(now, 10)).toStrictEqual([oldest, expiringLater, newest]);
-        expect(await store.listLivePublishableKeys(now, 2)).toStrictEqual([oldest, expiringLater]);
-        expect(await store.listLivePublishableKeys(at(7), 10)).toStrictEqual([oldest, newest]);
+        expect(await current.store.listLivePublishableKeys(now, 10)).toStrictEqual([oldest, expiringLater, newest]);
+        expect(await current.store.listLivePublishableKeys(now, 2)).toStrictEqual([oldest, expiringLater]);
+        expect(await current.store.listLivePublishableKeys(at(7), 10)).toStrictEqual([oldest, newest]);
       });
     });
 
     describe('sessions', () => {
       it('finds a session by token hash with its expiry as a Date', async () => {
         const session = sessionRecord('hash-1');
-        await store.insertSession(session);
-        const found = await store.findSession('hash-1');
+        await current.store.insertSession(session);
+        const found = await current.store.findSession('hash-1');
         expect(found).toStrictEqual(session);
         expect(found?.expiresAt).toBeInstanceOf(Date);
-        expect(await store.findSession('hash-2')).toBeNull();
+        expect(await current.store.findSession('hash-2')).toBeNull();
       });
 
       it('keeps its own records: changing the input or a result does not change the store', async () => {
         const session = sessionRecord('hash-1');
         const expected = deepCopy(session);
-        await store.insertSession(session);
+        await current.store.insertSession(session);
         session.correlationId = 'm-mallory';
-        const found = await store.findSession('hash-1');
+        const found = await current.store.findSession('hash-1');
         tryToChange(() => found && (found.clientId = 'other'));
-        expect(await store.findSession('hash-1')).toStrictEqual(expected);
+        expect(await current.store.findSession('hash-1')).toStrictEqual(expected);
       });
 
       it('refuses a second session with the same token hash', async () => {
-        await store.insertSession(sessionRecord('hash-1'));
-        await expect(store.insertSession(sessionRecord('hash-1'))).rejects.toThrow();
+        await current.store.insertSession(sessionRecord('hash-1'));
+        await expect(current.store.insertSession(sessionRecord('hash-1'))).rejects.toThrow();
       });
 
       it('finds a session with its client, member and the key that started it, in one call', async () => {
@@ -97,13 +90,13 @@ export function describeAuthStoreContract(current: CurrentStore): void {
         const client = clientRecord('partner-app', settings);
         const member = memberRecord('m-alice');
         const key = apiKeyRecord('key_partner1', 'partner-app');
-        await store.insertSession(session);
-        expect(await store.findSessionContext('hash-1')).toStrictEqual({ session, client: null, member: null, key: null });
-        await store.upsertClients([client]);
-        await store.upsertMembers([member]);
-        await store.insertApiKey(key);
-        expect(await store.findSessionContext('hash-1')).toStrictEqual({ session, client, member, key });
-        expect(await store.findSessionContext('hash-2')).toBeNull();
+        await current.store.insertSession(session);
+        expect(await current.store.findSessionContext('hash-1')).toStrictEqual({ session, client: null, member: null, key: null });
+        await current.store.upsertClients([client]);
+        await current.store.upsertMembers([member]);
+        await current.store.insertApiKey(key);
+        expect(await current.store.findSessionContext('hash-1')).toStrictEqual({ session, client, member, key });
+        expect(await current.store.findSessionContext('hash-2')).toBeNull();
       });
     });
   });

@@ -7,11 +7,15 @@ import type { Store } from '../../port';
 import { wallet } from '../records';
 
 /**
- * The store of the test under way, fresh and empty (store.contract.ts makes
- * one before each test), and `settle`: waits for what its saves left to do
- * after their answer (the MongoDB store's outbox).
+ * What each port's suite reads in its tests: `store`, the store of the test
+ * under way, fresh and empty (store.contract.ts makes one before each test,
+ * so read it inside a test), and `settle`, which waits for what its saves
+ * left to do after their answer (the MongoDB store's outbox).
  */
-export type CurrentStore = () => { store: Store; settle: () => Promise<void> };
+export interface CurrentStore {
+  readonly store: Store;
+  settle(): Promise<void>;
+}
 
 /** Client settings away from the defaults, so that a store that drops one is caught (the builders copy them). */
 export const settings: Partial<ClientRecord> = { enabledBusinessUnits: ['LCL', 'SDM'], redemptionTiers: [1000, 2500], dailyRedemptionCap: 6000 };
@@ -31,11 +35,11 @@ export function sorted<W extends Wallet | null | undefined>(w: W): W {
  * per entry, each of a wallet of its own, then what the saves left for
  * after their answer (the outbox).
  */
-export async function saveChangesCarrying(store: Store, settle: () => Promise<void>, entries: AuditEntry[]): Promise<void> {
+export async function saveChangesCarrying(current: CurrentStore, entries: AuditEntry[]): Promise<void> {
   for (const [i, entry] of entries.entries()) {
-    expect(await store.saveWallet({ ...wallet(`member:m-audited-${i}`, { [`m-audited-${i}`]: 1 }), audit: entry }, 0)).toBe(true);
+    expect(await current.store.saveWallet({ ...wallet(`member:m-audited-${i}`, { [`m-audited-${i}`]: 1 }), audit: entry }, 0)).toBe(true);
   }
-  await settle();
+  await current.settle();
 }
 
 /**

@@ -12,22 +12,15 @@ const operatorObject = { $ne: '' } as unknown as string;
 
 export function describeFilterValuesContract(current: CurrentStore): void {
   describe('filter values are keys, never query operators', () => {
-    let store: Store;
-    let settle: () => Promise<void>;
-
-    beforeEach(() => {
-      ({ store, settle } = current());
-    });
-
     beforeEach(async () => {
-      await store.upsertClients([clientRecord('partner-app', settings)]);
-      await store.upsertMembers([memberRecord('m-a', { householdId: 'hh-1' })]);
-      await store.insertSession(sessionRecord('hash-1'));
-      await store.upsertVoucherDefinitions([definitionRecord('vd-1')]);
-      await store.upsertCatalogueItems([catalogueItemRecord('0001')]);
-      await store.upsertRedemptions([redemptionRecord('rd-1', 'm-a')]);
-      await store.saveWallet(wallet('member:m-a', { 'm-a': 1 }), 0);
-      await saveChangesCarrying(store, settle, [auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5)]);
+      await current.store.upsertClients([clientRecord('partner-app', settings)]);
+      await current.store.upsertMembers([memberRecord('m-a', { householdId: 'hh-1' })]);
+      await current.store.insertSession(sessionRecord('hash-1'));
+      await current.store.upsertVoucherDefinitions([definitionRecord('vd-1')]);
+      await current.store.upsertCatalogueItems([catalogueItemRecord('0001')]);
+      await current.store.upsertRedemptions([redemptionRecord('rd-1', 'm-a')]);
+      await current.store.saveWallet(wallet('member:m-a', { 'm-a': 1 }), 0);
+      await saveChangesCarrying(current, [auditEntry('rt-1', '2030-01-01T00:00:00.000Z', 5)]);
     });
 
     it.each([
@@ -43,7 +36,7 @@ export function describeFilterValuesContract(current: CurrentStore): void {
       ['loadWallet', (s: Store) => s.loadWallet(operatorObject), null],
       ['listAudit', (s: Store) => s.listAudit(operatorObject), []],
     ] as const)('%s matches nothing for an object', async (_name, call, expected) => {
-      expect(await call(store)).toEqual(expected);
+      expect(await call(current.store)).toEqual(expected);
     });
   });
 }

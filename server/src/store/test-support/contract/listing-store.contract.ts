@@ -2,18 +2,11 @@
  * `ListingStore` (store/port.ts): the published voucher definitions
  * Operation A lists, by business unit and channel.
  */
-import type { Store } from '../../port';
 import { definitionRecord } from '../records';
 import { tryToChange, type CurrentStore } from './contract-support';
 
 export function describeListingStoreContract(current: CurrentStore): void {
   describe('ListingStore', () => {
-    let store: Store;
-
-    beforeEach(() => {
-      ({ store } = current());
-    });
-
     // Stored out of order on purpose; ids compare as strings ("vd-1" < "vd-10").
     const definitions = [
       definitionRecord('vd-10', { usageChannels: [] }),
@@ -29,7 +22,7 @@ export function describeListingStoreContract(current: CurrentStore): void {
     ];
 
     beforeEach(async () => {
-      await store.upsertVoucherDefinitions(definitions);
+      await current.store.upsertVoucherDefinitions(definitions);
     });
 
     it.each([
@@ -41,35 +34,35 @@ export function describeListingStoreContract(current: CurrentStore): void {
       { businessUnit: 'lcl', channel: 'CUX', ids: [] },
       { businessUnit: 'GAS', channel: 'CUX', ids: [] },
     ])('lists PUBLISHED definitions of $businessUnit usable on $channel, sorted by id', async ({ businessUnit, channel, ids }) => {
-      const listed = await store.listPublishedVoucherDefinitions(businessUnit, channel);
+      const listed = await current.store.listPublishedVoucherDefinitions(businessUnit, channel);
       expect(listed.map((d) => d.voucherDefinitionId)).toEqual(ids);
     });
 
     it('returns each definition exactly as stored: every field, nothing added', async () => {
-      const listed = await store.listPublishedVoucherDefinitions('LCL', 'CUX');
+      const listed = await current.store.listPublishedVoucherDefinitions('LCL', 'CUX');
       const byId = new Map(definitions.map((d) => [d.voucherDefinitionId, d]));
       for (const definition of listed) expect(definition).toStrictEqual(byId.get(definition.voucherDefinitionId));
     });
 
     it('keeps its own records: changing a listed definition does not change the store', async () => {
-      const [first] = await store.listPublishedVoucherDefinitions('LCL', 'CUX');
+      const [first] = await current.store.listPublishedVoucherDefinitions('LCL', 'CUX');
       if (!first) throw new Error('expected a definition');
       tryToChange(
         () => (first.status = 'ARCHIVED'),
         () => (first.rewardMetadata.amount = 1000),
         () => delete first.usageChannels,
       );
-      const [again] = await store.listPublishedVoucherDefinitions('LCL', 'CUX');
+      const [again] = await current.store.listPublishedVoucherDefinitions('LCL', 'CUX');
       expect(again).toStrictEqual(definitions.find((d) => d.voucherDefinitionId === 'vd-01'));
     });
 
     it('replaces a definition with the same id, across statuses and business units', async () => {
-      await store.upsertVoucherDefinitions([
+      await current.store.upsertVoucherDefinitions([
         definitionRecord('vd-01', { status: 'ARCHIVED' }),
         definitionRecord('vd-03', { businessUnit: 'SDM', usageChannels: ['CUX'] }),
         definitionRecord('vd-04', { usageChannels: ['CUX'] }),
       ]);
-      const ids = async (unit: string) => (await store.listPublishedVoucherDefinitions(unit, 'CUX')).map((d) => d.voucherDefinitionId);
+      const ids = async (unit: string) => (await current.store.listPublishedVoucherDefinitions(unit, 'CUX')).map((d) => d.voucherDefinitionId);
       expect(await ids('LCL')).toEqual(['vd-04', 'vd-1', 'vd-10']);
       expect(await ids('SDM')).toEqual(['vd-03', 'vd-06']);
     });

@@ -6,22 +6,14 @@
 import type { AuditEntry, MemberMove, ReservationRecord } from '../../../domain/model';
 import { totalsOf, withChange } from '../../../domain/wallet-totals';
 import { deepCopy } from '../../copy';
-import type { Store } from '../../port';
 import { auditEntry, catalogueItemRecord, memberRecord, redemptionRecord, reservationRecord, wallet } from '../records';
 import { sorted, type CurrentStore } from './contract-support';
 
 export function describeReservationStoreContract(current: CurrentStore): void {
   describe('ReservationStore', () => {
-    let store: Store;
-    let settle: () => Promise<void>;
-
-    beforeEach(() => {
-      ({ store, settle } = current());
-    });
-
     describe('catalogue items and redemptions', () => {
       beforeEach(async () => {
-        await store.upsertCatalogueItems([catalogueItemRecord('0001'), catalogueItemRecord('0002', { pointsAmount: 1500 }), catalogueItemRecord('0003')]);
+        await current.store.upsertCatalogueItems([catalogueItemRecord('0001'), catalogueItemRecord('0002', { pointsAmount: 1500 }), catalogueItemRecord('0003')]);
       });
 
       it.each([
@@ -31,21 +23,21 @@ export function describeReservationStoreContract(current: CurrentStore): void {
         { codes: ['9999'], found: [] },
         { codes: [], found: [] },
       ])('finds the items of $codes, leaving unknown codes out', async ({ codes, found }) => {
-        const items = await store.findCatalogueItems(codes);
+        const items = await current.store.findCatalogueItems(codes);
         expect(items.map((i) => i.productCode).sort()).toEqual(found);
         for (const item of items) expect(item).toStrictEqual(catalogueItemRecord(item.productCode, { pointsAmount: item.productCode === '0002' ? 1500 : 2000 }));
       });
 
       it('replaces an item with the same product code', async () => {
-        await store.upsertCatalogueItems([{ ...catalogueItemRecord('0001'), pointsAmount: 99 }]);
-        expect((await store.findCatalogueItems(['0001']))[0]?.pointsAmount).toBe(99);
+        await current.store.upsertCatalogueItems([{ ...catalogueItemRecord('0001'), pointsAmount: 99 }]);
+        expect((await current.store.findCatalogueItems(['0001']))[0]?.pointsAmount).toBe(99);
       });
 
       it('finds a redemption, or null; the same id replaces', async () => {
-        await store.upsertRedemptions([redemptionRecord('rd-1', 'm-alice', { redemptionName: 'Coffee' })]);
-        await store.upsertRedemptions([redemptionRecord('rd-1', 'm-bob', { redemptionName: 'Tea' })]);
-        expect(await store.findRedemption('rd-1')).toStrictEqual(redemptionRecord('rd-1', 'm-bob', { redemptionName: 'Tea' }));
-        expect(await store.findRedemption('rd-2')).toBeNull();
+        await current.store.upsertRedemptions([redemptionRecord('rd-1', 'm-alice', { redemptionName: 'Coffee' })]);
+        await current.store.upsertRedemptions([redemptionRecord('rd-1', 'm-bob', { redemptionName: 'Tea' })]);
+        expect(await current.store.findRedemption('rd-1')).toStrictEqual(redemptionRecord('rd-1', 'm-bob', { redemptionName: 'Tea' }));
+        expect(await current.store.findRedemption('rd-2')).toBeNull();
       });
     });
 
@@ -58,28 +50,28 @@ export function describeReservationStoreContract(current: CurrentStore): void {
         reservationRecord('rt-gone', 'm-a', { 'm-a': 7 }, { expiresAt: new Date('2020-01-01T00:00:00.000Z') }),
       ];
       const saved = async (): Promise<void> => {
-        expect(await store.saveWallet(wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), 0)).toBe(true);
+        expect(await current.store.saveWallet(wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), 0)).toBe(true);
       };
       const audit = (version: number): AuditEntry =>
         auditEntry('rt-1', '2030-01-01T00:05:00.000Z', 50, { walletId, walletVersion: version, correlationId: 'm-a', before: null, shares: [] });
 
       it('reads null for an unknown wallet', async () => {
-        expect(await store.loadWalletSlice('member:m-nobody', keyOf(stored[0]!))).toBeNull();
+        expect(await current.store.loadWalletSlice('member:m-nobody', keyOf(stored[0]!))).toBeNull();
       });
 
       it('reads a member with the slice when asked, as stored now (null when there is none), whatever its wallet', async () => {
         await saved();
-        await store.upsertMembers([memberRecord('m-a', { householdId: 'hh-1' }), memberRecord('m-elsewhere')]);
-        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-a' }))?.member).toStrictEqual(memberRecord('m-a', { householdId: 'hh-1' }));
-        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-elsewhere' }))?.member).toStrictEqual(memberRecord('m-elsewhere'));
-        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-nobody' }))?.member).toBeNull();
-        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: '$where' }))?.member).toBeNull();
-        expect(await store.loadWalletSlice(walletId, keyOf(stored[0]!))).not.toHaveProperty('member');
+        await current.store.upsertMembers([memberRecord('m-a', { householdId: 'hh-1' }), memberRecord('m-elsewhere')]);
+        expect((await current.store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-a' }))?.member).toStrictEqual(memberRecord('m-a', { householdId: 'hh-1' }));
+        expect((await current.store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-elsewhere' }))?.member).toStrictEqual(memberRecord('m-elsewhere'));
+        expect((await current.store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: 'm-nobody' }))?.member).toBeNull();
+        expect((await current.store.loadWalletSlice(walletId, keyOf(stored[0]!), { withMember: '$where' }))?.member).toBeNull();
+        expect(await current.store.loadWalletSlice(walletId, keyOf(stored[0]!))).not.toHaveProperty('member');
       });
 
       it('reads the balances, the totals of every stored reservation (expired ones too) and the one under the key', async () => {
         await saved();
-        const slice = await store.loadWalletSlice(walletId, keyOf(stored[0]!));
+        const slice = await current.store.loadWalletSlice(walletId, keyOf(stored[0]!));
         expect(slice).toStrictEqual({
           walletId,
           version: 1,
@@ -91,7 +83,7 @@ export function describeReservationStoreContract(current: CurrentStore): void {
           reservation: stored[0],
         });
         expect(slice?.totals?.nextExpiry).toEqual(new Date('2020-01-01T00:00:00.000Z'));
-        expect((await store.loadWalletSlice(walletId, keyOf(stored[2]!)))?.reservation).toStrictEqual(stored[2]);
+        expect((await current.store.loadWalletSlice(walletId, keyOf(stored[2]!)))?.reservation).toStrictEqual(stored[2]);
       });
 
       it("keeps a wallet's member moves through whole saves and reservation changes, and reads them with its slice; a whole save without them removes them", async () => {
@@ -101,18 +93,18 @@ export function describeReservationStoreContract(current: CurrentStore): void {
           { correlationId: 'm-c', state: 'arriving', walletId: 'member:m-c' },
           { correlationId: 'm-d', state: 'left', walletId: 'member:m-d' },
         ];
-        const whole = (await store.loadWallet(walletId))!;
+        const whole = (await current.store.loadWallet(walletId))!;
         expect(whole).not.toHaveProperty('moves');
-        expect(await store.saveWallet({ ...whole, moves }, 1)).toBe(true);
-        expect((await store.loadWallet(walletId))?.moves).toStrictEqual(moves);
+        expect(await current.store.saveWallet({ ...whole, moves }, 1)).toBe(true);
+        expect((await current.store.loadWallet(walletId))?.moves).toStrictEqual(moves);
         const lowered = reservationRecord('rt-1', 'm-a', { 'm-a': 50, 'm-b': 30 });
-        expect(await store.saveReservationChange({ walletId, reservation: lowered, totals: withChange(totalsOf(stored), stored[0]!, lowered), audit: audit(3) }, 2)).toBe(true);
-        expect((await store.loadWalletSlice(walletId, keyOf(lowered)))?.moves).toStrictEqual(moves);
-        expect((await store.loadWallet(walletId))?.moves).toStrictEqual(moves);
-        const { moves: _dropped, ...without } = (await store.loadWallet(walletId))!;
-        expect(await store.saveWallet(without, 3)).toBe(true);
-        expect(await store.loadWallet(walletId)).not.toHaveProperty('moves');
-        expect(await store.loadWalletSlice(walletId, keyOf(lowered))).not.toHaveProperty('moves');
+        expect(await current.store.saveReservationChange({ walletId, reservation: lowered, totals: withChange(totalsOf(stored), stored[0]!, lowered), audit: audit(3) }, 2)).toBe(true);
+        expect((await current.store.loadWalletSlice(walletId, keyOf(lowered)))?.moves).toStrictEqual(moves);
+        expect((await current.store.loadWallet(walletId))?.moves).toStrictEqual(moves);
+        const { moves: _dropped, ...without } = (await current.store.loadWallet(walletId))!;
+        expect(await current.store.saveWallet(without, 3)).toBe(true);
+        expect(await current.store.loadWallet(walletId)).not.toHaveProperty('moves');
+        expect(await current.store.loadWalletSlice(walletId, keyOf(lowered))).not.toHaveProperty('moves');
       });
 
       it.each([
@@ -121,69 +113,69 @@ export function describeReservationStoreContract(current: CurrentStore): void {
         ['another member', { correlationId: 'm-b' }],
       ])('finds no reservation under %s', async (_case, change) => {
         await saved();
-        expect((await store.loadWalletSlice(walletId, { ...keyOf(stored[0]!), ...change }))?.reservation).toBeNull();
+        expect((await current.store.loadWalletSlice(walletId, { ...keyOf(stored[0]!), ...change }))?.reservation).toBeNull();
       });
 
       it('replaces one reservation in place with the totals, leaving the rest as stored, its audit entry in the trail', async () => {
         await saved();
         const lowered = reservationRecord('rt-1', 'm-a', { 'm-a': 50, 'm-b': 30 });
         const totals = withChange(totalsOf(stored), stored[0]!, lowered);
-        expect(await store.saveReservationChange({ walletId, reservation: lowered, totals, audit: audit(2) }, 1)).toBe(true);
-        expect(sorted(await store.loadWallet(walletId))).toStrictEqual(
+        expect(await current.store.saveReservationChange({ walletId, reservation: lowered, totals, audit: audit(2) }, 1)).toBe(true);
+        expect(sorted(await current.store.loadWallet(walletId))).toStrictEqual(
           sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, [lowered, stored[1]!, stored[2]!]), version: 2 }),
         );
-        const slice = await store.loadWalletSlice(walletId, keyOf(lowered));
+        const slice = await current.store.loadWalletSlice(walletId, keyOf(lowered));
         expect(slice?.totals).toStrictEqual(totals);
-        await settle();
-        expect(await store.listAudit('rt-1')).toStrictEqual([audit(2)]);
+        await current.settle();
+        expect(await current.store.listAudit('rt-1')).toStrictEqual([audit(2)]);
       });
 
       it('saves change after change of one wallet, each entry in the trail once', async () => {
         await saved();
-        let current = stored[0]!;
+        let latest = stored[0]!;
         let totals = totalsOf(stored);
         for (let version = 1; version <= 4; version++) {
           const next = reservationRecord('rt-1', 'm-a', { 'm-a': 60 - version, 'm-b': 40 });
-          const after = withChange(totals, current, next);
+          const after = withChange(totals, latest, next);
           // No read in between: the store itself keeps the previous change's entry from being replaced before it is in the trail.
-          expect(await store.saveReservationChange({ walletId, reservation: next, totals: after, audit: audit(version + 1) }, version)).toBe(true);
-          current = next;
+          expect(await current.store.saveReservationChange({ walletId, reservation: next, totals: after, audit: audit(version + 1) }, version)).toBe(true);
+          latest = next;
           totals = after;
         }
-        await settle();
-        expect((await store.listAudit('rt-1')).map((e) => e.walletVersion)).toEqual([2, 3, 4, 5]);
-        expect((await store.loadWalletSlice(walletId, keyOf(current)))?.reservation).toStrictEqual(current);
+        await current.settle();
+        expect((await current.store.listAudit('rt-1')).map((e) => e.walletVersion)).toEqual([2, 3, 4, 5]);
+        expect((await current.store.loadWalletSlice(walletId, keyOf(latest)))?.reservation).toStrictEqual(latest);
       });
 
       it('adds a reservation under a new key', async () => {
         await saved();
         const added = reservationRecord('rt-new', 'm-b', { 'm-b': 9 }, { excludedFromCap: true });
         const totals = withChange(totalsOf(stored), null, added);
-        expect(await store.saveReservationChange({ walletId, reservation: added, totals, audit: audit(2) }, 1)).toBe(true);
-        const whole = await store.loadWallet(walletId);
+        expect(await current.store.saveReservationChange({ walletId, reservation: added, totals, audit: audit(2) }, 1)).toBe(true);
+        const whole = await current.store.loadWallet(walletId);
         expect(sorted(whole)?.reservations).toStrictEqual(sorted(wallet(walletId, {}, [...stored, added])).reservations);
         expect(totals).toStrictEqual(totalsOf(whole!.reservations));
-        expect((await store.loadWalletSlice(walletId, keyOf(added)))?.reservation).toStrictEqual(added);
+        expect((await current.store.loadWalletSlice(walletId, keyOf(added)))?.reservation).toStrictEqual(added);
       });
 
       it('drops the expired reservations the change names, with it: the others kept as stored, the totals those of what is left', async () => {
         await saved();
         const lowered = reservationRecord('rt-1', 'm-a', { 'm-a': 50, 'm-b': 30 });
         const totals = withChange(totalsOf([stored[0]!, stored[1]!]), stored[0]!, lowered);
-        expect(await store.saveReservationChange({ walletId, reservation: lowered, totals, audit: audit(2), expired: [keyOf(stored[2]!)] }, 1)).toBe(true);
-        expect(sorted(await store.loadWallet(walletId))).toStrictEqual(sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, [lowered, stored[1]!]), version: 2 }));
-        expect(await store.loadWalletSlice(walletId, keyOf(stored[2]!))).toMatchObject({ reservation: null, totals: totalsOf([lowered, stored[1]!]) });
-        await settle();
-        expect(await store.listAudit('rt-1')).toStrictEqual([audit(2)]);
+        expect(await current.store.saveReservationChange({ walletId, reservation: lowered, totals, audit: audit(2), expired: [keyOf(stored[2]!)] }, 1)).toBe(true);
+        expect(sorted(await current.store.loadWallet(walletId))).toStrictEqual(sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, [lowered, stored[1]!]), version: 2 }));
+        expect(await current.store.loadWalletSlice(walletId, keyOf(stored[2]!))).toMatchObject({ reservation: null, totals: totalsOf([lowered, stored[1]!]) });
+        await current.settle();
+        expect(await current.store.listAudit('rt-1')).toStrictEqual([audit(2)]);
       });
 
       it('puts a new reservation in place of an expired one under the same key', async () => {
         await saved();
         const renewed = reservationRecord('rt-gone', 'm-a', { 'm-a': 3 });
         const totals = withChange(totalsOf([stored[0]!, stored[1]!]), null, renewed);
-        expect(await store.saveReservationChange({ walletId, reservation: renewed, totals, audit: null, expired: [keyOf(stored[2]!)] }, 1)).toBe(true);
-        expect(sorted(await store.loadWallet(walletId))?.reservations).toStrictEqual(sorted(wallet(walletId, {}, [stored[0]!, stored[1]!, renewed])).reservations);
-        expect((await store.loadWalletSlice(walletId, keyOf(renewed)))?.reservation).toStrictEqual(renewed);
+        expect(await current.store.saveReservationChange({ walletId, reservation: renewed, totals, audit: null, expired: [keyOf(stored[2]!)] }, 1)).toBe(true);
+        expect(sorted(await current.store.loadWallet(walletId))?.reservations).toStrictEqual(sorted(wallet(walletId, {}, [stored[0]!, stored[1]!, renewed])).reservations);
+        expect((await current.store.loadWalletSlice(walletId, keyOf(renewed)))?.reservation).toStrictEqual(renewed);
       });
 
       it.each([
@@ -196,22 +188,22 @@ export function describeReservationStoreContract(current: CurrentStore): void {
         const change = reservationRecord('rt-1', 'm-a', { 'm-a': 1 });
         const totals = withChange(totalsOf(stored), stored[0]!, change);
         const expired = dropping ? { expired: [keyOf(stored[2]!)] } : {};
-        expect(await store.saveReservationChange({ walletId, reservation: change, totals, audit: null, ...expired }, version)).toBe(false);
-        expect(sorted(await store.loadWallet(walletId))).toStrictEqual(sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), version: 1 }));
+        expect(await current.store.saveReservationChange({ walletId, reservation: change, totals, audit: null, ...expired }, version)).toBe(false);
+        expect(sorted(await current.store.loadWallet(walletId))).toStrictEqual(sorted({ ...wallet(walletId, { 'm-a': 500, 'm-b': 300 }, stored), version: 1 }));
       });
 
       it('refuses a reservation change of a wallet that does not exist', async () => {
         const added = reservationRecord('rt-1', 'm-a', { 'm-a': 1 });
-        expect(await store.saveReservationChange({ walletId, reservation: added, totals: totalsOf([added]), audit: null }, 0)).toBe(false);
-        expect(await store.loadWallet(walletId)).toBeNull();
+        expect(await current.store.saveReservationChange({ walletId, reservation: added, totals: totalsOf([added]), audit: null }, 0)).toBe(false);
+        expect(await current.store.loadWallet(walletId)).toBeNull();
       });
 
       it('keeps the totals of a whole save equal to its reservations', async () => {
         await saved();
-        const whole = deepCopy(await store.loadWallet(walletId))!;
+        const whole = deepCopy(await current.store.loadWallet(walletId))!;
         whole.reservations = [reservationRecord('rt-7', 'm-b', { 'm-b': 11 })];
-        expect(await store.saveWallet(whole, 1)).toBe(true);
-        expect((await store.loadWalletSlice(walletId, keyOf(stored[0]!)))?.totals).toStrictEqual(totalsOf(whole.reservations));
+        expect(await current.store.saveWallet(whole, 1)).toBe(true);
+        expect((await current.store.loadWalletSlice(walletId, keyOf(stored[0]!)))?.totals).toStrictEqual(totalsOf(whole.reservations));
       });
     });
 
@@ -222,13 +214,13 @@ export function describeReservationStoreContract(current: CurrentStore): void {
       it(
         `${racers} concurrent slice loops each lowering one reservation by 1 point end exact, with exact totals`,
         async () => {
-          await store.saveWallet(wallet(walletId, { 'm-a': 1000, 'm-b': 500 }, [reservationRecord('rt-race', 'm-a', { 'm-a': 60, 'm-b': 40 }), reservationRecord('rt-other', 'm-b', { 'm-b': 7 })]), 0);
+          await current.store.saveWallet(wallet(walletId, { 'm-a': 1000, 'm-b': 500 }, [reservationRecord('rt-race', 'm-a', { 'm-a': 60, 'm-b': 40 }), reservationRecord('rt-other', 'm-b', { 'm-b': 7 })]), 0);
           const key = { clientId: 'partner-app', correlationId: 'm-a', reservationToken: 'rt-race' };
           let conflicts = 0;
 
           const lowerByOne = async (racer: number): Promise<void> => {
             for (let attempt = 0; attempt < 1000; attempt++) {
-              const slice = await store.loadWalletSlice(walletId, key);
+              const slice = await current.store.loadWalletSlice(walletId, key);
               if (!slice?.reservation || !slice.totals) throw new Error('race wallet vanished');
               const before = slice.reservation;
               const from = racer % 2;
@@ -238,21 +230,21 @@ export function describeReservationStoreContract(current: CurrentStore): void {
                 contributions: before.contributions.map((c, i) => ({ ...c, points: c.points - (i === from ? 1 : 0) })),
               };
               const change = { walletId, reservation: after, totals: withChange(slice.totals, before, after), audit: null };
-              if (await store.saveReservationChange(change, slice.version)) return;
+              if (await current.store.saveReservationChange(change, slice.version)) return;
               conflicts++;
             }
             throw new Error(`racer ${racer} never won`);
           };
           await Promise.all(Array.from({ length: racers }, (_, racer) => lowerByOne(racer)));
 
-          const end = await store.loadWallet(walletId);
+          const end = await current.store.loadWallet(walletId);
           expect(conflicts).toBeGreaterThan(0);
           expect(end?.version).toBe(1 + racers);
           expect(end?.reservations.find((r) => r.reservationToken === 'rt-race')?.contributions).toEqual([
             { correlationId: 'm-a', points: 60 - racers / 2 },
             { correlationId: 'm-b', points: 40 - racers / 2 },
           ]);
-          expect((await store.loadWalletSlice(walletId, key))?.totals).toStrictEqual(totalsOf(end!.reservations));
+          expect((await current.store.loadWalletSlice(walletId, key))?.totals).toStrictEqual(totalsOf(end!.reservations));
         },
         60_000,
       );

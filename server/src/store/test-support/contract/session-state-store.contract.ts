@@ -6,7 +6,6 @@
  */
 import type { SessionKeyRecord } from '../../../domain/model';
 import { firstSessionKey, rolledSessionKey } from '../../../domain/session-keys';
-import type { Store } from '../../port';
 import type { CurrentStore } from './contract-support';
 
 /** A key as a store hands it back: its secret as plain bytes, whatever the caller gave. */
@@ -14,37 +13,31 @@ const asStored = (key: SessionKeyRecord): SessionKeyRecord => ({ ...key, secret:
 
 export function describeSessionStateStoreContract(current: CurrentStore): void {
   describe('SessionStateStore', () => {
-    let store: Store;
-
-    beforeEach(() => {
-      ({ store } = current());
-    });
-
     const now = new Date('2030-01-01T00:00:00.000Z');
 
     it('keeps one first key: every candidate gets the stored one, which it lists', async () => {
-      const first = await store.ensureFirstSessionKey(firstSessionKey(now));
-      expect(await store.ensureFirstSessionKey(firstSessionKey(now))).toStrictEqual(first);
-      expect(await store.listSessionKeys(now)).toStrictEqual([first]);
+      const first = await current.store.ensureFirstSessionKey(firstSessionKey(now));
+      expect(await current.store.ensureFirstSessionKey(firstSessionKey(now))).toStrictEqual(first);
+      expect(await current.store.listSessionKeys(now)).toStrictEqual([first]);
     });
 
     it("adds a rolled key, gives every key without an end the roll's, and lists by signsFrom the keys that still open tokens", async () => {
-      const first = await store.ensureFirstSessionKey(firstSessionKey(now));
+      const first = await current.store.ensureFirstSessionKey(firstSessionKey(now));
       const { key, retireOthersAt } = rolledSessionKey(now);
-      await store.addSessionKey(key, retireOthersAt);
-      expect(await store.listSessionKeys(now)).toStrictEqual([{ ...first, verifiesUntil: retireOthersAt }, asStored(key)]);
-      expect(await store.listSessionKeys(retireOthersAt)).toStrictEqual([asStored(key)]);
+      await current.store.addSessionKey(key, retireOthersAt);
+      expect(await current.store.listSessionKeys(now)).toStrictEqual([{ ...first, verifiesUntil: retireOthersAt }, asStored(key)]);
+      expect(await current.store.listSessionKeys(retireOthersAt)).toStrictEqual([asStored(key)]);
     });
 
     it('records an ended session once, and lists those ended since a time whose tokens live at `now`, oldest first, up to a limit', async () => {
       const soon = new Date('2099-01-01T00:00:00.000Z');
       const later = new Date('2099-06-01T00:00:00.000Z');
-      expect(await store.endSession({ sessionId: 'sid-1', expiresAt: later })).toBe(true);
-      expect(await store.endSession({ sessionId: 'sid-1', expiresAt: soon })).toBe(false);
-      expect(await store.endSession({ sessionId: 'sid-2', expiresAt: soon })).toBe(true);
-      expect(await store.endSession({ sessionId: 'sid-3', expiresAt: later })).toBe(true);
-      const ids = async (since: Date, at: Date, limit: number) => (await store.listEndedSessions(since, at, limit)).map((e) => e.sessionId);
-      const [ended] = await store.listEndedSessions(new Date(0), now, 1);
+      expect(await current.store.endSession({ sessionId: 'sid-1', expiresAt: later })).toBe(true);
+      expect(await current.store.endSession({ sessionId: 'sid-1', expiresAt: soon })).toBe(false);
+      expect(await current.store.endSession({ sessionId: 'sid-2', expiresAt: soon })).toBe(true);
+      expect(await current.store.endSession({ sessionId: 'sid-3', expiresAt: later })).toBe(true);
+      const ids = async (since: Date, at: Date, limit: number) => (await current.store.listEndedSessions(since, at, limit)).map((e) => e.sessionId);
+      const [ended] = await current.store.listEndedSessions(new Date(0), now, 1);
       expect(ended).toStrictEqual({ sessionId: 'sid-1', endedAt: expect.any(Date) as Date, expiresAt: later });
       expect(await ids(new Date(0), now, 10)).toEqual(['sid-1', 'sid-2', 'sid-3']);
       expect(await ids(new Date(0), now, 2)).toEqual(['sid-1', 'sid-2']);
