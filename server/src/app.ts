@@ -103,23 +103,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const validateResponses = deps.validateResponses ?? false;
   const eov = await openApiValidator(app, spec.document, { validateResponses });
   const validation = createRequestValidation(spec, eov, { crossCheck: validateResponses });
-  app.post(
-    routes.startSession,
-    tagOperation('startSession'),
-    requireApiKey(checks, { startsSession: true }),
-    ...limited({ perSession: false }),
-    validation.forOperation('startSession'),
-    startSession(services),
-  );
-  app.delete(
-    routes.endSession,
-    tagOperation('endSession'),
-    requireApiKey(checks, { withSession: true }),
-    requireSession(checks),
-    ...limited({ perSession: true }),
-    validation.forOperation('endSession'),
-    endSession(services),
-  );
   // HEAD first: Express would otherwise route it to the GET route. The same
   // chain and handler; Node sends the headers (Content-Length included) and
   // drops the body.
@@ -144,6 +127,24 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ...jsonBody(config.bodyLimitBytes),
     validation.forOperation('updateReservation', answerRefusedReservationBody(services)),
     updateReservation(services),
+  );
+  // Sessions after the operations: Express tries each route's path in turn.
+  app.post(
+    routes.startSession,
+    tagOperation('startSession'),
+    requireApiKey(checks, { startsSession: true }),
+    ...limited({ perSession: false }),
+    validation.forOperation('startSession'),
+    startSession(services),
+  );
+  app.delete(
+    routes.endSession,
+    tagOperation('endSession'),
+    requireApiKey(checks, { withSession: true }),
+    requireSession(checks),
+    ...limited({ perSession: true }),
+    validation.forOperation('endSession'),
+    endSession(services),
   );
   app.use(apiPrefix, requireApiKey(checks), ...limited({ perSession: false }), validation.fallback);
 
