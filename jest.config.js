@@ -39,7 +39,7 @@ module.exports = {
     {
       ...base,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{server,sdk,test,examples}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{server,sdk,test,examples,bench}/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '\\.pact\\.test\\.ts$', '\\.provider\\.test\\.ts$', '\\.browser\\.test\\.ts$'],
     },
     {

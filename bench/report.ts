@@ -183,6 +183,42 @@ export function conditionalTargetsOf(runtime: RuntimeReport): Check[] {
   ];
 }
 
+/** `--compare`: how much more CPU per request than the other build a change may cost (CONTRIBUTING.md: before a merge). */
+export const comparedCpuLimit = 1.05;
+
+/** `--compare`: each compared scenario's paired CPU per request over the other build's, within `comparedCpuLimit` or not. */
+export function comparisonTargetsOf(runtime: RuntimeReport): Check[] {
+  return runtime.scenarios.flatMap(({ name, compared }) =>
+    compared
+      ? [
+          {
+            what: `${labelOf(name)}: server CPU per request over the other build's (--compare), paired (Node ${runtime.node})`,
+            value: `${fmt(compared.ratio)} (${compared.ratios.map((r) => fmt(r)).join(', ')})${compared.allAnswered ? '' : '; not every request answered'}`,
+            limit: `<= ${comparedCpuLimit}`,
+            pass: compared.allAnswered && compared.ratio <= comparedCpuLimit,
+          },
+        ]
+      : [],
+  );
+}
+
+/**
+ * One line for `--compare`: each operation's paired ratio, and whether all
+ * are within `comparedCpuLimit` (what to read before merging a change).
+ */
+export function verdictOf(report: Report): string | null {
+  const pairs = report.runtimes.flatMap((runtime) =>
+    runtime.scenarios.flatMap(({ name, compared }) => (compared ? [{ name: report.runtimes.length > 1 ? `${name} (Node ${runtime.node})` : name, compared }] : [])),
+  );
+  if (pairs.length === 0) return null;
+  const over = pairs.filter(({ compared }) => !(compared.allAnswered && compared.ratio <= comparedCpuLimit));
+  const ratios = pairs.map(({ name, compared }) => `${name} ${fmt(compared.ratio)}`).join(', ');
+  const against = typeof report.options.compare === 'string' ? report.options.compare : 'the other build';
+  return over.length === 0
+    ? `Verdict against ${against}: ${ratios}; each within ${comparedCpuLimit}.`
+    : `Verdict against ${against}: ${ratios}; OVER ${comparedCpuLimit}: ${over.map(({ name }) => name).join(', ')}.`;
+}
+
 export function targetsOf(runtime: RuntimeReport): Check[] {
   const checks: Check[] = [];
   const byName = new Map(runtime.scenarios.map((s) => [s.name, s]));
@@ -434,8 +470,10 @@ export function printReport(report: Report): void {
   section(report.mongodb ? 'Targets (MongoDB, two processes on one database, steady state):' : 'Targets:', report.targets);
   section('Checks:', report.checks);
   const missed = [...report.targets, ...report.checks].filter((c) => !c.pass);
+  const verdict = verdictOf(report);
   lines.push(
     '',
+    ...(verdict ? [verdict] : []),
     missed.length === 0
       ? 'Every target and check met.'
       : `${missed.length} of ${report.targets.length + report.checks.length} targets and checks MISSED (exit code 1).`,

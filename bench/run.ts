@@ -37,6 +37,7 @@ import { collectGarbage, listenerPid, measureDriverCosts, repoRoot, rssOf, start
 import { formatProfile, summariseProfile } from './profile-summary';
 import {
   checksOf,
+  comparisonTargetsOf,
   conditionalTargetsOf,
   embeddedTargetsOf,
   floorOf,
@@ -543,6 +544,7 @@ async function main(): Promise<void> {
         report.runtimes.push(result);
         report.targets.push(...(options.mongodb ? targetsOf(result) : embeddedTargetsOf(result)));
         report.targets.push(...conditionalTargetsOf(result));
+        report.targets.push(...comparisonTargetsOf(result));
         report.checks.push(...checksOf(result));
       }
     }

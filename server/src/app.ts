@@ -7,20 +7,18 @@ import { answerRefusedReservationBody, updateReservation } from './features/rese
 import { endSession } from './features/sessions/end-handler';
 import { startSession } from './features/sessions/handler';
 import { listVoucherDefinitions } from './features/voucher-definitions/handler';
-import { accessLog } from './http/access-log';
 import { requireApiKey, requireSession, type CredentialChecks } from './http/auth';
 import { corsPolicy, specMethods } from './http/cors';
 import { docsRoutes } from './http/docs';
 import { errorMiddleware, notFound } from './http/error-middleware';
+import { everyAnswer } from './http/every-answer';
 import { healthRoutes, type Liveness } from './http/health';
 import { jsonBody } from './http/json-body';
 import { answerJsonAsDocumented } from './http/json-response';
 import { openApiValidator } from './http/openapi-validator';
-import { requestId } from './http/request-id';
 import { createRequestValidation } from './http/request-validation';
 import { apiPrefix, loadServedSpec, methods, operationOf, routes, tagOperation, type ServedSpec } from './http/routes';
 import type { Metrics } from './metrics';
-import { securityHeaders } from './http/security-headers';
 import type { RequestCounter } from './rate-limit/counter';
 import { AuthFailureLimiter } from './rate-limit/auth-failures';
 import { rateLimit } from './rate-limit/middleware';
@@ -67,13 +65,11 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.set('etag', false);
   answerJsonAsDocumented(app);
 
-  // Every response: security headers, request id, access log. Before any
-  // route: matching one can already fail (a malformed percent-encoding in a
-  // path parameter is a 400), and that answer carries them too.
+  // Every response: security headers, request id, access log (every-answer.ts).
   const { metrics } = deps;
   const observeAnswer = metrics && ((res: Response, seconds: number) => metrics.observeRequest(operationOf(res) ?? 'other', res.statusCode, seconds));
   const memberIds = deps.memberIds ?? noMemberIds;
-  app.use(securityHeaders(), requestId(), accessLog(deps.logger, memberIds, observeAnswer));
+  app.use(everyAnswer(deps.logger, memberIds, observeAnswer));
   // CORS next, on the API's prefix only, before every check: a browser's
   // preflight carries no API key and must not count against the rate limit,
   // and the answers of the checks (a 401, a 403, a 429) must carry the CORS
@@ -107,23 +103,6 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const validateResponses = deps.validateResponses ?? false;
   const eov = await openApiValidator(app, spec.document, { validateResponses });
   const validation = createRequestValidation(spec, eov, { crossCheck: validateResponses });
-  app.post(
-    routes.startSession,
-    tagOperation('startSession'),
-    requireApiKey(checks, { startsSession: true }),
-    ...limited({ perSession: false }),
-    validation.forOperation('startSession'),
-    startSession(services),
-  );
-  app.delete(
-    routes.endSession,
-    tagOperation('endSession'),
-    requireApiKey(checks, { withSession: true }),
-    requireSession(checks),
-    ...limited({ perSession: true }),
-    validation.forOperation('endSession'),
-    endSession(services),
-  );
   // HEAD first: Express would otherwise route it to the GET route. The same
   // chain and handler; Node sends the headers (Content-Length included) and
   // drops the body.
@@ -148,6 +127,24 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     ...jsonBody(config.bodyLimitBytes),
     validation.forOperation('updateReservation', answerRefusedReservationBody(services)),
     updateReservation(services),
+  );
+  // Sessions after the operations: Express tries each route's path in turn.
+  app.post(
+    routes.startSession,
+    tagOperation('startSession'),
+    requireApiKey(checks, { startsSession: true }),
+    ...limited({ perSession: false }),
+    validation.forOperation('startSession'),
+    startSession(services),
+  );
+  app.delete(
+    routes.endSession,
+    tagOperation('endSession'),
+    requireApiKey(checks, { withSession: true }),
+    requireSession(checks),
+    ...limited({ perSession: true }),
+    validation.forOperation('endSession'),
+    endSession(services),
   );
   app.use(apiPrefix, requireApiKey(checks), ...limited({ perSession: false }), validation.fallback);
 

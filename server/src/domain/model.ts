@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /**
  * Records of the loyalty domain, as the store keeps them. Plain data: no
@@ -309,16 +309,18 @@ export interface AuditEntry {
 }
 
 /**
- * A new audit entry's id: `<walletId>@<walletVersion>.` and 96 random bits
- * (URL-safe). The wallet and version say where it comes from; the random
- * part keeps it unique when a wallet reaches a version again whose entry is
- * already in the trail (a wallet reset, or restored from a backup, while the
- * trail is kept), where the new entry would otherwise be taken for the old
- * one, as delivered. Made once per change and carried with it (the outbox),
- * so every delivery of the entry uses the same id, and stores it once.
+ * A new audit entry's id: `<walletId>@<walletVersion>.` and a random UUID
+ * (122 random bits, which Node draws from a pool it refills: `randomBytes`
+ * would ask the system for every change). The wallet and version say where
+ * it comes from; the random part keeps it unique when a wallet reaches a
+ * version again whose entry is already in the trail (a wallet reset, or
+ * restored from a backup, while the trail is kept), where the new entry
+ * would otherwise be taken for the old one, as delivered. Made once per
+ * change and carried with it (the outbox), so every delivery of the entry
+ * uses the same id, and stores it once.
  */
 export function newAuditEntryId(walletId: string, walletVersion: number): string {
-  return `${auditEntryIdPrefix(walletId, walletVersion)}${randomBytes(12).toString('base64url')}`;
+  return `${auditEntryIdPrefix(walletId, walletVersion)}${randomUUID()}`;
 }
 
 /** What every id `newAuditEntryId` makes for this wallet and version starts with. */

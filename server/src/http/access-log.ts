@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import { stdSerializers, type Logger } from 'pino';
 import { authenticatedKeyId } from './locals';
 import { requestIdOf } from './request-id';
@@ -12,8 +12,9 @@ type Level = 'info' | 'warn' | 'error';
 export type AnsweredObserver = (res: Response, seconds: number) => void;
 
 /**
- * One log line per request, written when the response is done (or the
- * connection went away):
+ * Starts the log line of a request's response (`everyAnswer` calls it
+ * first thing): one line per request, written when the response is done
+ * (or the connection went away):
  *
  *   {"level":"info",...,"requestId":"…","req":{"id":"…","method":"GET",
  *    "operation":"listVoucherDefinitions","route":"/client/users/{correlation_id}/voucher-definitions",
@@ -37,7 +38,7 @@ export type AnsweredObserver = (res: Response, seconds: number) => void;
  * closures): the request's fields are read when the line is written, and one
  * `close` listener covers both a finished response and a dropped connection.
  */
-export function accessLog(logger: Logger, memberPolicy: MemberIdPolicy, onAnswered?: AnsweredObserver): RequestHandler {
+export function accessLog(logger: Logger, memberPolicy: MemberIdPolicy, onAnswered?: AnsweredObserver): (res: Response) => void {
   // The line's `err` is serialised here, its ids scrubbed (`scrubbed`): the
   // logger's own `err` serialiser would take it for an error again and
   // name its type `Object`.
@@ -51,7 +52,7 @@ export function accessLog(logger: Logger, memberPolicy: MemberIdPolicy, onAnswer
     onAnswered?.(this as unknown as Response, elapsedMs / 1000);
     writeLine(lines, this.req, this, elapsedMs, error);
   }
-  return (_req, res, next) => {
+  return (res) => {
     const logged = res as unknown as LoggedResponse;
     // In `res.locals`, not on `res` (see request-id.ts).
     logged.locals[startedAt] = performance.now();
@@ -59,7 +60,6 @@ export function accessLog(logger: Logger, memberPolicy: MemberIdPolicy, onAnswer
     logged.on('close', onDone);
     // Also keeps an 'error' on the response from crashing the process.
     logged.on('error', onDone);
-    next();
   };
 }
 

@@ -83,7 +83,9 @@ export function corsPolicy(origins: CorsOrigins, methods: readonly string[]): Re
   return (req, res, next) => {
     const origin = req.headers.origin;
     const notAllowed = () => {
-      res.vary('Origin');
+      // Usually no Vary yet: then set, without parsing one (Express's `res.vary` would).
+      if (res.hasHeader('Vary')) res.vary('Origin');
+      else res.setHeader('Vary', 'Origin');
       next();
     };
     // A server's request (no Origin) goes on at once: the keys' origins are for pages.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 
 /** A client's id is reused only if it is a short, plain token (safe to log and echo). */
 const saneRequestId = /^[A-Za-z0-9._-]{1,128}$/;
@@ -15,14 +15,11 @@ const requestIdKey = Symbol('request id');
  * (the access log's `requestId`, see `requestIdOf`), and echoed on every
  * response, errors included.
  */
-export function requestId(): RequestHandler {
-  return (req, res, next) => {
-    const offered = req.get(requestIdHeader);
-    const id = offered !== undefined && saneRequestId.test(offered) ? offered : randomUUID();
-    (res.locals as Record<symbol, string>)[requestIdKey] = id;
-    res.setHeader(requestIdHeader, id);
-    next();
-  };
+export function assignRequestId(req: Request, res: Response): void {
+  const offered = req.get(requestIdHeader);
+  const id = offered !== undefined && saneRequestId.test(offered) ? offered : randomUUID();
+  (res.locals as Record<symbol, string>)[requestIdKey] = id;
+  res.setHeader(requestIdHeader, id);
 }
 
 /** The id `requestId` gave the request of `res`; undefined before it ran. */

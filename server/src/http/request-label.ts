@@ -1,4 +1,6 @@
 import type { Response } from 'express';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../caching/bounded-cache';
 import { memberIdsOf, memberIdScrubber, noMemberIds, shownMemberId, type MemberIdPolicy } from '../domain/member-ids';
 import { operationOf, operationParamsOf, specRoutes, type OperationId } from './routes';
 
@@ -55,9 +57,27 @@ function labelOf(req: { originalUrl?: string; url?: string }, res: Response): Re
     label.url = req.originalUrl ?? req.url ?? '/';
     if (memberId !== undefined) label.memberId = memberId;
   } else if (mode === 'hashed' && memberId !== undefined && policy) {
-    label.memberHash = shownMemberId(policy, memberId);
+    label.memberHash = hashedMemberId(policy, memberId);
   }
   return label;
+}
+
+/**
+ * Members whose hashed id a policy keeps, at most (about 200 bytes each);
+ * past it the least recently seen is hashed again. A member's page calls
+ * again and again: its HMAC is made once, not once per log line.
+ */
+export const maxHashedMemberIds = 10_000;
+
+const hashedIds = new WeakMap<MemberIdPolicy, LRUCache<string, string>>();
+
+/** `shownMemberId` under a `hashed` policy, kept per policy and member. */
+function hashedMemberId(policy: MemberIdPolicy, memberId: string): string {
+  let kept = hashedIds.get(policy);
+  if (!kept) hashedIds.set(policy, (kept = boundedCache({ maxEntries: maxHashedMemberIds })));
+  let hashed = kept.get(memberId);
+  if (hashed === undefined) kept.set(memberId, (hashed = shownMemberId(policy, memberId)));
+  return hashed;
 }
 
 /** How a request that is no operation is named: `/docs/swagger-ui.css` gives `/docs/*`; `/healthz?x` gives `/healthz`. */

@@ -10,16 +10,12 @@ const apiHelmetOptions = {
   },
 } as const;
 
-/** Helmet's headers on every response; `/docs` overrides the policy with `docsContentSecurityPolicy`. */
-export function securityHeaders(): RequestHandler {
-  return helmet(apiHelmetOptions);
-}
-
 /**
- * The headers helmet sets on an API answer, as name/value pairs, for the
- * answers written to the socket without the app (client-error.ts): taken
- * from helmet once, by running its middleware against a response that
- * records what it is told. Helmet also
+ * The headers helmet sets on an API answer, as name/value pairs, set on
+ * every response (every-answer.ts; `/docs` overrides the policy with
+ * `docsContentSecurityPolicy`) and on the answers written to the socket
+ * without the app (client-error.ts): taken from helmet once, by running its
+ * middleware against a response that records what it is told. Helmet also
  * removes `X-Powered-By`, which this app never sets (`createApp` disables
  * it): anything else helmet would remove is a change this copy must learn
  * about, so it stops the start.

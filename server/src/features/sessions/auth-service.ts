@@ -7,7 +7,8 @@ import type { ApiKeyContext, AuthStore, SessionContext } from '../../store/port'
 import { boundedCache } from '../../caching/bounded-cache';
 import { deepFreeze, ReadCache, type ReadCacheSettings } from '../../caching/read-cache';
 import { maxLivePublishableKeys } from '../../domain/limits';
-import { maxSealedTokenLength, openSealedSession, sealedKidOf } from '../../domain/session-tokens';
+import { maxSealedTokenLength, sealedKidOf } from '../../domain/session-tokens';
+import { openedTokens } from './opened-tokens';
 import type { SessionState } from './session-state';
 
 /** Longer keys and random tokens are rejected before hashing: none of ours is this long (a sealed token may be, up to its own bound). */
@@ -67,6 +68,7 @@ export type KeepStarted = (session: MemberSession & { tokenHash?: string }, memb
 export function createAuthService(deps: AuthServiceDeps): CredentialService {
   const { clock, sessionState } = deps;
   const { findApiKey, findApiKeyById, findSessionContext, keptMember, publishableOrigins, startingSession } = credentialReads(deps);
+  const openSealed = openedTokens();
 
   /** A sealed token's session, opened with no store command; with its key and client (kept 2 s) and its member when kept. */
   async function lookUpSealed(bearerToken: string): Promise<SessionLookup | null> {
@@ -74,7 +76,7 @@ export function createAuthService(deps: AuthServiceDeps): CredentialService {
     const kid = sealedKidOf(bearerToken);
     // Once ready, a key this process does not know seals no token it could be shown: none is read.
     const key = kid === null ? null : sessionState.keyOf(kid);
-    const session = key ? openSealedSession(key, bearerToken) : null;
+    const session = key ? openSealed(key, bearerToken) : null;
     if (!session) return null;
     const found = await findApiKeyById(session.keyId);
     const member = keptMember(session.correlationId);

@@ -199,7 +199,7 @@ export function auditEntry(reservationToken: string, at: string, amount: number,
   const walletVersion = overrides.walletVersion ?? amount;
   const expiresAt = new Date('2030-01-01T00:15:00.000Z');
   return {
-    id: `${auditEntryIdPrefix(walletId, walletVersion)}AAAAAAAAAAAAAAAA`,
+    id: `${auditEntryIdPrefix(walletId, walletVersion)}00000000-0000-4000-8000-000000000000`,
     walletId,
     walletVersion,
     at: new Date(at),
