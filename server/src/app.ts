@@ -100,6 +100,10 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     const limiter = limitOf(route);
     return limiter ? [limiter] : [];
   };
+  // The routes with a member's session (Operations A and B, sign-out): the
+  // API key with the bearer token's session, the session itself, then the
+  // limits per key and per session.
+  const sessionChecks = [requireApiKey(checks, { withSession: true }), requireSession(checks), ...limited({ perSession: true })];
   const validateResponses = deps.validateResponses ?? false;
   const eov = await openApiValidator(app, spec.document, { validateResponses });
   const validation = createRequestValidation(spec, eov, { crossCheck: validateResponses });
@@ -110,10 +114,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     app[methods[operation]](
       routes[operation],
       tagOperation(operation),
-      // The client, the session and its member in one store call.
-      requireApiKey(checks, { withSession: true }),
-      requireSession(checks),
-      ...limited({ perSession: true }),
+      ...sessionChecks,
       validation.forOperation(operation),
       listVoucherDefinitions(services),
     );
@@ -121,9 +122,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.put(
     routes.updateReservation,
     tagOperation('updateReservation'),
-    requireApiKey(checks, { withSession: true }),
-    requireSession(checks),
-    ...limited({ perSession: true }),
+    ...sessionChecks,
     ...jsonBody(config.bodyLimitBytes),
     validation.forOperation('updateReservation', answerRefusedReservationBody(services)),
     updateReservation(services),
@@ -140,9 +139,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   app.delete(
     routes.endSession,
     tagOperation('endSession'),
-    requireApiKey(checks, { withSession: true }),
-    requireSession(checks),
-    ...limited({ perSession: true }),
+    ...sessionChecks,
     validation.forOperation('endSession'),
     endSession(services),
   );
