@@ -19,8 +19,7 @@ import { startServer, type RunningServer } from '../main';
 import { loadFixture } from '../features/load/load-fixture';
 import { parseFixture } from '../features/load/parse-fixture';
 import { MemoryStore } from '../store/memory/memory-store';
-import { MongoStore } from '../store/mongo/mongo-store';
-import type { Store } from '../store/port';
+import { hasOutbox, type Store } from '../store/port';
 import { apiClient, send, type ApiClient, type SendInit, type TestResponse } from './api-client';
 
 export interface TestAppOptions {
@@ -129,8 +128,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     api: apiClient(baseUrl),
     logs,
     send: (method, path, init) => send(baseUrl, method, path, init),
-    // Only the MongoDB store leaves work after an answer (its outbox); the embedded one leaves none.
-    settled: async () => (store instanceof MongoStore ? store.outbox.settle() : undefined),
+    // Only a store with an outbox (MongoDB's) leaves work after an answer; the embedded one leaves none.
+    settled: async () => (store && hasOutbox(store) ? store.outbox.settle() : undefined),
     close: async () => {
       await Promise.all(running.map((r) => r.stop()));
       await store?.close();
