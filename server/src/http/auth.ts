@@ -39,7 +39,9 @@ export function requireApiKey(checks: CredentialChecks, options: { withSession?:
     if (!authenticated) throw refused(checks, req, unauthorized(unauthorizedMessages.apiKey));
     // Known before the refusal below, so that the access log names the key a page misused.
     setAuthenticatedClient(res, authenticated.client, authenticated.key);
-    const refusal = keyUseRefusal(authenticated.key, { startsSession: options.startsSession === true, origin: req.get('origin'), ownOrigin: ownOriginOf(req) });
+    const origin = req.get('origin');
+    // The API's own origin matters only to a request from a page (with an Origin): worked out only then.
+    const refusal = keyUseRefusal(authenticated.key, { startsSession: options.startsSession === true, origin, ownOrigin: origin === undefined ? '' : ownOriginOf(req) });
     if (refusal) throw refused(checks, req, forbidden(refusal));
     if (lookup) setSessionLookup(res, lookup);
     next();
@@ -57,10 +59,12 @@ export function requireSession(checks: CredentialChecks): RequestHandler<{ corre
   const { auth } = checks;
   const gateOf = lookupGates(checks);
   return async (req, res, next) => {
-    const credentials = bearerCredentialsOf(req.get('authorization'));
-    if (credentials === null) throw refused(checks, req, unauthorized(unauthorizedMessages.missingSession));
     const lookup = sessionLookup(res);
-    const session = await auth.authenticateSession(authenticatedClient(res), bearerTokenOf(credentials), req.params.correlation_id, lookup, gateOf(req, res));
+    // The token requireApiKey read with its session, or the header read here (not read twice).
+    const credentials = lookup ? lookup.bearerToken : bearerCredentialsOf(req.get('authorization'));
+    if (credentials === null) throw refused(checks, req, unauthorized(unauthorizedMessages.missingSession));
+    const token = lookup ? lookup.bearerToken : bearerTokenOf(credentials);
+    const session = await auth.authenticateSession(authenticatedClient(res), token, req.params.correlation_id, lookup, gateOf(req, res));
     if (!session) throw refused(checks, req, unauthorized(unauthorizedMessages.invalidSession));
     setMemberSession(res, session, lookup?.session === session ? lookup.member : undefined);
     next();

@@ -72,7 +72,8 @@ export function createAuthService(deps: AuthServiceDeps): CredentialService {
 
   /** A sealed token's session, opened with no store command; with its key and client (kept 2 s) and its member when kept. */
   async function lookUpSealed(bearerToken: string): Promise<SessionLookup | null> {
-    await sessionState.ready();
+    const reading = sessionState.ready();
+    if (reading) await reading;
     const kid = sealedKidOf(bearerToken);
     // Once ready, a key this process does not know seals no token it could be shown: none is read.
     const key = kid === null ? null : sessionState.keyOf(kid);
@@ -115,7 +116,8 @@ export function createAuthService(deps: AuthServiceDeps): CredentialService {
       const found = lookup?.bearerToken === bearerToken ? lookup : await lookUp(bearerToken, gate);
       if (!found) return null;
       // Ended sessions of both kinds of token, as this process knows them within 2 s.
-      await sessionState.ready();
+      const reading = sessionState.ready();
+      if (reading) await reading;
       if (sessionState.isEnded(found.session.sessionId)) return null;
       return isValidFor(found.session, found.key, client, correlationId, clock()) ? found.session : null;
     },
