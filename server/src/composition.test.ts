@@ -7,7 +7,7 @@ import { memberIdHash } from './domain/secrets';
 import { MemoryStore } from './store/memory/memory-store';
 import { collectionNames } from './store/mongo/collections';
 import type { QuotaClaim, QuotaReturn, SweepObservers } from './store/port';
-import { connectTestStore, dropTestDatabase, testMongoSource } from './store/test-support/mongo-test-server';
+import { connectTestStore, dropTestDatabase, describeOnMongoDB } from './store/test-support/mongo-test-server';
 
 const key = new Uint8Array(32).fill(7);
 
@@ -88,26 +88,21 @@ describe('depsOf: what a process builds on its store, by what the store can do',
   });
 });
 
-const source = testMongoSource();
-if (source.kind === 'none') {
-  it.skip(`depsOf on MongoDB, when the process stops: skipped, ${source.reason}`, () => undefined);
-} else {
-  describe('depsOf on MongoDB, when the process stops', () => {
-    it("closing its store gives the rate limit's unspent tokens back to the window's count first, then closes the client", async () => {
-      const { store, dbName } = await connectTestStore(source.uri, 'composition-close');
-      const reader = await new MongoClient(source.uri, { serverSelectionTimeoutMS: 10_000 }).connect();
-      try {
-        const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute: 6000 }, pino({ level: 'silent' }));
-        const windows = reader.db(dbName).collection(collectionNames.rateLimits);
-        await deps.requestCounter!.hit('client-closing');
-        // Its first block: 20 tokens claimed, 1 spent.
-        expect((await windows.findOne({}))?.claimed).toBe(20);
-        await deps.store.close();
-        expect((await windows.findOne({}))?.claimed).toBe(1);
-      } finally {
-        await reader.close();
-        await dropTestDatabase(source.uri, dbName);
-      }
-    });
+describeOnMongoDB('depsOf on MongoDB, when the process stops', (uri) => {
+  it("closing its store gives the rate limit's unspent tokens back to the window's count first, then closes the client", async () => {
+    const { store, dbName } = await connectTestStore(uri, 'composition-close');
+    const reader = await new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 }).connect();
+    try {
+      const deps = depsOf(store, { walletLimits: defaultWalletLimits, rateLimitPerMinute: 6000 }, pino({ level: 'silent' }));
+      const windows = reader.db(dbName).collection(collectionNames.rateLimits);
+      await deps.requestCounter!.hit('client-closing');
+      // Its first block: 20 tokens claimed, 1 spent.
+      expect((await windows.findOne({}))?.claimed).toBe(20);
+      await deps.store.close();
+      expect((await windows.findOne({}))?.claimed).toBe(1);
+    } finally {
+      await reader.close();
+      await dropTestDatabase(uri, dbName);
+    }
   });
-}
+});

@@ -9,7 +9,7 @@ import { exitCodes } from '../../server/src/admin/exit-codes';
 import { demoFixturePath } from '../../server/src/features/load/read-fixture';
 import { collectionNames } from '../../server/src/store/mongo/collections';
 import { currentLayout } from '../../server/src/store/mongo/layout';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
+import { dropTestDatabase, describeOnMongoDB, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { shardPlan } from '../../server/src/store/mongo/shard-plan';
 import { layoutOneDatabase } from './data-layout/layout-one';
 import { startTestApp } from '../../server/src/test-support/app-harness';
@@ -126,215 +126,209 @@ describe('loyalty-admin without MongoDB', () => {
   }, 130_000);
 });
 
-const source = testMongoSource();
+describeOnMongoDB('loyalty-admin on MongoDB', (uri) => {
+  let dbName: string;
+  let env: NodeJS.ProcessEnv;
 
-if (source.kind === 'none') {
-  it.skip(`loyalty-admin on MongoDB: skipped, ${source.reason}`, () => undefined);
-} else {
-  describe('loyalty-admin on MongoDB', () => {
-    let dbName: string;
-    let env: NodeJS.ProcessEnv;
-
-    beforeEach(() => {
-      dbName = uniqueDbName('admin');
-      env = { MONGODB_URI: source.uri, MONGODB_DB: dbName };
-    });
-    afterEach(() => dropTestDatabase(source.uri, dbName));
-
-    const json = async (args: string[]) => {
-      const run = await admin([...args, '--json'], env);
-      return { ...run, body: JSON.parse(run.stdout) as Record<string, unknown> };
-    };
-
-    it('shard --apply on a server that is not a mongos: exit 2, saying why, and nothing changed', async () => {
-      await json(['load', demoFixturePath]);
-      const before = await indexesOf(source.uri, dbName);
-      const run = await json(['shard', '--apply']);
-      expect(run.code).toBe(exitCodes.usage);
-      expect(run.body).toEqual({ error: expect.stringMatching(/not a mongos.*Nothing was changed/), exitCode: exitCodes.usage });
-      expect(await indexesOf(source.uri, dbName)).toEqual(before);
-    });
-
-    it('AUDIT_RETENTION_DAYS: indexes makes the TTL index of the trail, changes it, drops it when unset; --verify and check see a difference', async () => {
-      const ttl = async () => (await indexesWithOptions(source.uri, dbName, 'audit')).find((i) => JSON.stringify(i.key) === '{"at":1}')?.expireAfterSeconds;
-      const run = async (days: string | null, args: string[]) => {
-        env = { MONGODB_URI: source.uri, MONGODB_DB: dbName, ...(days && { AUDIT_RETENTION_DAYS: days }) };
-        return json(args);
-      };
-      expect((await run('30', ['indexes'])).body).toMatchObject({ auditRetentionDays: 30, auditRetention: 'created' });
-      expect(await ttl()).toBe(30 * 86_400);
-      expect((await run('30', ['indexes', '--verify'])).code).toBe(exitCodes.ok);
-      const differs = await run('60', ['indexes', '--verify']);
-      expect(differs.code).toBe(exitCodes.failed);
-      expect(differs.body).toMatchObject({ auditRetention: 'differs' });
-      expect((await run('60', ['check'])).body).toMatchObject({ ok: false, problems: [expect.stringMatching(/keeps entries 30 days, AUDIT_RETENTION_DAYS says 60 days/)] });
-      expect((await run('60', ['indexes'])).body).toMatchObject({ auditRetention: 'changed' });
-      expect(await ttl()).toBe(60 * 86_400);
-      expect((await run(null, ['indexes', '--verify'])).code).toBe(exitCodes.failed);
-      expect((await run(null, ['indexes'])).body).toMatchObject({ auditRetentionDays: null, auditRetention: 'dropped' });
-      expect(await ttl()).toBeUndefined();
-      expect((await run(null, ['check'])).code).toBe(exitCodes.ok);
-    });
-
-    it("log-hash gives the hash that stands for a member in the access log of every server on the database", async () => {
-      await admin(['load', demoFixturePath], env);
-      const fleet = await startTestApp({ env: { ...env, PORT: '0', RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' }, instances: 2 });
-      try {
-        for (const url of fleet.urls) {
-          await send(url, 'POST', '/client/users/m-alice/sessions', { apiKey: 'demo_secret_partner_app_0001', headers: { 'x-identifier-type': 'CARD_NUMBER' } });
-        }
-      } finally {
-        await fleet.close();
-      }
-      const logged = fleet.logs.filter((line) => line.msg === 'request completed').map((line) => (line.req as { memberHash?: string }).memberHash);
-      const run = await json(['log-hash', 'm-alice']);
-      expect(run.code).toBe(exitCodes.ok);
-      expect(run.body).toEqual({ correlationId: 'm-alice', memberHash: expect.stringMatching(/^[0-9a-f]{32}$/) });
-      expect(logged).toEqual([run.body.memberHash, run.body.memberHash]);
-      expect((await json(['log-hash', 'm-bob'])).body.memberHash).not.toBe(run.body.memberHash);
-    });
-
-    it('loads a fixture, then checks the database: all well, exit 0', async () => {
-      const load = await json(['load', demoFixturePath]);
-      expect(load.code).toBe(exitCodes.ok);
-      expect(load.body).toMatchObject({ file: demoFixturePath, loaded: { clients: 4, members: 8 }, membersMoved: 0, longestFenceMs: 0 });
-      const check = await json(['check']);
-      expect(check.code).toBe(exitCodes.ok);
-      expect(check.body).toMatchObject({ ok: true, reachable: true, layout: { version: currentLayout, expected: currentLayout }, missingIndexes: [], counts: { clients: 4, apiKeys: 5 } });
-    });
-
-    it.each(invalidFixtures)('writes nothing for a fixture with %s, naming its path, exit 1', async (_case, fixture, named) => {
-      const run = await admin(['load', fixtureFile(fixture)], env);
-      expect(run.code).toBe(exitCodes.failed);
-      expect(run.stderr).toContain(named);
-      const client = await new MongoClient(source.uri).connect();
-      try {
-        expect(await client.db(dbName).collection(collectionNames.clients).countDocuments()).toBe(0);
-      } finally {
-        await client.close();
-      }
-    });
-
-    it('creates, rolls, lists and revokes keys; listings never show a secret', async () => {
-      await admin(['load', demoFixturePath], env);
-      const created = await json(['keys', 'create', '--client', 'partner-app', '--expires-in', '3600']);
-      expect(created.code).toBe(exitCodes.ok);
-      expect(created.body).toEqual({
-        clientId: 'partner-app',
-        keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
-        apiKey: expect.stringMatching(/^lsk_[0-9a-f]{12}_[0-9A-Za-z]{49}$/),
-        kind: 'secret',
-        origins: [],
-        createdAt: expect.any(String),
-        expiresAt: expect.any(String),
-      });
-      const rolled = await json(['keys', 'roll', '--client', 'partner-app', '--grace', '60']);
-      expect(rolled.code).toBe(exitCodes.ok);
-      const listed = await json(['keys', 'list', '--client', 'partner-app']);
-      const keys = listed.body.keys as Array<Record<string, unknown>>;
-      expect(keys.map((k) => Object.keys(k).sort())).toEqual(keys.map(() => ['createdAt', 'expiresAt', 'keyId', 'kind', 'origins', 'revokedAt']));
-      expect(keys.map((k) => k.keyId)).toContain(rolled.body.keyId);
-      // The key's id may show (key_ and its digits), never what follows them.
-      expect(String(created.body.apiKey).slice(4, 16)).toBe(String(created.body.keyId).slice(4));
-      expect(rolled.body.apiKey).toMatch(/^lsk_/);
-      for (const secret of [String(created.body.apiKey).slice(17), String(rolled.body.apiKey).slice(17), 'demo_secret_partner_app_0001', 'demo_publishable_partner_web_0001']) expect(listed.stdout).not.toContain(secret);
-      const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(created.body.keyId)]);
-      expect(revoked.body).toEqual({ keyId: created.body.keyId, revokedAt: expect.any(String) });
-      // Nothing about a key's secret on stderr either.
-      expect(revoked.stderr).toBe('');
-    });
-
-    it('rolls the session keys: the new one seals 5 s later, the one it replaces opens tokens a day after that; no secret is shown', async () => {
-      const first = await json(['session-keys', 'list']);
-      // A database a server gave its layout (empty) holds a first key, sealing at once.
-      expect(first.body.keys).toEqual([{ kid: 'k0', createdAt: expect.any(String), signsFrom: new Date(0).toISOString(), verifiesUntil: null }]);
-      // The roll's time: the wall clock stands still at this instant (timers stay real).
-      const rolledAt = Date.now();
-      wallClockFrom(rolledAt, { standingStill: true });
-      const rolled = await json(['session-keys', 'roll']).finally(() => jest.useRealTimers());
-      expect(rolled.code).toBe(exitCodes.ok);
-      const signsFrom = Date.parse(String(rolled.body.signsFrom));
-      expect(signsFrom).toBe(rolledAt + 5000);
-      const keys = rolled.body.keys as Array<{ kid: string; signsFrom: string; verifiesUntil: string | null }>;
-      expect(keys.map((k) => k.kid)).toEqual(['k0', rolled.body.rolled]);
-      expect(Date.parse(keys[0]!.verifiesUntil!)).toBe(signsFrom + 86_400_000);
-      expect(keys[1]!.verifiesUntil).toBeNull();
-      expect(rolled.stdout).not.toMatch(/secret/i);
-      const people = await admin(['session-keys', 'list'], env);
-      expect(people.stdout.trim().split('\n')).toHaveLength(2);
-    });
-
-    it('creates a publishable key for its origins, lists its kind and origins, rolls it keeping them, revokes it', async () => {
-      await json(['load', demoFixturePath]);
-      const origins = ['https://app.example.com', 'http://127.0.0.1:5173'];
-      const created = await json(['keys', 'create', '--client', 'partner-app', '--publishable', ...origins.flatMap((origin) => ['--origin', origin])]);
-      expect(created.code).toBe(exitCodes.ok);
-      expect(created.body).toEqual({
-        clientId: 'partner-app',
-        keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
-        apiKey: expect.stringMatching(/^lpk_[0-9a-f]{12}_[0-9A-Za-z]{49}$/),
-        kind: 'publishable',
-        origins,
-        createdAt: expect.any(String),
-        expiresAt: null,
-      });
-      const secret = await json(['keys', 'create', '--client', 'partner-app']);
-      expect(secret.body).toMatchObject({ kind: 'secret', origins: [] });
-      expect(secret.body.apiKey).toMatch(/^lsk_/);
-      const rolled = await json(['keys', 'roll', '--client', 'partner-app', '--key', String(created.body.keyId), '--grace', '60']);
-      expect(rolled.body).toMatchObject({ kind: 'publishable', origins, apiKey: expect.stringMatching(/^lpk_/) });
-      const listed = (await json(['keys', 'list', '--client', 'partner-app'])).body.keys as Array<Record<string, unknown>>;
-      const byId = new Map(listed.map((k) => [k.keyId, k]));
-      expect(byId.get(created.body.keyId)).toMatchObject({ kind: 'publishable', origins, expiresAt: expect.any(String) });
-      expect(byId.get(rolled.body.keyId)).toMatchObject({ kind: 'publishable', origins, expiresAt: null });
-      expect(byId.get(secret.body.keyId)).toMatchObject({ kind: 'secret', origins: [], expiresAt: null });
-      // For people: the kind and the origins on each line.
-      const table = (await admin(['keys', 'list', '--client', 'partner-app'], env)).stdout;
-      expect(table.split('\n').find((line) => line.startsWith(String(rolled.body.keyId)))).toMatch(/ publishable .* https:\/\/app\.example\.com http:\/\/127\.0\.0\.1:5173$/);
-      const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(rolled.body.keyId)]);
-      expect(revoked.body).toEqual({ keyId: rolled.body.keyId, revokedAt: expect.any(String) });
-    });
-
-    it.each([
-      ['an unknown client', ['keys', 'list', '--client', 'nobody']],
-      ['an unknown key', ['keys', 'revoke', '--client', 'partner-app', '--key', 'key_000000000000']],
-    ])('answers %s with exit code 3', async (_case, args) => {
-      await admin(['load', demoFixturePath], env);
-      const run = await json(args);
-      expect(run.code).toBe(exitCodes.notFound);
-      expect(run.body).toEqual({ error: expect.any(String), exitCode: exitCodes.notFound });
-    });
-
-    it('finds a missing index with check and indexes --verify (exit 1), and indexes creates it', async () => {
-      await admin(['load', demoFixturePath], env);
-      const client = await new MongoClient(source.uri).connect();
-      try {
-        await client.db(dbName).collection(collectionNames.sessions).dropIndex('expiresAt_1');
-      } finally {
-        await client.close();
-      }
-      expect((await json(['check'])).body).toMatchObject({ ok: false, missingIndexes: ['sessions {"expiresAt":1}'] });
-      expect((await admin(['indexes', '--verify'], env)).code).toBe(exitCodes.failed);
-      expect((await admin(['indexes'], env)).code).toBe(exitCodes.ok);
-      expect((await admin(['check'], env)).code).toBe(exitCodes.ok);
-    });
-
-    it('migrates a database of an earlier layout; check fails before and passes after', async () => {
-      const client = await new MongoClient(source.uri).connect();
-      try {
-        await layoutOneDatabase(client.db(dbName));
-      } finally {
-        await client.close();
-      }
-      const before = await json(['check']);
-      expect(before.code).toBe(exitCodes.failed);
-      expect(before.body).toMatchObject({ ok: false, layout: { version: 1, expected: currentLayout, recorded: false } });
-      // Keys need the current layout, like a server.
-      expect((await admin(['keys', 'list', '--client', 'partner-app'], env)).stderr).toMatch(/Run `loyalty-admin migrate`/);
-      const migrated = await json(['migrate']);
-      expect(migrated.code).toBe(exitCodes.ok);
-      expect(migrated.body).toMatchObject({ from: 1, to: currentLayout, steps: [{ to: 2 }, { to: 3 }, { to: 4 }, { to: 5 }] });
-      expect((await json(['check'])).body).toMatchObject({ ok: true, layout: { version: currentLayout } });
-    });
+  beforeEach(() => {
+    dbName = uniqueDbName('admin');
+    env = { MONGODB_URI: uri, MONGODB_DB: dbName };
   });
-}
+  afterEach(() => dropTestDatabase(uri, dbName));
+
+  const json = async (args: string[]) => {
+    const run = await admin([...args, '--json'], env);
+    return { ...run, body: JSON.parse(run.stdout) as Record<string, unknown> };
+  };
+
+  it('shard --apply on a server that is not a mongos: exit 2, saying why, and nothing changed', async () => {
+    await json(['load', demoFixturePath]);
+    const before = await indexesOf(uri, dbName);
+    const run = await json(['shard', '--apply']);
+    expect(run.code).toBe(exitCodes.usage);
+    expect(run.body).toEqual({ error: expect.stringMatching(/not a mongos.*Nothing was changed/), exitCode: exitCodes.usage });
+    expect(await indexesOf(uri, dbName)).toEqual(before);
+  });
+
+  it('AUDIT_RETENTION_DAYS: indexes makes the TTL index of the trail, changes it, drops it when unset; --verify and check see a difference', async () => {
+    const ttl = async () => (await indexesWithOptions(uri, dbName, 'audit')).find((i) => JSON.stringify(i.key) === '{"at":1}')?.expireAfterSeconds;
+    const run = async (days: string | null, args: string[]) => {
+      env = { MONGODB_URI: uri, MONGODB_DB: dbName, ...(days && { AUDIT_RETENTION_DAYS: days }) };
+      return json(args);
+    };
+    expect((await run('30', ['indexes'])).body).toMatchObject({ auditRetentionDays: 30, auditRetention: 'created' });
+    expect(await ttl()).toBe(30 * 86_400);
+    expect((await run('30', ['indexes', '--verify'])).code).toBe(exitCodes.ok);
+    const differs = await run('60', ['indexes', '--verify']);
+    expect(differs.code).toBe(exitCodes.failed);
+    expect(differs.body).toMatchObject({ auditRetention: 'differs' });
+    expect((await run('60', ['check'])).body).toMatchObject({ ok: false, problems: [expect.stringMatching(/keeps entries 30 days, AUDIT_RETENTION_DAYS says 60 days/)] });
+    expect((await run('60', ['indexes'])).body).toMatchObject({ auditRetention: 'changed' });
+    expect(await ttl()).toBe(60 * 86_400);
+    expect((await run(null, ['indexes', '--verify'])).code).toBe(exitCodes.failed);
+    expect((await run(null, ['indexes'])).body).toMatchObject({ auditRetentionDays: null, auditRetention: 'dropped' });
+    expect(await ttl()).toBeUndefined();
+    expect((await run(null, ['check'])).code).toBe(exitCodes.ok);
+  });
+
+  it("log-hash gives the hash that stands for a member in the access log of every server on the database", async () => {
+    await admin(['load', demoFixturePath], env);
+    const fleet = await startTestApp({ env: { ...env, PORT: '0', RATE_LIMIT_PER_MINUTE: '0', METRICS: 'off' }, instances: 2 });
+    try {
+      for (const url of fleet.urls) {
+        await send(url, 'POST', '/client/users/m-alice/sessions', { apiKey: 'demo_secret_partner_app_0001', headers: { 'x-identifier-type': 'CARD_NUMBER' } });
+      }
+    } finally {
+      await fleet.close();
+    }
+    const logged = fleet.logs.filter((line) => line.msg === 'request completed').map((line) => (line.req as { memberHash?: string }).memberHash);
+    const run = await json(['log-hash', 'm-alice']);
+    expect(run.code).toBe(exitCodes.ok);
+    expect(run.body).toEqual({ correlationId: 'm-alice', memberHash: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(logged).toEqual([run.body.memberHash, run.body.memberHash]);
+    expect((await json(['log-hash', 'm-bob'])).body.memberHash).not.toBe(run.body.memberHash);
+  });
+
+  it('loads a fixture, then checks the database: all well, exit 0', async () => {
+    const load = await json(['load', demoFixturePath]);
+    expect(load.code).toBe(exitCodes.ok);
+    expect(load.body).toMatchObject({ file: demoFixturePath, loaded: { clients: 4, members: 8 }, membersMoved: 0, longestFenceMs: 0 });
+    const check = await json(['check']);
+    expect(check.code).toBe(exitCodes.ok);
+    expect(check.body).toMatchObject({ ok: true, reachable: true, layout: { version: currentLayout, expected: currentLayout }, missingIndexes: [], counts: { clients: 4, apiKeys: 5 } });
+  });
+
+  it.each(invalidFixtures)('writes nothing for a fixture with %s, naming its path, exit 1', async (_case, fixture, named) => {
+    const run = await admin(['load', fixtureFile(fixture)], env);
+    expect(run.code).toBe(exitCodes.failed);
+    expect(run.stderr).toContain(named);
+    const client = await new MongoClient(uri).connect();
+    try {
+      expect(await client.db(dbName).collection(collectionNames.clients).countDocuments()).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('creates, rolls, lists and revokes keys; listings never show a secret', async () => {
+    await admin(['load', demoFixturePath], env);
+    const created = await json(['keys', 'create', '--client', 'partner-app', '--expires-in', '3600']);
+    expect(created.code).toBe(exitCodes.ok);
+    expect(created.body).toEqual({
+      clientId: 'partner-app',
+      keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
+      apiKey: expect.stringMatching(/^lsk_[0-9a-f]{12}_[0-9A-Za-z]{49}$/),
+      kind: 'secret',
+      origins: [],
+      createdAt: expect.any(String),
+      expiresAt: expect.any(String),
+    });
+    const rolled = await json(['keys', 'roll', '--client', 'partner-app', '--grace', '60']);
+    expect(rolled.code).toBe(exitCodes.ok);
+    const listed = await json(['keys', 'list', '--client', 'partner-app']);
+    const keys = listed.body.keys as Array<Record<string, unknown>>;
+    expect(keys.map((k) => Object.keys(k).sort())).toEqual(keys.map(() => ['createdAt', 'expiresAt', 'keyId', 'kind', 'origins', 'revokedAt']));
+    expect(keys.map((k) => k.keyId)).toContain(rolled.body.keyId);
+    // The key's id may show (key_ and its digits), never what follows them.
+    expect(String(created.body.apiKey).slice(4, 16)).toBe(String(created.body.keyId).slice(4));
+    expect(rolled.body.apiKey).toMatch(/^lsk_/);
+    for (const secret of [String(created.body.apiKey).slice(17), String(rolled.body.apiKey).slice(17), 'demo_secret_partner_app_0001', 'demo_publishable_partner_web_0001']) expect(listed.stdout).not.toContain(secret);
+    const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(created.body.keyId)]);
+    expect(revoked.body).toEqual({ keyId: created.body.keyId, revokedAt: expect.any(String) });
+    // Nothing about a key's secret on stderr either.
+    expect(revoked.stderr).toBe('');
+  });
+
+  it('rolls the session keys: the new one seals 5 s later, the one it replaces opens tokens a day after that; no secret is shown', async () => {
+    const first = await json(['session-keys', 'list']);
+    // A database a server gave its layout (empty) holds a first key, sealing at once.
+    expect(first.body.keys).toEqual([{ kid: 'k0', createdAt: expect.any(String), signsFrom: new Date(0).toISOString(), verifiesUntil: null }]);
+    // The roll's time: the wall clock stands still at this instant (timers stay real).
+    const rolledAt = Date.now();
+    wallClockFrom(rolledAt, { standingStill: true });
+    const rolled = await json(['session-keys', 'roll']).finally(() => jest.useRealTimers());
+    expect(rolled.code).toBe(exitCodes.ok);
+    const signsFrom = Date.parse(String(rolled.body.signsFrom));
+    expect(signsFrom).toBe(rolledAt + 5000);
+    const keys = rolled.body.keys as Array<{ kid: string; signsFrom: string; verifiesUntil: string | null }>;
+    expect(keys.map((k) => k.kid)).toEqual(['k0', rolled.body.rolled]);
+    expect(Date.parse(keys[0]!.verifiesUntil!)).toBe(signsFrom + 86_400_000);
+    expect(keys[1]!.verifiesUntil).toBeNull();
+    expect(rolled.stdout).not.toMatch(/secret/i);
+    const people = await admin(['session-keys', 'list'], env);
+    expect(people.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('creates a publishable key for its origins, lists its kind and origins, rolls it keeping them, revokes it', async () => {
+    await json(['load', demoFixturePath]);
+    const origins = ['https://app.example.com', 'http://127.0.0.1:5173'];
+    const created = await json(['keys', 'create', '--client', 'partner-app', '--publishable', ...origins.flatMap((origin) => ['--origin', origin])]);
+    expect(created.code).toBe(exitCodes.ok);
+    expect(created.body).toEqual({
+      clientId: 'partner-app',
+      keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
+      apiKey: expect.stringMatching(/^lpk_[0-9a-f]{12}_[0-9A-Za-z]{49}$/),
+      kind: 'publishable',
+      origins,
+      createdAt: expect.any(String),
+      expiresAt: null,
+    });
+    const secret = await json(['keys', 'create', '--client', 'partner-app']);
+    expect(secret.body).toMatchObject({ kind: 'secret', origins: [] });
+    expect(secret.body.apiKey).toMatch(/^lsk_/);
+    const rolled = await json(['keys', 'roll', '--client', 'partner-app', '--key', String(created.body.keyId), '--grace', '60']);
+    expect(rolled.body).toMatchObject({ kind: 'publishable', origins, apiKey: expect.stringMatching(/^lpk_/) });
+    const listed = (await json(['keys', 'list', '--client', 'partner-app'])).body.keys as Array<Record<string, unknown>>;
+    const byId = new Map(listed.map((k) => [k.keyId, k]));
+    expect(byId.get(created.body.keyId)).toMatchObject({ kind: 'publishable', origins, expiresAt: expect.any(String) });
+    expect(byId.get(rolled.body.keyId)).toMatchObject({ kind: 'publishable', origins, expiresAt: null });
+    expect(byId.get(secret.body.keyId)).toMatchObject({ kind: 'secret', origins: [], expiresAt: null });
+    // For people: the kind and the origins on each line.
+    const table = (await admin(['keys', 'list', '--client', 'partner-app'], env)).stdout;
+    expect(table.split('\n').find((line) => line.startsWith(String(rolled.body.keyId)))).toMatch(/ publishable .* https:\/\/app\.example\.com http:\/\/127\.0\.0\.1:5173$/);
+    const revoked = await json(['keys', 'revoke', '--client', 'partner-app', '--key', String(rolled.body.keyId)]);
+    expect(revoked.body).toEqual({ keyId: rolled.body.keyId, revokedAt: expect.any(String) });
+  });
+
+  it.each([
+    ['an unknown client', ['keys', 'list', '--client', 'nobody']],
+    ['an unknown key', ['keys', 'revoke', '--client', 'partner-app', '--key', 'key_000000000000']],
+  ])('answers %s with exit code 3', async (_case, args) => {
+    await admin(['load', demoFixturePath], env);
+    const run = await json(args);
+    expect(run.code).toBe(exitCodes.notFound);
+    expect(run.body).toEqual({ error: expect.any(String), exitCode: exitCodes.notFound });
+  });
+
+  it('finds a missing index with check and indexes --verify (exit 1), and indexes creates it', async () => {
+    await admin(['load', demoFixturePath], env);
+    const client = await new MongoClient(uri).connect();
+    try {
+      await client.db(dbName).collection(collectionNames.sessions).dropIndex('expiresAt_1');
+    } finally {
+      await client.close();
+    }
+    expect((await json(['check'])).body).toMatchObject({ ok: false, missingIndexes: ['sessions {"expiresAt":1}'] });
+    expect((await admin(['indexes', '--verify'], env)).code).toBe(exitCodes.failed);
+    expect((await admin(['indexes'], env)).code).toBe(exitCodes.ok);
+    expect((await admin(['check'], env)).code).toBe(exitCodes.ok);
+  });
+
+  it('migrates a database of an earlier layout; check fails before and passes after', async () => {
+    const client = await new MongoClient(uri).connect();
+    try {
+      await layoutOneDatabase(client.db(dbName));
+    } finally {
+      await client.close();
+    }
+    const before = await json(['check']);
+    expect(before.code).toBe(exitCodes.failed);
+    expect(before.body).toMatchObject({ ok: false, layout: { version: 1, expected: currentLayout, recorded: false } });
+    // Keys need the current layout, like a server.
+    expect((await admin(['keys', 'list', '--client', 'partner-app'], env)).stderr).toMatch(/Run `loyalty-admin migrate`/);
+    const migrated = await json(['migrate']);
+    expect(migrated.code).toBe(exitCodes.ok);
+    expect(migrated.body).toMatchObject({ from: 1, to: currentLayout, steps: [{ to: 2 }, { to: 3 }, { to: 4 }, { to: 5 }] });
+    expect((await json(['check'])).body).toMatchObject({ ok: true, layout: { version: currentLayout } });
+  });
+});

@@ -6,7 +6,7 @@ import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import { planOf, shardPlan, type ShardKey } from '../../server/src/store/mongo/shard-plan';
 import { clockAtWindowStart } from '../support/rate-limit-window';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
+import { dropTestDatabase, describeOnMongoDB, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
 import { fixtureReservation } from '../../server/src/test-support/fixture-entries';
 import { startMonitoredProcess, type MonitoredProcess } from '../support/monitored-process';
 
@@ -22,7 +22,6 @@ import { startMonitoredProcess, type MonitoredProcess } from '../support/monitor
 
 jest.setTimeout(60_000);
 
-const source = testMongoSource();
 const key = 'demo_secret_partner_app_0001';
 
 /** What is wrong with one command, as mongos would target it; empty when it targets by the shard key. */
@@ -116,69 +115,65 @@ describe('the shard key check itself', () => {
   });
 });
 
-if (source.kind === 'none') {
-  it.skip(`request-path commands and their shard keys: skipped, ${source.reason}`, () => undefined);
-} else {
-  describe('request-path commands and their shard keys, two processes on one database', () => {
-    const dbName = uniqueDbName('shardkeys');
-    let fleet: MonitoredProcess[];
+describeOnMongoDB('request-path commands and their shard keys, two processes on one database', (uri) => {
+  const dbName = uniqueDbName('shardkeys');
+  let fleet: MonitoredProcess[];
 
-    beforeAll(async () => {
-      // All requests in one of the key's rate-limit windows (they are fixed: rate-limit/windows.ts).
-      clockAtWindowStart(fixtureKeyId('partner-app', 0), rateLimitWindowMs);
-      fleet = [await startMonitoredProcess(source.uri, dbName, 6000), await startMonitoredProcess(source.uri, dbName, 6000)];
-      await fleet[0]!.store.ensureIndexes();
-      await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
-      // A reservation of m-alice that has expired: her wallet is then read and written whole.
-      const expired = fixtureReservation('rt-alice-expired', 'm-alice', { 'm-alice': 100 }, { expiresAt: '2026-01-01T00:00:00Z' });
-      await loadFixture(fleet[0]!.store, parseFixture({ reservations: [expired] }), new Date('2025-12-31T23:00:00Z'));
-      for (const p of fleet) p.sent.length = 0;
-    }, 60_000);
+  beforeAll(async () => {
+    // All requests in one of the key's rate-limit windows (they are fixed: rate-limit/windows.ts).
+    clockAtWindowStart(fixtureKeyId('partner-app', 0), rateLimitWindowMs);
+    fleet = [await startMonitoredProcess(uri, dbName, 6000), await startMonitoredProcess(uri, dbName, 6000)];
+    await fleet[0]!.store.ensureIndexes();
+    await loadFixture(fleet[0]!.store, await readFixtureFile(demoFixturePath), new Date());
+    // A reservation of m-alice that has expired: her wallet is then read and written whole.
+    const expired = fixtureReservation('rt-alice-expired', 'm-alice', { 'm-alice': 100 }, { expiresAt: '2026-01-01T00:00:00Z' });
+    await loadFixture(fleet[0]!.store, parseFixture({ reservations: [expired] }), new Date('2025-12-31T23:00:00Z'));
+    for (const p of fleet) p.sent.length = 0;
+  }, 60_000);
 
-    afterAll(async () => {
-      await Promise.all(fleet.map((p) => p.close()));
-      await dropTestDatabase(source.uri, dbName);
-      jest.useRealTimers();
-    });
-
-    const json = async (response: Promise<Response>) => {
-      const answered = await response;
-      return { status: answered.status, body: (await answered.json()) as Record<string, unknown> };
-    };
-    const session = (p: MonitoredProcess, member: string) =>
-      json(fetch(`${p.base}/client/users/${member}/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'x-identifier-type': 'CARD_NUMBER' } }));
-    const put = (p: MonitoredProcess, token: string, member: string, reservation: string, body: unknown) =>
-      json(
-        fetch(`${p.base}/client/users/${member}/reservations/${reservation}`, {
-          method: 'PUT',
-          headers: { 'x-api-key': key, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
-      );
-
-    it('Start Session, A, B (slice, whole wallet, offline creation), sign-out, their outboxes and the sweep: every command targets by its shard key', async () => {
-      for (const [i, p] of fleet.entries()) {
-        const alice = String((await session(p, 'm-alice')).body.sessionToken);
-        const household = String((await session(p, 'm-hh-1')).body.sessionToken);
-        expect((await fetch(`${p.base}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': key, authorization: `Bearer ${alice}` } })).status).toBe(200);
-        // m-alice's wallet holds an expired reservation: read and written whole.
-        expect((await put(p, alice, 'm-alice', 'rt-alice-1', { reservationAmount: 9000 - i })).status).toBe(200);
-        expect((await put(p, household, 'm-hh-1', 'rt-hh-1', { reservationAmount: 9000 - i })).status).toBe(200);
-        expect((await put(p, household, 'm-hh-1', `rt-shard-${i}`, { reservationAmount: 10, offline: true })).status).toBe(200);
-        const signOut = await fetch(`${p.base}/client/users/m-alice/sessions/current`, { method: 'DELETE', headers: { 'x-api-key': key, authorization: `Bearer ${alice}` } });
-        expect(signOut.status).toBe(204);
-        await p.store.outbox.settle();
-      }
-      const report = await fleet[1]!.store.outbox.start({}, { intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
-      expect(report.failed).toBe(0);
-
-      const commands = fleet.flatMap((p) => p.sent.map((c) => c.event));
-      const seen = new Set(commands.map((e) => `${e.commandName} ${String(e.command[e.commandName])}`));
-      // The paths above were all taken: the wallets' slice and whole reads, the outbox, the sweep.
-      for (const expected of ['aggregate wallets', 'update wallets', 'update reservations', 'insert audit', 'find reservations', 'find members', 'update endedSessions', 'find endedSessions', 'find sessionKeys']) {
-        expect(seen).toContain(expected);
-      }
-      expect(commands.flatMap(shardKeyProblems)).toEqual([]);
-    });
+  afterAll(async () => {
+    await Promise.all(fleet.map((p) => p.close()));
+    await dropTestDatabase(uri, dbName);
+    jest.useRealTimers();
   });
-}
+
+  const json = async (response: Promise<Response>) => {
+    const answered = await response;
+    return { status: answered.status, body: (await answered.json()) as Record<string, unknown> };
+  };
+  const session = (p: MonitoredProcess, member: string) =>
+    json(fetch(`${p.base}/client/users/${member}/sessions`, { method: 'POST', headers: { 'x-api-key': key, 'x-identifier-type': 'CARD_NUMBER' } }));
+  const put = (p: MonitoredProcess, token: string, member: string, reservation: string, body: unknown) =>
+    json(
+      fetch(`${p.base}/client/users/${member}/reservations/${reservation}`, {
+        method: 'PUT',
+        headers: { 'x-api-key': key, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
+
+  it('Start Session, A, B (slice, whole wallet, offline creation), sign-out, their outboxes and the sweep: every command targets by its shard key', async () => {
+    for (const [i, p] of fleet.entries()) {
+      const alice = String((await session(p, 'm-alice')).body.sessionToken);
+      const household = String((await session(p, 'm-hh-1')).body.sessionToken);
+      expect((await fetch(`${p.base}/client/users/m-alice/voucher-definitions`, { headers: { 'x-api-key': key, authorization: `Bearer ${alice}` } })).status).toBe(200);
+      // m-alice's wallet holds an expired reservation: read and written whole.
+      expect((await put(p, alice, 'm-alice', 'rt-alice-1', { reservationAmount: 9000 - i })).status).toBe(200);
+      expect((await put(p, household, 'm-hh-1', 'rt-hh-1', { reservationAmount: 9000 - i })).status).toBe(200);
+      expect((await put(p, household, 'm-hh-1', `rt-shard-${i}`, { reservationAmount: 10, offline: true })).status).toBe(200);
+      const signOut = await fetch(`${p.base}/client/users/m-alice/sessions/current`, { method: 'DELETE', headers: { 'x-api-key': key, authorization: `Bearer ${alice}` } });
+      expect(signOut.status).toBe(204);
+      await p.store.outbox.settle();
+    }
+    const report = await fleet[1]!.store.outbox.start({}, { intervalMs: 3_600_000, graceMs: 0, batchSize: 10, maxBatches: 1 }).runOnce();
+    expect(report.failed).toBe(0);
+
+    const commands = fleet.flatMap((p) => p.sent.map((c) => c.event));
+    const seen = new Set(commands.map((e) => `${e.commandName} ${String(e.command[e.commandName])}`));
+    // The paths above were all taken: the wallets' slice and whole reads, the outbox, the sweep.
+    for (const expected of ['aggregate wallets', 'update wallets', 'update reservations', 'insert audit', 'find reservations', 'find members', 'update endedSessions', 'find endedSessions', 'find sessionKeys']) {
+      expect(seen).toContain(expected);
+    }
+    expect(commands.flatMap(shardKeyProblems)).toEqual([]);
+  });
+});

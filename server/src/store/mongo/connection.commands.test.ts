@@ -1,15 +1,13 @@
 import { Metrics } from '../../metrics';
 import { commandLabels } from './command-labels';
 import { MongoConnection } from './connection';
-import { dropTestDatabase, testMongoSource, uniqueDbName } from '../test-support/mongo-test-server';
+import { dropTestDatabase, describeOnMongoDB, uniqueDbName } from '../test-support/mongo-test-server';
 
 /*
  * `loyalty_mongodb_commands_total` fed by a real client's command events,
  * as composition.ts wires it: one count per command sent, labelled by
  * command and collection, with every other name folded into `other`.
  */
-
-const source = testMongoSource();
 
 /** The counter's value for one pair of labels (0 when absent). */
 async function commands(metrics: Metrics, command: string, collection: string): Promise<number> {
@@ -25,54 +23,50 @@ async function labelValues(metrics: Metrics): Promise<Set<string>> {
   return new Set(values);
 }
 
-if (source.kind === 'none') {
-  it.skip(`MongoDB command metrics: skipped, ${source.reason}`, () => undefined);
-} else {
-  describe('MongoDB commands counted from the client (loyalty_mongodb_commands_total)', () => {
-    const dbName = uniqueDbName('command-metrics');
-    let metrics: Metrics;
-    let connection: MongoConnection;
+describeOnMongoDB('MongoDB commands counted from the client (loyalty_mongodb_commands_total)', (uri) => {
+  const dbName = uniqueDbName('command-metrics');
+  let metrics: Metrics;
+  let connection: MongoConnection;
 
-    beforeEach(async () => {
-      metrics = new Metrics();
-      connection = await MongoConnection.open(
-        { uri: source.uri, dbName, serverSelectionTimeoutMS: 10_000, watchdogIntervalMs: 0 },
-        { onCommand: (event) => metrics.mongoCommand(commandLabels(event)) },
-      );
-    });
-
-    afterEach(async () => {
-      await connection.close();
-    });
-
-    afterAll(() => dropTestDatabase(source.uri, dbName));
-
-    it('counts each command once, by name and collection, a cursor\'s getMore under its collection', async () => {
-      const members = connection.db.collection('members');
-      await members.insertMany([{ _id: 'a' }, { _id: 'b' }, { _id: 'c' }] as never[]);
-      await members.updateOne({ _id: 'a' } as never, { $set: { seen: true } });
-      // A batch of one: the first document comes with the find, the others with getMore.
-      expect(await members.find({}, { batchSize: 1 }).toArray()).toHaveLength(3);
-      await connection.db.collection('rateLimits').findOneAndUpdate({ key: 'k' }, { $inc: { points: 1 } }, { upsert: true });
-
-      expect(await commands(metrics, 'insert', 'members')).toBe(1);
-      expect(await commands(metrics, 'update', 'members')).toBe(1);
-      expect(await commands(metrics, 'find', 'members')).toBe(1);
-      expect(await commands(metrics, 'getMore', 'members')).toBeGreaterThanOrEqual(2);
-      expect(await commands(metrics, 'findAndModify', 'rateLimits')).toBe(1);
-    });
-
-    it('folds unknown commands and collections into `other`, and counts the pings under their own name', async () => {
-      await connection.db.collection('notOurs').insertOne({ x: 1 });
-      await connection.db.command({ dbStats: 1 });
-      await connection.ping();
-
-      expect(await commands(metrics, 'insert', 'other')).toBe(1);
-      expect(await commands(metrics, 'other', 'other')).toBe(1);
-      expect(await commands(metrics, 'ping', 'other')).toBe(1);
-      const values = await labelValues(metrics);
-      expect(values.has('notOurs')).toBe(false);
-      expect(values.has('dbStats')).toBe(false);
-    });
+  beforeEach(async () => {
+    metrics = new Metrics();
+    connection = await MongoConnection.open(
+      { uri, dbName, serverSelectionTimeoutMS: 10_000, watchdogIntervalMs: 0 },
+      { onCommand: (event) => metrics.mongoCommand(commandLabels(event)) },
+    );
   });
-}
+
+  afterEach(async () => {
+    await connection.close();
+  });
+
+  afterAll(() => dropTestDatabase(uri, dbName));
+
+  it('counts each command once, by name and collection, a cursor\'s getMore under its collection', async () => {
+    const members = connection.db.collection('members');
+    await members.insertMany([{ _id: 'a' }, { _id: 'b' }, { _id: 'c' }] as never[]);
+    await members.updateOne({ _id: 'a' } as never, { $set: { seen: true } });
+    // A batch of one: the first document comes with the find, the others with getMore.
+    expect(await members.find({}, { batchSize: 1 }).toArray()).toHaveLength(3);
+    await connection.db.collection('rateLimits').findOneAndUpdate({ key: 'k' }, { $inc: { points: 1 } }, { upsert: true });
+
+    expect(await commands(metrics, 'insert', 'members')).toBe(1);
+    expect(await commands(metrics, 'update', 'members')).toBe(1);
+    expect(await commands(metrics, 'find', 'members')).toBe(1);
+    expect(await commands(metrics, 'getMore', 'members')).toBeGreaterThanOrEqual(2);
+    expect(await commands(metrics, 'findAndModify', 'rateLimits')).toBe(1);
+  });
+
+  it('folds unknown commands and collections into `other`, and counts the pings under their own name', async () => {
+    await connection.db.collection('notOurs').insertOne({ x: 1 });
+    await connection.db.command({ dbStats: 1 });
+    await connection.ping();
+
+    expect(await commands(metrics, 'insert', 'other')).toBe(1);
+    expect(await commands(metrics, 'other', 'other')).toBe(1);
+    expect(await commands(metrics, 'ping', 'other')).toBe(1);
+    const values = await labelValues(metrics);
+    expect(values.has('notOurs')).toBe(false);
+    expect(values.has('dbStats')).toBe(false);
+  });
+});

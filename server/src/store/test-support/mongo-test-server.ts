@@ -20,6 +20,17 @@ export function testMongoSource(env: NodeJS.ProcessEnv = process.env): TestMongo
 }
 
 /**
+ * `describe(title, () => suite(uri))` on the test MongoDB; without one, a
+ * single skipped test whose title says why, so a green run never hides
+ * that the MongoDB suite did not run.
+ */
+export function describeOnMongoDB(title: string, suite: (uri: string) => void): void {
+  const source = testMongoSource();
+  if (source.kind === 'none') it.skip(`${title}: skipped, ${source.reason}`, () => undefined);
+  else describe(title, () => suite(source.uri));
+}
+
+/**
  * A database name no other test file (or concurrent run) uses. MongoDB
  * allows 63 characters without `/\. "$`.
  */
