@@ -1,17 +1,8 @@
-import { newSessionKeySecret, openSealedSession, sealedKidOf, sealingKey, sealSession, type SessionToSeal } from './session-tokens';
+import { newSessionKeySecret, openSealedSession, sealedKidOf, sealingKey, sealSession } from './session-tokens';
+import { sessionToSeal as session } from './test-support/sessions';
 
 const key = sealingKey('kidA', newSessionKeySecret());
 const otherKey = sealingKey('kidA', newSessionKeySecret());
-
-const session: SessionToSeal = {
-  clientId: 'partner-app',
-  keyId: 'key_0123456789ab',
-  correlationId: 'm-alice@example.com',
-  identifierType: 'EMAIL',
-  issuedAt: new Date('2030-01-01T00:00:00.000Z'),
-  expiresAt: new Date('2030-01-01T01:00:00.123Z'),
-  walletId: 'household:hh-1',
-};
 
 /** Every decoding a curious holder might try: of the token, and of each of its dot-separated parts, from each of the first offsets. */
 function decodings(token: string): string[] {

@@ -1,16 +1,8 @@
-import { newSessionKeySecret, openSealedSession, sealingKey, sealSession, type SealingKey, type SessionToSeal } from '../../domain/session-tokens';
+import { newSessionKeySecret, openSealedSession, sealingKey, sealSession, type SealingKey } from '../../domain/session-tokens';
 import { openedTokens } from './opened-tokens';
+import { sessionToSeal as session } from '../../domain/test-support/sessions';
 
 const key = sealingKey('kidA', newSessionKeySecret());
-
-const session: SessionToSeal = {
-  clientId: 'partner-app',
-  keyId: 'key_0123456789ab',
-  correlationId: 'm-alice@example.com',
-  identifierType: 'EMAIL',
-  issuedAt: new Date('2030-01-01T00:00:00.000Z'),
-  expiresAt: new Date('2030-01-01T01:00:00.000Z'),
-};
 
 /** `openedTokens` over the real opening, with the openings it did. */
 function counted(maxEntries?: number) {
