@@ -114,14 +114,15 @@ export interface Report {
 const commandTargets: Partial<Record<ScenarioName, number>> = { session: 1.05, A: 0.2, 'A-paced': 0.1, B: 4, 'B-shared': 4, 'B-fresh': 4, flood: 0.05 };
 /**
  * What a process sends now and then for all its requests, whatever they
- * ask (the upkeep; docs/scaling-out.md): the session keys and the sessions
- * ended since the last read (once a second each), each API key read again
+ * ask (the upkeep; docs/scaling-out.md): the session keys with the sessions
+ * ended since the last read (one aggregate a second; a page past the
+ * first, or a database without a key, one find more), each API key read again
  * (every 2 s) and the publishable keys' origins, the definitions version
  * (once a second), a rate-limit claim per block of a key's requests. At 100
  * requests a second on a fleet of two it comes to about 0.1 per request,
  * and to less at a higher rate.
  */
-export const upkeepCommands = new Set(['find sessionKeys', 'find endedSessions', 'aggregate apiKeys', 'find apiKeys', 'find meta', 'findAndModify rateLimits', 'update rateLimits']);
+export const upkeepCommands = new Set(['aggregate sessionKeys', 'find endedSessions', 'aggregate apiKeys', 'find apiKeys', 'find meta', 'findAndModify rateLimits', 'update rateLimits']);
 /**
  * The collections of the wallets' outbox: in a scenario that changes no
  * wallet, a command on them is the outbox sweep's (every 30 s per process)

@@ -35,11 +35,11 @@ const measured = 40;
  * Commands a process sends now and then for all requests rather than for
  * one: a rate-limit claim, a cache's read of a key or a session (at most
  * once per 2 s each), the origins of the publishable keys for requests
- * from pages (at most once per 2 s), the session keys and the sessions
- * ended since the last read (at most once a second each), the voucher
+ * from pages (at most once per 2 s), the session keys with the sessions
+ * ended since the last read (one aggregate, at most once a second), the voucher
  * definitions version (at most once a second).
  */
-const shared = new Set(['findAndModify rateLimits', 'aggregate apiKeys', 'aggregate sessions', 'find meta', 'find apiKeys', 'find sessionKeys', 'find endedSessions']);
+const shared = new Set(['findAndModify rateLimits', 'aggregate apiKeys', 'aggregate sessions', 'find meta', 'find apiKeys', 'aggregate sessionKeys', 'find endedSessions']);
 
 /** Commands per request of `requests` requests, spread over `fleet` in turn; the outbox delivered before counting ends. */
 async function perRequest(fleet: Process[], requests: number, send: (process: Process, i: number) => Promise<number>) {

@@ -88,6 +88,19 @@ export interface SessionStateStore {
    * after `since`, oldest ended first (then by id), at most `limit`.
    */
   listEndedSessions(since: Date, now: Date, limit: number): Promise<EndedSessionRecord[]>;
+  /**
+   * What a process reads again now and then, in one command where the store
+   * can: `listSessionKeys(now)` and `listEndedSessions(endedSince, now,
+   * endedLimit)` together. A longer list of ended sessions is read on with
+   * `listEndedSessions`.
+   */
+  readSessionState(now: Date, endedSince: Date, endedLimit: number): Promise<SessionStateRead>;
+}
+
+/** The session keys that open tokens, and the first page of the ended sessions asked for. */
+export interface SessionStateRead {
+  keys: SessionKeyRecord[];
+  ended: EndedSessionRecord[];
 }
 
 /**
@@ -220,6 +233,7 @@ export const storeMethods = Object.keys({
   addSessionKey: true,
   endSession: true,
   listEndedSessions: true,
+  readSessionState: true,
   listPublishedVoucherDefinitions: true,
   loadWallet: true,
   saveWallet: true,

@@ -9,16 +9,25 @@ function setUp() {
   const clock = { wall: start, mono: 1_000 };
   const keys: SessionKeyRecord[] = [newSessionKey(start)];
   const ended: EndedSessionRecord[] = [];
+  /** Each read of the keys with the first page of ended sessions; `pages`: each further page asked. */
   const reads: Array<{ keys: number; ended: Date }> = [];
+  const pages: Date[] = [];
   let hold: Promise<void> | null = null;
+  const listEnded = async (since: Date, now: Date, limit: number) =>
+    ended
+      .filter((e) => e.endedAt >= since && e.expiresAt > now)
+      .sort((a, b) => a.endedAt.getTime() - b.endedAt.getTime() || (a.sessionId < b.sessionId ? -1 : 1))
+      .slice(0, limit);
   const store = {
-    listSessionKeys: async (now: Date) => {
+    readSessionState: async (now: Date, since: Date, limit: number) => {
       reads.push({ keys: keys.length, ended: now });
       if (hold) await hold;
-      return keys.filter((k) => k.verifiesUntil === null || k.verifiesUntil > now);
+      return { keys: keys.filter((k) => k.verifiesUntil === null || k.verifiesUntil > now), ended: await listEnded(since, now, limit) };
     },
-    listEndedSessions: async (since: Date, now: Date, limit: number) =>
-      ended.filter((e) => e.endedAt >= since && e.expiresAt > now).slice(0, limit),
+    listEndedSessions: async (since: Date, now: Date, limit: number) => {
+      pages.push(since);
+      return listEnded(since, now, limit);
+    },
   };
   const state = new SessionState({ store, clock: () => clock.wall, now: () => clock.mono });
   return {
@@ -26,6 +35,7 @@ function setUp() {
     keys,
     ended,
     reads,
+    pages,
     clock,
     advance: (ms: number) => {
       clock.mono += ms;
@@ -114,6 +124,19 @@ describe('SessionState', () => {
     expect(state.isEnded('s-late')).toBe(true);
   });
 
+  it('reads the keys and the first page of sign-outs at once, and a longer list page by page after it', async () => {
+    const { state, ended, reads, pages } = setUp();
+    const expiresAt = new Date(start.getTime() + 600_000);
+    // One page (10,000) and one more, the last two at one instant, the newest a second later.
+    for (let i = 0; i < 10_000; i++) ended.push(endedSession(`s-${i}`, new Date(start.getTime() - 60_000 + i), expiresAt));
+    ended.push(endedSession('s-last', new Date(start.getTime() - 1_000), expiresAt));
+    await state.ready();
+    expect(reads).toHaveLength(1);
+    expect(pages).toEqual([new Date(start.getTime() - 60_000 + 9_999)]);
+    expect(state.endedCount).toBe(10_001);
+    expect(state.isEnded('s-0') && state.isEnded('s-9999') && state.isEnded('s-last')).toBe(true);
+  });
+
   it('forgets an ended session once its token has expired', async () => {
     const { state, ended, advance } = setUp();
     ended.push(endedSession('s-1', start, new Date(start.getTime() + 30_000)));
@@ -148,7 +171,7 @@ describe('SessionState', () => {
     const { state, reads } = setUp();
     const failing = new SessionState({
       store: {
-        listSessionKeys: async () => {
+        readSessionState: async () => {
           throw new Error('store unavailable');
         },
         listEndedSessions: async () => [],

@@ -1,5 +1,5 @@
 import type { Clock } from '../../domain/clock';
-import type { SessionKeyRecord } from '../../domain/model';
+import type { EndedSessionRecord, SessionKeyRecord } from '../../domain/model';
 import { signingKeyAt } from '../../domain/session-keys';
 import { sealingKey, type SealingKey } from '../../domain/session-tokens';
 import type { SessionStateStore } from '../../store/port';
@@ -28,7 +28,7 @@ const endedPageSize = 10_000;
 const purgeEveryMs = 60_000;
 
 export interface SessionStateOptions {
-  store: Pick<SessionStateStore, 'listSessionKeys' | 'listEndedSessions'>;
+  store: Pick<SessionStateStore, 'readSessionState' | 'listEndedSessions'>;
   /** The wall clock: when keys seal and stop opening, when sessions expire. */
   clock: Clock;
   /** Milliseconds of a monotonic clock: how old a read is (tests). Default `performance.now`. */
@@ -47,12 +47,12 @@ interface KnownKey {
 /**
  * What one process knows of the session keys and of the sessions their
  * members ended, read again from the store at most once per `refreshMs`
- * for all requests (one `listSessionKeys`, one `listEndedSessions` of what
- * ended since the last read), never per request. A request that needs it
- * calls `ready()` first: at once while the last read is recent, waiting for
- * a new read once it is `freshMs` old (a read is dated from when it was
- * asked, so a slow store never stretches the bound). A sign-out this
- * process makes counts here at once (`ended`).
+ * for all requests (one `readSessionState`: the keys and what ended since
+ * the last read, one command on MongoDB), never per request. A request
+ * that needs it calls `ready()` first: at once while the last read is
+ * recent, waiting for a new read once it is `freshMs` old (a read is dated
+ * from when it was asked, so a slow store never stretches the bound). A
+ * sign-out this process makes counts here at once (`ended`).
  *
  * Every ended session whose token has not expired is kept, however many:
  * the number is bounded where sign-outs are accepted (`endedCount`).
@@ -136,22 +136,29 @@ export class SessionState {
 
   private async readNow(askedAt: number): Promise<void> {
     const wallNow = this.options.clock();
-    const [keys] = await Promise.all([this.options.store.listSessionKeys(wallNow), this.readEnded(wallNow)]);
+    const since = new Date(this.endedCursor.getTime() - endedReadOverlapMs);
+    const { keys, ended } = await this.options.store.readSessionState(wallNow, since, endedPageSize);
+    this.knowKeys(keys);
+    await this.knowEnded(ended, since, wallNow);
+    this.purge(wallNow, askedAt);
+    if (this.knownAt === null || askedAt > this.knownAt) this.knownAt = askedAt;
+  }
+
+  /** The keys read are the ones there are: new ones and new ends are taken, those gone forgotten. */
+  private knowKeys(keys: SessionKeyRecord[]): void {
     for (const record of keys) {
       if (!this.keys.has(record.kid) || this.keys.get(record.kid)!.record.verifiesUntil !== record.verifiesUntil) {
         this.keys.set(record.kid, { record, sealing: sealingKey(record.kid, record.secret) });
       }
     }
     for (const kid of this.keys.keys()) if (!keys.some((record) => record.kid === kid)) this.keys.delete(kid);
-    this.purge(wallNow, askedAt);
-    if (this.knownAt === null || askedAt > this.knownAt) this.knownAt = askedAt;
   }
 
-  /** The sign-outs since the last read (with the overlap), page by page. */
-  private async readEnded(wallNow: Date): Promise<void> {
-    let since = new Date(this.endedCursor.getTime() - endedReadOverlapMs);
+  /** The sign-outs since the last read (with the overlap): the first page the read brought, the next ones read page by page. */
+  private async knowEnded(firstPage: EndedSessionRecord[], firstSince: Date, wallNow: Date): Promise<void> {
+    let page = firstPage;
+    let since = firstSince;
     for (;;) {
-      const page = await this.options.store.listEndedSessions(since, wallNow, endedPageSize);
       for (const ended of page) {
         this.endedSessions.set(ended.sessionId, ended.expiresAt.getTime());
         if (ended.endedAt > this.endedCursor) this.endedCursor = ended.endedAt;
@@ -160,6 +167,7 @@ export class SessionState {
       // A page of one instant only could not move on: its sessions are all here.
       if (page.length < endedPageSize || !last || last.endedAt.getTime() === since.getTime()) return;
       since = last.endedAt;
+      page = await this.options.store.listEndedSessions(since, wallNow, endedPageSize);
     }
   }
 

@@ -24,7 +24,7 @@ import { firstSessionKey } from '../../domain/session-keys';
 import { totalsOf, type WalletTotals } from '../../domain/wallet-totals';
 import { frozenCopy } from '../copy';
 import { compareKeys } from '../key-order';
-import type { ApiKeyChange, ApiKeyContext, SessionContext, Store, VoucherDefinitionsVersioned } from '../port';
+import type { ApiKeyChange, ApiKeyContext, SessionContext, SessionStateRead, Store, VoucherDefinitionsVersioned } from '../port';
 import { assertExpectedVersion } from '../wallet-update';
 import { AuditLog } from './audit-log';
 import { FrozenRecords } from './frozen-records';
@@ -211,6 +211,10 @@ export class MemoryStore implements Store, VoucherDefinitionsVersioned {
 
   listEndedSessions(since: Date, now: Date, limit: number): Promise<EndedSessionRecord[]> {
     return this.sessionState.listEndedSessions(since, now, limit);
+  }
+
+  readSessionState(now: Date, endedSince: Date, endedLimit: number): Promise<SessionStateRead> {
+    return this.sessionState.readSessionState(now, endedSince, endedLimit);
   }
 
   /** Drops every expired session, stored or ended, and the keys past their time; returns how many sessions. Runs on the sweep timer. */

@@ -1,6 +1,6 @@
 import type { EndedSessionRecord, SessionKeyRecord } from '../../domain/model';
 import { frozenCopy } from '../copy';
-import type { SessionStateStore } from '../port';
+import type { SessionStateRead, SessionStateStore } from '../port';
 
 /**
  * The embedded store's session keys and ended sessions: plain arrays and a
@@ -41,6 +41,10 @@ export class MemorySessionState implements SessionStateStore {
       .filter((e) => e.endedAt >= since && e.expiresAt > now)
       .sort((a, b) => a.endedAt.getTime() - b.endedAt.getTime() || (a.sessionId < b.sessionId ? -1 : 1))
       .slice(0, limit);
+  }
+
+  async readSessionState(now: Date, endedSince: Date, endedLimit: number): Promise<SessionStateRead> {
+    return { keys: await this.listSessionKeys(now), ended: await this.listEndedSessions(endedSince, now, endedLimit) };
   }
 
   /** Forgets the ended sessions whose tokens have expired at `now`; returns how many. */

@@ -172,6 +172,30 @@ if (source.kind === 'none') {
       );
     });
 
+    it('reads the session keys with the ended sessions in one command', async () => {
+      const sent: string[] = [];
+      const observed = await MongoStore.connect({ uri, dbName, serverSelectionTimeoutMS: 10_000 }, { onCommand: (event) => sent.push(`${event.commandName} ${String(event.command[event.commandName])}`) });
+      try {
+        const expiresAt = new Date('2099-01-01T00:00:00.000Z');
+        for (const sessionId of ['sid-1', 'sid-2']) await observed.endSession({ sessionId, expiresAt });
+        sent.length = 0;
+        const read = await observed.readSessionState(new Date('2030-01-01T00:00:00.000Z'), new Date(0), 10);
+        expect(read.keys).toHaveLength(1);
+        expect(read.ended.map((e) => e.sessionId)).toEqual(['sid-1', 'sid-2']);
+        expect(sent).toEqual(['aggregate sessionKeys']);
+      } finally {
+        await observed.close();
+      }
+    });
+
+    it('reads the ended sessions of a database without a live session key (before the fleet has one): no keys, its sign-outs still', async () => {
+      await admin.db(dbName).collection(collectionNames.sessionKeys).deleteMany({});
+      const expiresAt = new Date('2099-01-01T00:00:00.000Z');
+      await store.endSession({ sessionId: 'sid-1', expiresAt });
+      const read = await store.readSessionState(new Date('2030-01-01T00:00:00.000Z'), new Date(0), 10);
+      expect(read).toStrictEqual({ keys: [], ended: [{ sessionId: 'sid-1', endedAt: expect.any(Date) as Date, expiresAt }] });
+    });
+
     it('stores dates as BSON dates and keeps internal fields inside the adapter', async () => {
       await store.insertSession(sessionRecord('h1'));
       const raw = await admin.db(dbName).collection<{ _id: string; expiresAt: unknown }>(collectionNames.sessions).findOne({ _id: 'h1' });

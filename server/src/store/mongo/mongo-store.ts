@@ -24,6 +24,7 @@ import type {
   LivenessStore,
   OutboxStore,
   SessionContext,
+  SessionStateRead,
   SessionStateStore,
   SharedLogKeyStore,
   SharedQuotaStore,
@@ -261,12 +262,16 @@ export class MongoStore implements Store, VoucherDefinitionsVersioned, SharedQuo
     await this.run(() => this.sessionState.addSessionKey(key, retireOthersAt));
   }
 
-  async endSession(ended: EndedSessionRecord): Promise<boolean> {
+  async endSession(ended: Omit<EndedSessionRecord, 'endedAt'>): Promise<boolean> {
     return this.run(() => this.sessionState.endSession(ended));
   }
 
   async listEndedSessions(since: Date, now: Date, limit: number): Promise<EndedSessionRecord[]> {
     return this.run(() => this.sessionState.listEndedSessions(since, now, limit));
+  }
+
+  async readSessionState(now: Date, endedSince: Date, endedLimit: number): Promise<SessionStateRead> {
+    return this.run(() => this.sessionState.readSessionState(now, endedSince, endedLimit));
   }
 
   /** One aggregate: the session, then its client, member and API key by `_id` ($lookup). */

@@ -6,7 +6,7 @@ import { isDuplicateKey } from './errors';
 
 /*
  * Session keys and ended sessions on MongoDB: two small collections every
- * process reads again now and then (one find each), which only grow by
+ * process reads again now and then (both in one aggregate), which only grow by
  * what is added and shrink by their TTL indexes (indexes.ts) once their
  * entries have ended: a key once it no longer opens tokens, an ended
  * session once its token has expired. Writes wait for a majority, as every
@@ -50,12 +50,10 @@ const endedOf = (doc: EndedSessionDoc): EndedSessionRecord => ({ sessionId: doc.
 export function mongoSessionState(database: () => Db): SessionStateStore {
   const keys = () => database().collection<SessionKeyDoc>(collectionNames.sessionKeys);
   const ended = () => database().collection<EndedSessionDoc>(collectionNames.endedSessions);
+  const listEnded = async (since: Date, now: Date, limit: number) => endedRecords(await ended().find(endedFilter(since, now)).sort(endedOrder).limit(limit).toArray());
   return {
     async listSessionKeys(now) {
-      const docs = await keys()
-        .find({ $or: [{ verifiesUntil: null }, { verifiesUntil: { $gt: now } }] })
-        .sort({ signsFrom: 1, _id: 1 })
-        .toArray();
+      const docs = await keys().find(liveKeys(now)).sort(keyOrder).toArray();
       return docs.map(keyOf);
     },
 
@@ -96,13 +94,45 @@ export function mongoSessionState(database: () => Db): SessionStateStore {
       return written.upsertedCount === 1;
     },
 
-    async listEndedSessions(since, now, limit) {
-      const docs = await ended()
-        .find({ endedAt: { $gte: since }, expiresAt: { $gt: now } })
-        .sort({ endedAt: 1, _id: 1 })
-        .limit(limit)
+    listEndedSessions: listEnded,
+
+    /*
+     * One aggregate on the keys: the live keys grouped into one document,
+     * which looks up the page of ended sessions (an uncorrelated $lookup,
+     * both collections unsharded). A database without a live key (before the
+     * fleet's first, in a rolling deploy) has no document to look up from:
+     * the ended sessions are then read on their own.
+     */
+    async readSessionState(now, endedSince, endedLimit) {
+      const [read] = await keys()
+        .aggregate<{ keys: SessionKeyDoc[]; ended: EndedSessionDoc[] }>([
+          { $match: liveKeys(now) },
+          { $group: { _id: null, keys: { $push: '$$ROOT' } } },
+          {
+            $lookup: {
+              from: collectionNames.endedSessions,
+              pipeline: [{ $match: endedFilter(endedSince, now) }, { $sort: endedOrder }, { $limit: endedLimit }],
+              as: 'ended',
+            },
+          },
+        ])
         .toArray();
-      return docs.filter((doc) => isKey(doc._id)).map(endedOf);
+      if (!read) return { keys: [], ended: await listEnded(endedSince, now, endedLimit) };
+      // $push keeps the order of its input only where the server promises it: the few keys are sorted here.
+      return { keys: read.keys.sort(byKeyOrder).map(keyOf), ended: endedRecords(read.ended) };
     },
   };
 }
+
+const keyOrder = { signsFrom: 1, _id: 1 } as const;
+const endedOrder = { endedAt: 1, _id: 1 } as const;
+
+/** The keys that still open tokens at `now`. */
+const liveKeys = (now: Date) => ({ $or: [{ verifiesUntil: null }, { verifiesUntil: { $gt: now } }] });
+
+/** The sessions ended at or after `since` whose tokens have not expired at `now`. */
+const endedFilter = (since: Date, now: Date) => ({ endedAt: { $gte: since }, expiresAt: { $gt: now } });
+
+const byKeyOrder = (a: SessionKeyDoc, b: SessionKeyDoc): number => a.signsFrom.getTime() - b.signsFrom.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+
+const endedRecords = (docs: EndedSessionDoc[]): EndedSessionRecord[] => docs.filter((doc) => isKey(doc._id)).map(endedOf);

@@ -45,5 +45,23 @@ export function describeSessionStateStoreContract(current: CurrentStore): void {
       expect(await ids(new Date(0), soon, 10)).toEqual(['sid-1', 'sid-3']);
       expect(await ids(new Date(ended!.endedAt.getTime() + 3_600_000), now, 10)).toEqual([]);
     });
+
+    it('reads the keys that open tokens with the first page of ended sessions, as its two lists give them', async () => {
+      const first = await current.store.ensureFirstSessionKey(firstSessionKey(now));
+      const { key, retireOthersAt } = rolledSessionKey(now);
+      await current.store.addSessionKey(key, retireOthersAt);
+      const later = new Date('2099-06-01T00:00:00.000Z');
+      for (const sessionId of ['sid-1', 'sid-2', 'sid-3']) await current.store.endSession({ sessionId, expiresAt: later });
+      const both = async (at: Date, since: Date, limit: number) => ({
+        keys: await current.store.listSessionKeys(at),
+        ended: await current.store.listEndedSessions(since, at, limit),
+      });
+      const read = await current.store.readSessionState(now, new Date(0), 2);
+      expect(read).toStrictEqual(await both(now, new Date(0), 2));
+      expect(read.keys.map((k) => k.kid)).toEqual([first.kid, key.kid]);
+      expect(read.ended.map((e) => e.sessionId)).toEqual(['sid-1', 'sid-2']);
+      expect(await current.store.readSessionState(retireOthersAt, read.ended[1]!.endedAt, 10)).toStrictEqual(await both(retireOthersAt, read.ended[1]!.endedAt, 10));
+      expect(await current.store.readSessionState(later, new Date(0), 10)).toStrictEqual({ keys: [asStored(key)], ended: [] });
+    });
   });
 }
