@@ -115,7 +115,7 @@ const commandTargets: Partial<Record<ScenarioName, number>> = { session: 1.05, A
 /**
  * What a process sends now and then for all its requests, whatever they
  * ask (the upkeep; docs/scaling-out.md): the session keys with the sessions
- * ended since the last read (one aggregate a second; a page past the
+ * ended since the last read (one aggregate per 1.5 s; a page past the
  * first, or a database without a key, one find more), each API key read again
  * (every 2 s) and the publishable keys' origins, the definitions version
  * (once a second), a rate-limit claim per block of a key's requests. At 100

@@ -36,7 +36,7 @@ const measured = 40;
  * one: a rate-limit claim, a cache's read of a key or a session (at most
  * once per 2 s each), the origins of the publishable keys for requests
  * from pages (at most once per 2 s), the session keys with the sessions
- * ended since the last read (one aggregate, at most once a second), the voucher
+ * ended since the last read (one aggregate, at most once per 1.5 s), the voucher
  * definitions version (at most once a second).
  */
 const shared = new Set(['findAndModify rateLimits', 'aggregate apiKeys', 'aggregate sessions', 'find meta', 'find apiKeys', 'aggregate sessionKeys', 'find endedSessions']);

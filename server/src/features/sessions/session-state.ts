@@ -9,9 +9,11 @@ import type { SessionStateStore } from '../../store/port';
  * at most (in the background, while a request goes on), and from when its
  * last read is too old to decide on (a request then waits for a new one):
  * a sign-out holds on every process within `sessionStateFreshMs`, a new key
- * is known to every process within it, whatever the store's latency.
+ * is known to every process within it, whatever the store's latency. A read
+ * every 1.5 s leaves half a second for it to answer before any request
+ * waits, for two thirds of the commands a read a second would cost.
  */
-export const sessionStateRefreshMs = 1000;
+export const sessionStateRefreshMs = 1500;
 export const sessionStateFreshMs = 2000;
 
 /**
