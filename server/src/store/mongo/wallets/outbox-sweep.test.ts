@@ -54,7 +54,7 @@ describeOnMongoDB('one run of the outbox sweep: what it sends and reports', (uri
 
   /** Wallets of sweep bucket 5 with these outboxes (their entries in the trail when delivered). */
   async function seed(outboxes: SeededOutbox[]): Promise<void> {
-    await Promise.all(Object.values(collections).map((c: Collection<never>) => c.deleteMany({})));
+    await Promise.all([collections.wallets.deleteMany({}), collections.reservations.deleteMany({}), collections.audit.deleteMany({})]);
     const ids = idsOfBucket(5, outboxes.length, 'household:sweep-');
     const wallets = outboxes.map(({ ageMs, retryInMs }, i): WalletDoc => {
       const entry = auditDoc(auditEntry(`rt-${i}`, now.toISOString(), 10, { walletId: ids[i]!, walletVersion: 2 }));
