@@ -270,8 +270,16 @@ export interface Run {
   loaderCpuSeconds: number;
   /** CPU seconds of the database's process in the same time (server runs on a local database only). */
   databaseCpuSeconds: number | null;
-  /** MongoDB commands the target's processes sent, by `command collection` (null: not counted). */
+  /** MongoDB commands the target's processes sent, by `command collection`, all but the outbox sweep's (null: not counted). */
   commands: Map<string, number> | null;
+  /**
+   * The outbox sweep's commands in the same time (every process, every
+   * 30 s ± 6 s: whichever run they fall in, the work is the changes' that
+   * left outboxes to clear; the report counts them to those scenarios).
+   * Null when not counted; empty for a build that does not count them
+   * apart (its sweep's are then in `commands`).
+   */
+  sweepCommands: Map<string, number> | null;
   /** Where a server's latency went (null for the baselines): see `latencyOf`. */
   latency: Latency | null;
 }
@@ -310,12 +318,15 @@ export async function measureRun(env: Env, target: Target, scenario: Scenario, s
   const loader = process.cpuUsage(loaderBefore);
   const metricsAfter = counted ? await metricsOfAll(target) : null;
   const allCounted = (metrics: ServerMetrics[] | null) => metrics !== null && metrics.every((m) => m.commands !== null);
+  const sent = (which: (m: ServerMetrics) => Map<string, number>) => difference(sumOf(metricsAfter!.map(which)), sumOf(metricsBefore!.map(which)));
+  const counts = allCounted(metricsBefore) && allCounted(metricsAfter) ? { all: sent((m) => m.commands!), sweep: sent((m) => m.sweepCommands) } : null;
   return {
     load,
     cpuSeconds,
     loaderCpuSeconds: (loader.user + loader.system) / 1e6,
     databaseCpuSeconds,
-    commands: allCounted(metricsBefore) && allCounted(metricsAfter) ? difference(sumOf(metricsAfter!.map((m) => m.commands!)), sumOf(metricsBefore!.map((m) => m.commands!))) : null,
+    commands: counts && difference(counts.all, counts.sweep),
+    sweepCommands: counts && counts.sweep,
     latency: metricsBefore && metricsAfter ? latencyOf(metricsBefore, metricsAfter) : null,
   };
 }
@@ -402,6 +413,8 @@ export interface Summary {
   writesPerRequest: number | null;
   /** Commands per answer by `command collection`, the most first. */
   byCommand: Array<[string, number]>;
+  /** The outbox sweep's commands during the runs, in all (not per answer), by `command collection`, the most first: left out of the figures above. */
+  sweepCommands: Array<[string, number]>;
   /** Medians of the runs' latency breakdowns (see `Latency`); null when not read. */
   latency: Latency | null;
 }
@@ -413,7 +426,11 @@ export function summarise(runs: Run[]): Summary {
   for (const run of runs) for (const [status, n] of Object.entries(run.load.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
   const counted = runs.every((r) => r.commands !== null);
   const commands = new Map<string, number>();
-  if (counted) for (const run of runs) for (const [key, n] of run.commands!) if (!monitoringCommands.has(key.split(' ')[0]!)) commands.set(key, (commands.get(key) ?? 0) + n);
+  const sweep = new Map<string, number>();
+  if (counted) {
+    for (const run of runs) for (const [key, n] of run.commands!) if (!monitoringCommands.has(key.split(' ')[0]!)) commands.set(key, (commands.get(key) ?? 0) + n);
+    for (const run of runs) for (const [key, n] of run.sweepCommands!) sweep.set(key, (sweep.get(key) ?? 0) + n);
+  }
   const per = (n: number) => (responses === 0 ? 0 : n / responses);
   const all = [...commands.values()].reduce((total, n) => total + n, 0);
   const writes = [...commands].filter(([key]) => writeCommands.has(key.split(' ')[0]!)).reduce((total, [, n]) => total + n, 0);
@@ -429,6 +446,7 @@ export function summarise(runs: Run[]): Summary {
     commandsPerRequest: counted ? per(all) : null,
     writesPerRequest: counted ? per(writes) : null,
     byCommand: [...commands].map(([key, n]): [string, number] => [key, per(n)]).sort((a, b) => b[1] - a[1]),
+    sweepCommands: [...sweep].sort((a, b) => b[1] - a[1]),
     latency: runs.every((r) => r.latency)
       ? {
           eventLoopDelayP99Ms: medianOrNull(runs.map((r) => r.latency!.eventLoopDelayP99Ms)),
@@ -454,12 +472,14 @@ export function describeRun(label: string, run: Run): string {
   const { load } = run;
   const perRequest = load.responses === 0 ? 0 : (run.cpuSeconds * 1e6) / load.responses;
   const commands = run.commands ? [...run.commands].filter(([key]) => !monitoringCommands.has(key.split(' ')[0]!)).reduce((t, [, n]) => t + n, 0) : null;
+  const swept = run.sweepCommands ? [...run.sweepCommands.values()].reduce((t, n) => t + n, 0) : 0;
   return (
     `  ${label}: ${load.answered}/${load.offered} answered` +
     `${load.answered === load.offered ? '' : ` ${JSON.stringify(load.statuses)}`}, p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms, ` +
     `${Math.round(perRequest)} µs CPU/request (${(run.cpuSeconds / load.seconds).toFixed(2)} cores; loader ${(run.loaderCpuSeconds / load.seconds).toFixed(2)}` +
     `${run.databaseCpuSeconds === null ? '' : `; database ${(run.databaseCpuSeconds / load.seconds).toFixed(2)}`})` +
-    (commands === null ? '' : `, ${(commands / Math.max(1, load.responses)).toFixed(2)} commands/request`)
+    (commands === null ? '' : `, ${(commands / Math.max(1, load.responses)).toFixed(2)} commands/request`) +
+    (swept === 0 ? '' : ` (and the outbox sweep's ${swept})`)
   );
 }
 

@@ -255,6 +255,13 @@ export interface ServerMetrics {
    * (the embedded store, or a build without it).
    */
   commands: Map<string, number> | null;
+  /**
+   * Of those, the outbox sweep's, by `command collection` (its
+   * `loyalty_outbox_sweep_commands_total`); empty when it shows none (no
+   * sweep command yet, or a build without that counter: all its commands
+   * are then the scenarios').
+   */
+  sweepCommands: Map<string, number>;
   /** Store calls so far at or under each bound, seconds (`loyalty_store_operation_duration_seconds`, every method). */
   storeCalls: Map<number, number>;
   /**
@@ -270,7 +277,8 @@ export async function metricsOf(child: Child): Promise<ServerMetrics> {
   const response = await fetch(child.metricsUrl);
   if (!response.ok) throw new Error(`${child.name}: ${child.metricsUrl} answered ${response.status}`);
   const text = await response.text();
-  const found = [...text.matchAll(/^loyalty_mongodb_commands_total\{command="([^"]*)",collection="([^"]*)"\} (\S+)$/gm)];
+  const counted = (counter: string) => [...text.matchAll(new RegExp(`^${counter}\\{command="([^"]*)",collection="([^"]*)"\\} (\\S+)$`, 'gm'))];
+  const found = counted('loyalty_mongodb_commands_total');
   const storeCalls = new Map<number, number>();
   for (const m of text.matchAll(/^loyalty_store_operation_duration_seconds_bucket\{le="([^"]*)",method="[^"]*"\} (\S+)$/gm)) {
     const bound = m[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[1]);
@@ -283,10 +291,16 @@ export async function metricsOf(child: Child): Promise<ServerMetrics> {
   const p99 = gauge('nodejs_eventloop_lag_p99_seconds');
   const min = gauge('nodejs_eventloop_lag_min_seconds');
   return {
-    commands: found.length === 0 ? null : new Map(found.map((m) => [`${m[1]} ${m[2]}`, Number(m[3])])),
+    commands: found.length === 0 ? null : byKind(found),
+    sweepCommands: byKind(counted('loyalty_outbox_sweep_commands_total')),
     storeCalls,
     eventLoopDelayP99: p99 === null || min === null ? null : Math.max(0, p99 - min),
   };
+}
+
+/** A counter's samples by `command collection`. */
+function byKind(samples: RegExpMatchArray[]): Map<string, number> {
+  return new Map(samples.map((m) => [`${m[1]} ${m[2]}`, Number(m[3])]));
 }
 
 /** Full garbage collections in a server started with `gcFile`, then resolves (at most 30 s). */

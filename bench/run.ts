@@ -42,6 +42,7 @@ import {
   embeddedTargetsOf,
   floorOf,
   printReport,
+  sweepShareOf,
   targetsOf,
   walletCheck,
   type Comparison,
@@ -242,6 +243,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
   }
   const after = await settledRss(deployment);
   await Promise.all([...baselines.map(stopTarget), deployment.retire(), compared?.retire()]);
+  const sweep = sweepShareOf(reports);
   return {
     node: env.runtime.version,
     processes: server.processes.length,
@@ -249,6 +251,7 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
     scenarios: reports,
     ...(floodNote && { floodNote }),
     ...(driver && { driver }),
+    ...(sweep && { sweep }),
     memory: server.processes.map((child, i) => ({ process: child.name, afterWarmupMb: mb(afterWarmup[i]!), afterMb: mb(after[i]!), requests: Math.round(served / server.processes.length) })),
   };
 }

@@ -27,6 +27,27 @@ describe('Metrics: what the promises depend on', () => {
     expect(await sample(metrics, 'loyalty_outbox_oldest_pending_seconds')).toBe(0);
   });
 
+  it.each([
+    ['a request\'s command: in all commands only', [{ command: 'find', collection: 'members' }], { all: 1, sweep: undefined }],
+    ['the sweep\'s: in both', [{ command: 'aggregate', collection: 'wallets', sweep: true }], { all: 1, sweep: 1 }],
+    [
+      'both kinds of one command and collection: each counted where it belongs',
+      [
+        { command: 'update', collection: 'wallets' },
+        { command: 'update', collection: 'wallets', sweep: true },
+        { command: 'update', collection: 'wallets', sweep: true },
+      ],
+      { all: 3, sweep: 2 },
+    ],
+  ])('counts the outbox sweep\'s MongoDB commands apart, as a share of all of them: %s', async (_case, commands, expected) => {
+    const metrics = new Metrics();
+    for (const labels of commands) metrics.mongoCommand(labels);
+    const { command, collection } = commands[0]!;
+    const series = `{command="${command}",collection="${collection}"}`;
+    expect(await sample(metrics, `loyalty_mongodb_commands_total${series}`)).toBe(expected.all);
+    expect(await sample(metrics, `loyalty_outbox_sweep_commands_total${series}`)).toBe(expected.sweep);
+  });
+
   it('shows 1 while the rate limit is counted by this process alone, read at each scrape', async () => {
     const metrics = new Metrics();
     expect(await sample(metrics, 'loyalty_rate_limit_counting_alone')).toBe(0);

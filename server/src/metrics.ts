@@ -15,6 +15,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * | loyalty_store_reachable                      | gauge     |                   | 1 when the last watchdog check reached the database     |
  * | loyalty_store_client_replacements_total      | counter   | outcome           | stuck MongoDB clients replaced (`replaced`, `failed`)   |
  * | loyalty_mongodb_commands_total               | counter   | command, collection | commands sent to MongoDB (see `mongoCommand`)         |
+ * | loyalty_outbox_sweep_commands_total          | counter   | command, collection | of those, the outbox sweep's (its deliveries included) |
  * | loyalty_rate_limit_rejections_total          | counter   |                   | requests answered 429                                   |
  * | loyalty_points_reserved_total                | counter   |                   | points taken into reservations (offline creations)      |
  * | loyalty_points_returned_total                | counter   |                   | points given back by lowering reservations              |
@@ -50,6 +51,12 @@ export class Metrics {
   private readonly storeReachable = new Gauge({ name: 'loyalty_store_reachable', help: '1 when the last check reached the database, else 0.', registers: [this.registry] });
   private readonly replacements = new Counter({ name: 'loyalty_store_client_replacements_total', help: 'Stuck MongoDB clients replaced by the watchdog, by outcome.', labelNames: ['outcome'], registers: [this.registry] });
   private readonly mongoCommands = new Counter({ name: 'loyalty_mongodb_commands_total', help: 'Commands sent to MongoDB, by command name and collection (other: any other, or none).', labelNames: ['command', 'collection'], registers: [this.registry] });
+  private readonly sweepCommands = new Counter({
+    name: 'loyalty_outbox_sweep_commands_total',
+    help: "Of loyalty_mongodb_commands_total, the outbox sweep's commands (its reads, and the deliveries and clears it writes), by command name and collection.",
+    labelNames: ['command', 'collection'],
+    registers: [this.registry],
+  });
   private readonly rateLimited = new Counter({
     name: 'loyalty_rate_limit_rejections_total',
     help: "Requests refused with 429, by the limit that refused them: an API key's, a session's, or a client address's refusals for credentials.",
@@ -83,6 +90,7 @@ export class Metrics {
   private readonly storeChildren = new Map<string, Histogram.Internal<'method'>>();
   private readonly cacheChildren = new Map<string, Counter.Internal>();
   private readonly commandChildren = new Map<string, Counter.Internal>();
+  private readonly sweepChildren = new Map<string, Counter.Internal>();
 
   constructor(options: MetricsOptions = {}) {
     // The event loop's delay sampled every eventLoopSampleMs: prom-client's default wakes an idle
@@ -122,13 +130,19 @@ export class Metrics {
    * store's own, the rate limit's count, and the readiness and watchdog
    * `ping`s, each under its name; never the driver's own monitoring
    * (heartbeats and connection handshakes are not command events). Its
-   * labels come from a fixed set (store/mongo/command-labels.ts).
+   * labels come from a fixed set (store/mongo/command-labels.ts). One of
+   * the outbox sweep (`sweep`) is counted in both counters: the sweep's
+   * share of the commands, whatever requests came meanwhile.
    */
-  mongoCommand({ command, collection }: { command: string; collection: string }): void {
+  mongoCommand({ command, collection, sweep = false }: { command: string; collection: string; sweep?: boolean }): void {
     const key = `${command} ${collection}`;
     let counter = this.commandChildren.get(key);
     if (!counter) this.commandChildren.set(key, (counter = this.mongoCommands.labels(command, collection)));
     counter.inc();
+    if (!sweep) return;
+    let swept = this.sweepChildren.get(key);
+    if (!swept) this.sweepChildren.set(key, (swept = this.sweepCommands.labels(command, collection)));
+    swept.inc();
   }
 
   /** What the last outbox sweep left undelivered past its grace: how many, and the oldest's save time. */

@@ -4,6 +4,8 @@ import { demoFixturePath, readFixtureFile } from '../../server/src/features/load
 import { loadFixture } from '../../server/src/features/load/load-fixture';
 import { parseFixture } from '../../server/src/features/load/parse-fixture';
 import { planOf, shardPlan, type ShardKey } from '../../server/src/store/mongo/shard-plan';
+import { sweepBuckets } from '../../server/src/store/mongo/wallets/documents';
+import { sweepComment } from '../../server/src/store/mongo/wallets/outbox-sweep';
 import { clockAtWindowStart } from '../support/rate-limit-window';
 import { rateLimitWindowMs } from '../../server/src/rate-limit/windows';
 import { dropTestDatabase, describeOnMongoDB, uniqueDbName } from '../../server/src/store/test-support/mongo-test-server';
@@ -18,6 +20,9 @@ import { startMonitoredProcess, type MonitoredProcess } from '../support/monitor
  * builds them, while they serve Start Session, Operation A, Operation B
  * (a slice, a whole wallet, an offline creation), deliver their outboxes and
  * sweep. A command on a sharded collection without its key fails the test.
+ * The one command that goes to every shard on purpose is the sweep's first
+ * read of a run (whether any outbox of any bucket is past its grace: every
+ * bucket named), once per run.
  */
 
 jest.setTimeout(60_000);
@@ -175,5 +180,9 @@ describeOnMongoDB('request-path commands and their shard keys, two processes on 
       expect(seen).toContain(expected);
     }
     expect(commands.flatMap(shardKeyProblems)).toEqual([]);
+    // The commands that name every bucket: the sweep's first read of each run (this one, and any run of a process's own timer).
+    const everyBucket = commands.filter((e) => (e.command.filter as Document | undefined)?.bucket?.$in?.length === sweepBuckets);
+    expect(everyBucket.length).toBeGreaterThanOrEqual(1);
+    expect(everyBucket.filter((e) => e.commandName !== 'find' || e.command.comment !== sweepComment)).toEqual([]);
   });
 });

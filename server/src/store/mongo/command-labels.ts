@@ -1,5 +1,6 @@
 import type { CommandStartedEvent } from 'mongodb';
 import { collectionNames } from './collections';
+import { sweepComment } from './wallets/outbox-sweep';
 
 /** Command names counted under their own name; any other is `other`. */
 const knownCommands = new Set([
@@ -15,12 +16,16 @@ const knownCollections = new Set<string>(Object.values(collectionNames));
 export interface CommandLabels {
   command: string;
   collection: string;
+  /** Whether the outbox sweep sent it (its `comment`): counted in loyalty_outbox_sweep_commands_total too. */
+  sweep: boolean;
 }
 
 /**
  * The labels a command a MongoDB client sent is counted under
  * (loyalty_mongodb_commands_total): its name and the collection it names,
- * each from a fixed set, so that the metric's series stay bounded.
+ * each from a fixed set, so that the metric's series stay bounded; and
+ * whether it is the outbox sweep's, which marks each of its commands with
+ * its comment (wallets/outbox-sweep.ts).
  */
 export function commandLabels(event: Pick<CommandStartedEvent, 'commandName' | 'command'>): CommandLabels {
   const { commandName, command } = event;
@@ -29,5 +34,6 @@ export function commandLabels(event: Pick<CommandStartedEvent, 'commandName' | '
   return {
     command: knownCommands.has(commandName) ? commandName : 'other',
     collection: typeof collection === 'string' && knownCollections.has(collection) ? collection : 'other',
+    sweep: command.comment === sweepComment,
   };
 }

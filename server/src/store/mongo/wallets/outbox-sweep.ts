@@ -16,7 +16,35 @@ import { deliveredLookup, isDelivered, sweepBuckets, walletFilter, type WalletDo
  * meanwhile, so that no outbox that keeps failing stalls its bucket. Each
  * run also reports the backlog: the outboxes past the grace still there
  * when it is done, and the oldest of them.
+ *
+ * What a run costs: first one read of one index entry, whether any outbox
+ * of any bucket is past the grace at all (on a sharded cluster the one
+ * query of the run that goes to every shard). When none is, that is the
+ * run: an idle process pays one command every 30 s, and nothing is
+ * pending. Otherwise each bucket in turn: its batches of due outboxes (one
+ * read each, then a write of the clears, and the deliveries' writes), and
+ * one count of what is left. A bucket starts with its batch, not a count:
+ * with traffic every bucket holds outboxes to clear (the requests deliver
+ * their outboxes and leave the clearing here), so a count first would cost
+ * each bucket a read and spare none; a bucket found empty in a run that
+ * found outboxes elsewhere costs two reads (its empty batch, its count).
+ *
+ * Every command of the sweep, its reads and its writes through the outbox,
+ * carries the comment `sweepComment`: MongoDB shows it in currentOp and the
+ * profiler, and the metrics count the sweep's commands apart by it
+ * (`loyalty_outbox_sweep_commands_total`, ../command-labels.ts).
  */
+
+/** The driver's `comment` of every command the sweep sends. */
+export const sweepComment = 'outbox sweep';
+
+/** Options the sweep gives each command it has the outbox send: its comment (none on the request path). */
+export interface CommandComment {
+  comment?: string;
+}
+
+/** The options of the sweep's commands. */
+const bySweep: Required<CommandComment> = { comment: sweepComment };
 
 export interface OutboxSweepOptions {
   /** Between runs, on average; each wait is this ± a fifth, so a fleet's sweeps spread out. */
@@ -39,6 +67,9 @@ export const defaultSweepOptions: OutboxSweepOptions = { intervalMs: 30_000, gra
 const defaultRetryMs = 60_000;
 const defaultMaxRetryMs = 3_600_000;
 
+/** The sweep buckets, 0 to 15: the probe's bounds on the bucket (all of them, each a point of the index). */
+const everyBucket = Array.from({ length: sweepBuckets }, (_, bucket) => bucket);
+
 /** Deliveries of one batch under way at once. */
 const concurrency = 8;
 
@@ -47,10 +78,10 @@ export const maxCountedPerBucket = 10_000;
 
 /** What the sweep asks of the outbox (outbox.ts). */
 export interface SweptOutbox {
-  /** Delivers the outbox of the version `doc` was read at, unless it is delivered. */
-  ensureDelivered(doc: WalletWithDelivery): Promise<void>;
-  /** Removes the outboxes of these wallet versions (delivered ones). */
-  clear(versions: ReadonlyArray<Pick<WalletDoc, '_id' | 'version'>>): Promise<void>;
+  /** Delivers the outbox of the version `doc` was read at, unless it is delivered; its writes carry `options.comment`. */
+  ensureDelivered(doc: WalletWithDelivery, options?: CommandComment): Promise<void>;
+  /** Removes the outboxes of these wallet versions (delivered ones), in one write carrying `options.comment`. */
+  clear(versions: ReadonlyArray<Pick<WalletDoc, '_id' | 'version'>>, options?: CommandComment): Promise<void>;
 }
 
 export interface OutboxSweepDeps extends SweepObservers {
@@ -86,28 +117,32 @@ export class OutboxSweep {
   }
 
   /**
-   * One run: each sweep bucket in turn (each query targets the shards of
-   * its bucket: ../shard-plan.ts), batches of old outboxes that are due until
-   * none is left, at most `maxBatches` per bucket; then what is left there.
+   * One run: nothing when no outbox is past the grace; else each sweep
+   * bucket in turn (each query targets the shards of its bucket:
+   * ../shard-plan.ts), batches of old outboxes that are due until none is
+   * left, at most `maxBatches` per bucket; then what is left there.
    */
   async runOnce(): Promise<SweepReport> {
     const report: SweepReport = { delivered: 0, cleared: 0, failed: 0, pending: 0, oldestPendingAt: null };
     const now = this.deps.now();
     const cutoff = new Date(now.getTime() - this.options.graceMs);
-    for (let bucket = 0; bucket < sweepBuckets && !this.stopped; bucket++) {
-      // An idle bucket costs this one small read; a bucket with a backlog, one more after its batches.
-      if ((await this.backlog(bucket, cutoff)).count === 0) continue;
-      for (let batch = 0; batch < this.options.maxBatches && !this.stopped; batch++) {
-        const found = await this.dueOutboxes(bucket, cutoff, now);
-        const swept = await this.sweepBatch(found, report, now);
-        if (found.length < this.options.batchSize || swept === 0) break;
-      }
-      const left = await this.backlog(bucket, cutoff);
-      report.pending += left.count;
-      if (left.oldest && (!report.oldestPendingAt || left.oldest < report.oldestPendingAt)) report.oldestPendingAt = left.oldest;
+    if (await this.anyPastGrace(cutoff)) {
+      for (let bucket = 0; bucket < sweepBuckets && !this.stopped; bucket++) await this.sweepBucket(bucket, cutoff, now, report);
     }
     this.deps.onRun?.(report);
     return report;
+  }
+
+  /** The batches of one bucket, then the count of what is left there past the grace (set aside, failed, or beyond `maxBatches`). */
+  private async sweepBucket(bucket: number, cutoff: Date, now: Date, report: SweepReport): Promise<void> {
+    for (let batch = 0; batch < this.options.maxBatches && !this.stopped; batch++) {
+      const found = await this.dueOutboxes(bucket, cutoff, now);
+      const swept = await this.sweepBatch(found, report, now);
+      if (found.length < this.options.batchSize || swept === 0) break;
+    }
+    const left = await this.backlog(bucket, cutoff);
+    report.pending += left.count;
+    if (left.oldest && (!report.oldestPendingAt || left.oldest < report.oldestPendingAt)) report.oldestPendingAt = left.oldest;
   }
 
   /**
@@ -124,7 +159,7 @@ export class OutboxSweep {
         return;
       }
       try {
-        await this.deps.outbox.ensureDelivered(doc);
+        await this.deps.outbox.ensureDelivered(doc, bySweep);
         report.delivered++;
         // Delivering an outbox without an audit entry cleared it already.
         if (doc.outbox?.audit) clearable.push(doc);
@@ -133,7 +168,7 @@ export class OutboxSweep {
         if (await this.setAside(doc, error, now)) setAside++;
       }
     });
-    await this.deps.outbox.clear(clearable);
+    await this.deps.outbox.clear(clearable, bySweep);
     report.cleared += clearable.length;
     return clearable.length + setAside;
   }
@@ -146,9 +181,8 @@ export class OutboxSweep {
     const firstMs = this.options.retryMs ?? defaultRetryMs;
     const backoffMs = Math.min(this.options.maxRetryMs ?? defaultMaxRetryMs, firstMs * 2 ** Math.min(failures - 1, 30));
     const retryAt = new Date(now.getTime() + backoffMs);
-    const result = await this.deps.run(() =>
-      this.deps.wallets().updateOne({ ...walletFilter(doc._id), version: doc.version, 'outbox.at': outbox.at }, { $set: { 'outbox.retryAt': retryAt, 'outbox.failures': failures } }),
-    );
+    const filter = { ...walletFilter(doc._id), version: doc.version, 'outbox.at': outbox.at };
+    const result = await this.deps.run(() => this.deps.wallets().updateOne(filter, { $set: { 'outbox.retryAt': retryAt, 'outbox.failures': failures } }, bySweep));
     if (result.matchedCount !== 1) return false;
     this.deps.onSetAside?.({ walletId: doc._id, failures, retryAt, error });
     return true;
@@ -159,14 +193,29 @@ export class OutboxSweep {
     return this.deps.run(() =>
       this.deps
         .wallets()
-        .aggregate<WalletWithDelivery>([
-          { $match: { bucket, 'outbox.at': { $lt: cutoff }, $or: [{ 'outbox.retryAt': { $exists: false } }, { 'outbox.retryAt': { $lte: now } }] } },
-          { $limit: this.options.batchSize },
-          { $project: { bucket: 1, version: 1, outbox: 1 } },
-          ...deliveredLookup(this.deps.auditCollection()),
-        ])
+        .aggregate<WalletWithDelivery>(
+          [
+            { $match: { bucket, 'outbox.at': { $lt: cutoff }, $or: [{ 'outbox.retryAt': { $exists: false } }, { 'outbox.retryAt': { $lte: now } }] } },
+            { $limit: this.options.batchSize },
+            { $project: { bucket: 1, version: 1, outbox: 1 } },
+            ...deliveredLookup(this.deps.auditCollection()),
+          ],
+          bySweep,
+        )
         .toArray(),
     );
+  }
+
+  /**
+   * Whether any outbox of any bucket is past the grace: one index entry read
+   * (the wallets' `{ bucket, outbox.at }` index, bounded on both: every
+   * bucket, and before the cutoff), its wallet's id the only field returned.
+   */
+  private async anyPastGrace(cutoff: Date): Promise<boolean> {
+    const found = await this.deps.run(() =>
+      this.deps.wallets().findOne({ bucket: { $in: everyBucket }, 'outbox.at': { $lt: cutoff } }, { projection: { _id: 1 }, ...bySweep }),
+    );
+    return found !== null;
   }
 
   /** How many outboxes of one bucket are past the grace (up to `maxCountedPerBucket`), and when the oldest was saved. */
@@ -174,12 +223,15 @@ export class OutboxSweep {
     const [found] = await this.deps.run(() =>
       this.deps
         .wallets()
-        .aggregate<Document>([
-          { $match: { bucket, 'outbox.at': { $lt: cutoff } } },
-          { $sort: { 'outbox.at': 1 } },
-          { $limit: maxCountedPerBucket },
-          { $group: { _id: null, count: { $sum: 1 }, oldest: { $min: '$outbox.at' } } },
-        ])
+        .aggregate<Document>(
+          [
+            { $match: { bucket, 'outbox.at': { $lt: cutoff } } },
+            { $sort: { 'outbox.at': 1 } },
+            { $limit: maxCountedPerBucket },
+            { $group: { _id: null, count: { $sum: 1 }, oldest: { $min: '$outbox.at' } } },
+          ],
+          bySweep,
+        )
         .toArray(),
     );
     return found ? { count: found.count as number, oldest: found.oldest as Date } : { count: 0, oldest: null };

@@ -23,7 +23,7 @@ import {
   type WalletDoc,
   type WalletWithDelivery,
 } from './documents';
-import { defaultSweepOptions, OutboxSweep, type OutboxSweepOptions } from './outbox-sweep';
+import { defaultSweepOptions, OutboxSweep, type CommandComment, type OutboxSweepOptions } from './outbox-sweep';
 
 /*
  * The outbox of a wallet change. A change is one compare-and-set of its
@@ -188,9 +188,10 @@ export class Outbox implements OutboxLifecycle {
   /**
    * Makes sure the outbox of the version `doc` was read at is delivered:
    * nothing to do when the database said so; else this process's delivery
-   * under way is joined, or the outbox is delivered here.
+   * under way is joined, or the outbox is delivered here, its writes
+   * carrying `options` (the sweep's comment).
    */
-  async ensureDelivered(doc: WalletWithDelivery): Promise<void> {
+  async ensureDelivered(doc: WalletWithDelivery, options: CommandComment = {}): Promise<void> {
     if (isDelivered(doc)) {
       this.remember(doc._id, doc.version);
       return;
@@ -202,7 +203,7 @@ export class Outbox implements OutboxLifecycle {
       await underway.promise.catch(() => undefined);
       if (this.knowsDelivered(doc._id, doc.version)) return;
     }
-    await this.track(doc._id, doc.version, () => this.write([{ walletId: doc._id, version: doc.version, outbox: doc.outbox! }]));
+    await this.track(doc._id, doc.version, () => this.write([{ walletId: doc._id, version: doc.version, outbox: doc.outbox! }], options));
   }
 
   /**
@@ -243,29 +244,32 @@ export class Outbox implements OutboxLifecycle {
    * error marked with the members the outboxes name, whose ids its text may
    * quote: the log shows them only as LOG_MEMBER_IDS says (domain/member-ids.ts).
    */
-  private async write(batch: Delivery[]): Promise<void> {
+  private async write(batch: Delivery[], options: CommandComment = {}): Promise<void> {
     try {
-      await this.writeAll(batch);
+      await this.writeAll(batch, options);
     } catch (error) {
       throw withMemberIds(error, batch.flatMap((d) => outboxMemberIds(d.walletId, d.outbox)));
     }
   }
 
-  private async writeAll(batch: Delivery[]): Promise<void> {
-    await this.writeReservations(batch.flatMap((d) => reservationWritesFromDocs(d.outbox.reservations).map((write) => ({ ...d, write }))));
+  private async writeAll(batch: Delivery[], options: CommandComment): Promise<void> {
+    await this.writeReservations(
+      batch.flatMap((d) => reservationWritesFromDocs(d.outbox.reservations).map((write) => ({ ...d, write }))),
+      options,
+    );
     const entries = batch.flatMap((d) => (d.outbox.audit ? [d.outbox.audit] : []));
-    if (entries.length > 0) await this.insertIgnoringDuplicates(entries);
+    if (entries.length > 0) await this.insertIgnoringDuplicates(entries, options);
     const unaudited = batch.filter((d) => !d.outbox.audit);
-    if (unaudited.length > 0) await this.clear(unaudited.map((d) => ({ _id: d.walletId, version: d.version })));
+    if (unaudited.length > 0) await this.clear(unaudited.map((d) => ({ _id: d.walletId, version: d.version })), options);
   }
 
-  /** Removes the outboxes of these wallet versions (delivered ones); a wallet at another version is left alone. */
-  async clear(versions: ReadonlyArray<Pick<WalletDoc, '_id' | 'version'>>): Promise<void> {
+  /** Removes the outboxes of these wallet versions (delivered ones), in one write carrying `options`; a wallet at another version is left alone. */
+  async clear(versions: ReadonlyArray<Pick<WalletDoc, '_id' | 'version'>>, options: CommandComment = {}): Promise<void> {
     if (versions.length === 0) return;
     const operations = versions.map(
       ({ _id, version }): AnyBulkWriteOperation<WalletDoc> => ({ updateOne: { filter: { ...walletFilter(_id), version }, update: { $unset: { outbox: '' } } } }),
     );
-    await this.deps.run(() => this.collections.wallets.bulkWrite(operations, { ordered: false }));
+    await this.deps.run(() => this.collections.wallets.bulkWrite(operations, { ordered: false, ...options }));
   }
 
   /** Runs `deliver`, known as the delivery under way of that wallet version until it ends. */
@@ -290,7 +294,7 @@ export class Outbox implements OutboxLifecycle {
    * (a fixture's load stays linear on servers that plan nothing else); if
    * its key was taken (a tombstone, a newer write), it is written guarded.
    */
-  private async writeReservations(writes: Array<Delivery & { write: ReservationWrite }>): Promise<void> {
+  private async writeReservations(writes: Array<Delivery & { write: ReservationWrite }>, options: CommandComment): Promise<void> {
     if (writes.length === 0) return;
     const now = this.deps.now();
     const guarded = ({ walletId, version, write }: (typeof writes)[number]): AnyBulkWriteOperation<ReservationDoc> => ({
@@ -305,15 +309,15 @@ export class Outbox implements OutboxLifecycle {
         ? { insertOne: { document: { _id: reservationDocId(w.walletId, w.write.key), ...reservationDocBody(w.walletId, w.version, w.write.reservation, now) } } }
         : guarded(w),
     );
-    const met = await this.writeIgnoringDuplicates(this.collections.reservations, first);
+    const met = await this.writeIgnoringDuplicates(this.collections.reservations, first, options);
     const again = met.filter((index) => writes[index]!.write.created).map((index) => guarded(writes[index]!));
-    if (again.length > 0) await this.writeIgnoringDuplicates(this.collections.reservations, again);
+    if (again.length > 0) await this.writeIgnoringDuplicates(this.collections.reservations, again, options);
   }
 
-  /** One unordered bulk write; the indexes of its operations that met a duplicate key (all, when the error does not say which). */
-  private async writeIgnoringDuplicates<T extends Document>(collection: Collection<T>, operations: AnyBulkWriteOperation<T>[]): Promise<number[]> {
+  /** One unordered bulk write carrying `options`; the indexes of its operations that met a duplicate key (all, when the error does not say which). */
+  private async writeIgnoringDuplicates<T extends Document>(collection: Collection<T>, operations: AnyBulkWriteOperation<T>[], options: CommandComment): Promise<number[]> {
     try {
-      await this.deps.run(() => collection.bulkWrite(operations, { ordered: false }));
+      await this.deps.run(() => collection.bulkWrite(operations, { ordered: false, ...options }));
       return [];
     } catch (error) {
       const duplicates = duplicateKeyIndexes(error, operations.length);
@@ -323,8 +327,8 @@ export class Outbox implements OutboxLifecycle {
   }
 
   /** Keyed by the entry's id: an entry delivered twice is stored once, never rewritten. */
-  private async insertIgnoringDuplicates(entries: AuditDoc[]): Promise<void> {
-    await this.writeIgnoringDuplicates(this.collections.audit, entries.map((document): AnyBulkWriteOperation<AuditDoc> => ({ insertOne: { document } })));
+  private async insertIgnoringDuplicates(entries: AuditDoc[], options: CommandComment): Promise<void> {
+    await this.writeIgnoringDuplicates(this.collections.audit, entries.map((document): AnyBulkWriteOperation<AuditDoc> => ({ insertOne: { document } })), options);
   }
 }
 
