@@ -186,7 +186,9 @@ async function operationsSection(env: Env, options: Options, stopLater: Target[]
       log(describeRun(`warm-up ${scenario} ${target.name}`, run));
     }
   }
-  const afterWarmup = await settledRss(deployment);
+  // The other build's heap is settled too: a forced full collection shrinks a heap's limit, and
+  // the process then collects more often for a while, which would count against one build only.
+  const [afterWarmup] = await Promise.all([settledRss(deployment), compared && settledRss(compared)]);
 
   const runs = new Map<string, Run[]>();
   const pairs = new Map<ScenarioName, Array<{ serverUs: number; otherUs: number; answered: boolean }>>();
