@@ -66,6 +66,19 @@ function fixtureFile(fixture: unknown): string {
 // Some tests start servers on MongoDB (two, for log-hash): seconds on a busy machine.
 jest.setTimeout(60_000);
 
+/** What `keys create --json` prints for partner-app's new key: its secret once, after its prefix and id. */
+function keyAsCreated(prefix: 'lsk' | 'lpk', kind: 'secret' | 'publishable', origins: string[], expiresAt: unknown) {
+  return {
+    clientId: 'partner-app',
+    keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
+    apiKey: expect.stringMatching(new RegExp(`^${prefix}_[0-9a-f]{12}_[0-9A-Za-z]{49}$`)),
+    kind,
+    origins,
+    createdAt: expect.any(String),
+    expiresAt,
+  };
+}
+
 const commands = [['keys', 'create'], ['keys', 'roll'], ['keys', 'revoke'], ['keys', 'list'], ['session-keys', 'roll'], ['session-keys', 'list'], ['load'], ['indexes'], ['check'], ['migrate'], ['shard'], ['log-hash']];
 
 describe('loyalty-admin without MongoDB', () => {
@@ -214,15 +227,7 @@ describeOnMongoDB('loyalty-admin on MongoDB', (uri) => {
     await admin(['load', demoFixturePath], env);
     const created = await json(['keys', 'create', '--client', 'partner-app', '--expires-in', '3600']);
     expect(created.code).toBe(exitCodes.ok);
-    expect(created.body).toEqual({
-      clientId: 'partner-app',
-      keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
-      apiKey: expect.stringMatching(/^lsk_[0-9a-f]{12}_[0-9A-Za-z]{49}$/),
-      kind: 'secret',
-      origins: [],
-      createdAt: expect.any(String),
-      expiresAt: expect.any(String),
-    });
+    expect(created.body).toEqual(keyAsCreated('lsk', 'secret', [], expect.any(String)));
     const rolled = await json(['keys', 'roll', '--client', 'partner-app', '--grace', '60']);
     expect(rolled.code).toBe(exitCodes.ok);
     const listed = await json(['keys', 'list', '--client', 'partner-app']);
@@ -255,8 +260,8 @@ describeOnMongoDB('loyalty-admin on MongoDB', (uri) => {
     expect(Date.parse(keys[0]!.verifiesUntil!)).toBe(signsFrom + 86_400_000);
     expect(keys[1]!.verifiesUntil).toBeNull();
     expect(rolled.stdout).not.toMatch(/secret/i);
-    const people = await admin(['session-keys', 'list'], env);
-    expect(people.stdout.trim().split('\n')).toHaveLength(2);
+    const listed = await admin(['session-keys', 'list'], env);
+    expect(listed.stdout.trim().split('\n')).toHaveLength(2);
   });
 
   it('creates a publishable key for its origins, lists its kind and origins, rolls it keeping them, revokes it', async () => {
@@ -264,15 +269,7 @@ describeOnMongoDB('loyalty-admin on MongoDB', (uri) => {
     const origins = ['https://app.example.com', 'http://127.0.0.1:5173'];
     const created = await json(['keys', 'create', '--client', 'partner-app', '--publishable', ...origins.flatMap((origin) => ['--origin', origin])]);
     expect(created.code).toBe(exitCodes.ok);
-    expect(created.body).toEqual({
-      clientId: 'partner-app',
-      keyId: expect.stringMatching(/^key_[0-9a-f]{12}$/),
-      apiKey: expect.stringMatching(/^lpk_[0-9a-f]{12}_[0-9A-Za-z]{49}$/),
-      kind: 'publishable',
-      origins,
-      createdAt: expect.any(String),
-      expiresAt: null,
-    });
+    expect(created.body).toEqual(keyAsCreated('lpk', 'publishable', origins, null));
     const secret = await json(['keys', 'create', '--client', 'partner-app']);
     expect(secret.body).toMatchObject({ kind: 'secret', origins: [] });
     expect(secret.body.apiKey).toMatch(/^lsk_/);

@@ -61,14 +61,19 @@ export function requireSession(checks: CredentialChecks): RequestHandler<{ corre
   return async (req, res, next) => {
     const lookup = sessionLookup(res);
     // The token requireApiKey read with its session, or the header read here (not read twice).
-    const credentials = lookup ? lookup.bearerToken : bearerCredentialsOf(req.get('authorization'));
-    if (credentials === null) throw refused(checks, req, unauthorized(unauthorizedMessages.missingSession));
-    const token = lookup ? lookup.bearerToken : bearerTokenOf(credentials);
+    const token = lookup ? lookup.bearerToken : headerToken(checks, req);
     const session = await auth.authenticateSession(authenticatedClient(res), token, req.params.correlation_id, lookup, gateOf(req, res));
     if (!session) throw refused(checks, req, unauthorized(unauthorizedMessages.invalidSession));
     setMemberSession(res, session, lookup?.session === session ? lookup.member : undefined);
     next();
   };
+}
+
+/** The token of the request's bearer credentials (undefined: not one token); refused when it has none. */
+function headerToken(checks: CredentialChecks, req: Request): string | undefined {
+  const credentials = bearerCredentialsOf(req.get('authorization'));
+  if (credentials === null) throw refused(checks, req, unauthorized(unauthorizedMessages.missingSession));
+  return bearerTokenOf(credentials);
 }
 
 /** `error`, counted against the request's address as a refusal for credentials. */
